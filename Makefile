@@ -1,0 +1,56 @@
+# Kiln developer commands. Everything here is dev-only and never ships in the extension zip.
+# `make test` and `make demo` set up what they need (pinned virtual environments) on a fresh machine.
+
+PYTHON ?= python3
+VENV := .venv
+VENV_LTS := .venv-lts
+PY := $(VENV)/bin/python
+PY_LTS := $(VENV_LTS)/bin/python
+BPY_DIR := $(VENV)/lib/python3.11/site-packages/bpy
+VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
+
+.PHONY: all venv test lint typecheck pytest build demo bench clean
+
+all: test
+
+# A venv is rebuilt when its requirement files change (the stamp is older than them).
+$(VENV)/.stamp: requirements/dev.txt requirements/common.txt
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	touch $@
+
+$(VENV_LTS)/.stamp: requirements/lts.txt requirements/common.txt
+	rm -rf $(VENV_LTS)
+	$(PYTHON) -m venv $(VENV_LTS)
+	$(PY_LTS) -m pip install --quiet --disable-pip-version-check -r requirements/lts.txt
+	touch $@
+
+venv: $(VENV)/.stamp $(VENV_LTS)/.stamp
+
+lint: $(VENV)/.stamp
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(VENV)/.stamp
+	$(PY) tools/typecheck.py
+
+pytest: venv
+	@echo "=== pytest on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+	@echo "=== pytest on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
+	$(PY_LTS) -m pytest tests $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+build: $(VENV)/.stamp
+	$(PY) tools/build.py
+
+demo: $(VENV)/.stamp
+	$(PY) examples/demo.py
+
+bench: $(VENV)/.stamp
+	$(PY) -m bench
+
+clean:
+	rm -rf dist demo-out bench/out .pytest_cache .mypy_cache .ruff_cache

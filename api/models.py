@@ -1,0 +1,258 @@
+"""What the service sends back, parsed tolerantly.
+
+The spec leaves much "not shown": the set of states beyond queued/completed/failed, whether the
+poll response repeats created_at/eta_seconds, and the type of ``error``. So parsing here never
+trusts a field to exist or to have the documented type: missing fields become None, extra
+fields are ignored, unknown non-final states mean "in progress", and ``error`` of any JSON shape
+becomes one readable sentence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from .errors import TaskFailedError
+
+_MAX_ERROR_CHARS = 400
+_MAX_DEPTH = 6
+
+
+class TaskStatus(StrEnum):
+    """The four states Kiln reasons about; the service's raw word is kept on ``Task.raw_status``."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+    @property
+    def is_final(self) -> bool:
+        return self in (TaskStatus.COMPLETED, TaskStatus.FAILED)
+
+    @classmethod
+    def normalise(cls, raw: object) -> TaskStatus:
+        """Map any status word to one of the four; unknown words are treated as still running.
+
+        Only ``queued``, ``completed`` and ``failed`` are in the spec; the synonyms below are what
+        comparable services use. An unknown word must not end polling, hence RUNNING.
+        """
+        word = re.sub(r"[\s\-]+", "_", str(raw or "").strip().lower())
+        if word in _QUEUED_WORDS:
+            return cls.QUEUED
+        if word in _COMPLETED_WORDS:
+            return cls.COMPLETED
+        if word in _FAILED_WORDS:
+            return cls.FAILED
+        return cls.RUNNING
+
+
+_QUEUED_WORDS = frozenset({"queued", "in_queue", "enqueued"})
+_COMPLETED_WORDS = frozenset(
+    {"completed", "complete", "succeeded", "success", "successful", "done", "finished"}
+)
+_FAILED_WORDS = frozenset(
+    {
+        "failed",
+        "failure",
+        "error",
+        "errored",
+        "cancelled",
+        "canceled",
+        "rejected",
+        "expired",
+        "timeout",
+        "timed_out",
+    }
+)
+
+
+def describe_error(value: object) -> str:
+    """Turn an ``error`` of any JSON shape into one readable sentence (the spec does not show it).
+
+    Strings are used as is (the server's own words, case kept); objects contribute
+    message/detail/… plus a ``code``; lists are joined; nesting is followed a few levels deep.
+    The result is capped in length and ends with a full stop.
+    """
+    text = _flatten(value, 0)
+    text = re.sub(r"\s+", " ", text).strip()
+    if not text:
+        return "The service gave no reason."
+    if len(text) > _MAX_ERROR_CHARS:
+        text = text[: _MAX_ERROR_CHARS - 1].rstrip() + "…"
+    return text if text[-1] in ".!?…" else text + "."
+
+
+_MESSAGE_KEYS = ("message", "detail", "details", "msg", "description", "reason", "error", "title", "errors")
+_CODE_KEYS = ("code", "type", "error_code")
+
+
+def _flatten(value: object, depth: int) -> str:
+    if value is None or depth > _MAX_DEPTH:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool | int | float):
+        return str(value)
+    if isinstance(value, list | tuple):
+        parts = [_flatten(item, depth + 1) for item in value]
+        return "; ".join(p.rstrip(".") for p in parts if p)
+    if isinstance(value, Mapping):
+        return _flatten_mapping(value, depth)
+    return str(value)
+
+
+def _flatten_mapping(value: Mapping[Any, Any], depth: int) -> str:
+    message = ""
+    for key in _MESSAGE_KEYS:
+        if key in value:
+            message = _flatten(value[key], depth + 1)
+            if message:
+                break
+    # FastAPI/pydantic validation items: {"loc": ["body", "prompt"], "msg": "..."}.
+    loc = value.get("loc")
+    if message and isinstance(loc, list | tuple):
+        field = [str(p) for p in loc if p not in ("body", "query", "path")]
+        message = f"{'.'.join(field)}: {message}" if field else message
+    code = next((value[k] for k in _CODE_KEYS if isinstance(value.get(k), str | int) and value.get(k)), None)
+    if message and code is not None and str(code) not in message:
+        return f"{message.rstrip('.')} (code {code})"
+    if message:
+        return message
+    if code is not None:
+        return f"Error code {code}"
+    # An object with none of the usual keys: show its scalar content rather than nothing.
+    parts = [f"{k}: {_flatten(v, depth + 1)}" for k, v in value.items() if _flatten(v, depth + 1)]
+    return "; ".join(parts)
+
+
+def _as_str(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return value.strip() or None
+
+
+def _as_int(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return round(value)
+    if isinstance(value, str):
+        try:
+            return round(float(value))
+        except ValueError:
+            return None
+    return None
+
+
+def _as_float(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip().rstrip("%"))
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _as_datetime(value: object) -> datetime | None:
+    """ISO 8601 (``Z`` or offset); a naive timestamp is taken as UTC, as the spec says UTC."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Result:
+    """Where the finished mesh and its preview can be downloaded."""
+
+    mesh_url: str | None = None
+    preview_image_url: str | None = None
+    format: str | None = None
+    triangles: int | None = None
+
+    @classmethod
+    def from_json(cls, data: object) -> Result | None:
+        """None unless ``data`` is an object; fields of the wrong type become None."""
+        if not isinstance(data, Mapping):
+            return None
+        return cls(
+            mesh_url=_as_str(data.get("mesh_url")),
+            preview_image_url=_as_str(data.get("preview_image_url")),
+            format=_as_str(data.get("format")),
+            triangles=_as_int(data.get("triangles")),
+        )
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task as seen in a submit or poll response."""
+
+    id: str
+    status: TaskStatus
+    raw_status: str = ""
+    progress: float | None = None
+    resolution: int | None = None
+    created_at: datetime | None = None
+    eta_seconds: int | None = None
+    poll_url: str | None = None
+    result: Result | None = None
+    error: str | None = None
+
+    @property
+    def is_final(self) -> bool:
+        return self.status.is_final
+
+    @classmethod
+    def from_json(cls, data: object) -> Task:
+        """Parse a task object; raises ValueError only when there is no usable ``id``."""
+        if not isinstance(data, Mapping):
+            raise ValueError("the task is not a JSON object")
+        raw_id = data.get("id")
+        task_id = (
+            str(raw_id).strip() if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else ""
+        )
+        if not task_id:
+            raise ValueError("the task has no id")
+        raw_status = str(data.get("status") or "").strip()
+        status = TaskStatus.normalise(raw_status)
+        progress = _as_float(data.get("progress"))
+        if progress is not None:
+            progress = min(100.0, max(0.0, progress))
+        if status is TaskStatus.COMPLETED and progress is None:
+            progress = 100.0
+        links = data.get("links")
+        error_value = data.get("error")
+        error = describe_error(error_value) if status is TaskStatus.FAILED or error_value else None
+        return cls(
+            id=task_id,
+            status=status,
+            raw_status=raw_status,
+            progress=progress,
+            resolution=_as_int(data.get("resolution")),
+            created_at=_as_datetime(data.get("created_at")),
+            eta_seconds=_as_int(data.get("eta_seconds")),
+            poll_url=_as_str(links.get("poll")) if isinstance(links, Mapping) else None,
+            result=Result.from_json(data.get("result")),
+            error=error,
+        )
+
+    def raise_if_failed(self) -> None:
+        """Raise TaskFailedError (with the service's reason) when the task failed."""
+        if self.status is TaskStatus.FAILED:
+            raise TaskFailedError(self.id, self.error or "The service gave no reason.")

@@ -1,0 +1,20 @@
+"""What artists and scripts invoke: generate, job actions, the watcher, scene import."""
+
+from __future__ import annotations
+
+import bpy
+
+from . import generate, job_actions, watcher
+
+classes = (*generate.classes, *job_actions.classes)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+    watcher.register()
+
+
+def unregister() -> None:
+    watcher.unregister()
+    _unregister_classes()

@@ -1,0 +1,163 @@
+"""The generate operators: the same jobs whether clicked in the Sidebar or called from a script."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+
+from .. import preferences
+from ..api import inputs
+from ..api.errors import InputError
+from ..api.jobs import JobRequest
+from .common import WAIT_DESCRIPTION, launch, online_poll, setup_problem
+
+log = logging.getLogger(__name__)
+
+TEXT_RESOLUTIONS = (
+    ('AUTO', "Service Default", "Let the service choose the mesh resolution"),
+    ('1024', "1024", "Fast draft"),
+    ('1536', "1536", "Ultra high resolution"),
+)
+IMAGE_RESOLUTIONS = (
+    ('1024', "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
+    ('1536', "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
+)
+
+
+def _resolution(value: str) -> int | None:
+    return None if value == 'AUTO' else int(value)
+
+
+class KILN_OT_generate_from_text(bpy.types.Operator):
+    """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
+
+    bl_idname = "kiln.generate_from_text"
+    bl_label = "Generate from Text"
+    bl_options = {'REGISTER'}
+
+    prompt: StringProperty(name="Prompt", description="What to make, in plain words")  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default='AUTO')  # type: ignore[valid-type]
+    provider: StringProperty(  # type: ignore[valid-type]
+        name="Image Model Provider",
+        description="Provider of the reference-view image model (the service does not publish the values)",
+    )
+    quality: StringProperty(  # type: ignore[valid-type]
+        name="Image Model Quality",
+        description="Quality of the reference views (the service does not publish the values)",
+    )
+    wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        problem = setup_problem(context)
+        if not problem:
+            try:
+                inputs.check_prompt(self.prompt)
+            except InputError as exc:
+                problem = exc.user_message
+        if problem:
+            self.report({'ERROR'}, problem)
+            return {'CANCELLED'}
+        request = JobRequest(
+            kind="text",
+            prompt=self.prompt.strip(),
+            resolution=_resolution(self.resolution),
+            provider=self.provider.strip(),
+            quality=self.quality.strip(),
+        )
+        return launch(self, context, request, wait=self.wait)
+
+
+class KILN_OT_generate_from_image(bpy.types.Operator):
+    """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
+
+    bl_idname = "kiln.generate_from_image"
+    bl_label = "Generate from Image"
+    bl_options = {'REGISTER'}
+
+    filepath: StringProperty(name="Image File", subtype='FILE_PATH')  # type: ignore[valid-type]
+    image_name: StringProperty(  # type: ignore[valid-type]
+        name="Blender Image", description="Any image in this file, Render Result included"
+    )
+    image_url: StringProperty(name="Image URL", description="Public HTTPS URL of the image")  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=IMAGE_RESOLUTIONS, default='1536')  # type: ignore[valid-type]
+    webhook_url: StringProperty(  # type: ignore[valid-type]
+        name="Webhook URL", description="HTTPS address the service notifies when the mesh is done (optional)"
+    )
+    wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        problem = setup_problem(context)
+        request = None
+        if not problem:
+            try:
+                request = self._request()
+            except InputError as exc:
+                problem = exc.user_message
+        if problem or request is None:
+            self.report({'ERROR'}, problem)
+            return {'CANCELLED'}
+        return launch(self, context, request, wait=self.wait)
+
+    def _request(self) -> JobRequest:
+        sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]
+        if len(sources) != 1:
+            raise InputError("Choose exactly one image: a file, a Blender image, or a URL.")
+        resolution = int(self.resolution)
+        webhook = self.webhook_url.strip()
+        if webhook:
+            inputs.check_url(webhook, what="webhook URL")
+        if self.image_url.strip():
+            url = self.image_url.strip()
+            inputs.check_url(url, what="image URL")
+            return JobRequest(kind="image", image_url=url, resolution=resolution, webhook_url=webhook)
+        if self.image_name.strip():
+            path = save_blender_image(self.image_name.strip())
+            name = self.image_name.strip()
+        else:
+            path = Path(bpy.path.abspath(self.filepath.strip()))
+            name = ""
+        inputs.check_image_file(path)
+        return JobRequest(
+            kind="image", image_path=str(path), resolution=resolution, webhook_url=webhook, name=name
+        )
+
+
+def save_blender_image(name: str) -> Path:
+    """Write any Blender image (packed, generated, Render Result) to a PNG the workers can upload."""
+    image = bpy.data.images.get(name)
+    if image is None:
+        raise InputError(f"There is no image called “{name}” in this file.")
+    if image.type != 'RENDER_RESULT' and not image.has_data and image.source == 'FILE':
+        image.reload()
+    if image.type != 'RENDER_RESULT' and tuple(image.size) == (0, 0):
+        raise InputError(f"The image “{name}” has no pixels (is its file missing?).")
+    folder = preferences.user_dir() / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4().hex}.png"
+    scene = bpy.context.scene
+    settings = scene.render.image_settings
+    saved = (settings.file_format, settings.color_mode)
+    settings.file_format, settings.color_mode = 'PNG', 'RGBA'
+    try:
+        image.save_render(str(path), scene=scene)
+    except RuntimeError as exc:
+        log.warning("Could not save image %s: %s", name, exc)
+        raise InputError(f"The image “{name}” could not be saved as PNG (has it been rendered?).") from exc
+    finally:
+        settings.file_format, settings.color_mode = saved
+    return path
+
+
+classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image)

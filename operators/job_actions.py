@@ -1,0 +1,235 @@
+"""What can be done to a job from the list or a script: cancel, retry, import, remove, resume."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import StringProperty
+
+from ..api.jobs import JobRequest, JobState
+from . import runtime, watcher
+from .common import online_poll, setup_problem
+
+
+def _job_or_report(op: bpy.types.Operator, context: bpy.types.Context, job_id: str):  # type: ignore[no-untyped-def]
+    job = runtime.engine(context).get(job_id)
+    if job is None:
+        op.report({'ERROR'}, "Kiln: that job is no longer in the list")
+    return job
+
+
+class _JobOperator:
+    """Mixin: the job an action applies to."""
+
+    job_id: StringProperty(options={'HIDDEN', 'SKIP_SAVE'})  # type: ignore[valid-type]
+
+
+class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
+    """Stop tracking this job. The service has no cancel endpoint: the task may still run and be billed"""
+
+    bl_idname = "kiln.cancel_job"
+    bl_label = "Cancel Job"
+    bl_options = {'INTERNAL'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        if _job_or_report(self, context, self.job_id) is None:
+            return {'CANCELLED'}
+        runtime.engine(context).cancel(self.job_id)
+        return {'FINISHED'}
+
+
+class KILN_OT_retry_job(_JobOperator, bpy.types.Operator):
+    """Send the same request again as a new task (costs credits)"""
+
+    bl_idname = "kiln.retry_job"
+    bl_label = "Retry Job"
+    bl_options = {'INTERNAL'}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+        return context.window_manager.invoke_confirm(self, event)
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        problem = setup_problem(context)
+        if problem:
+            self.report({'ERROR'}, problem)
+            return {'CANCELLED'}
+        job = _job_or_report(self, context, self.job_id)
+        if job is None:
+            return {'CANCELLED'}
+        if job.state.is_active:
+            self.report({'WARNING'}, "Kiln: this job is still running")
+            return {'CANCELLED'}
+        runtime.engine(context).retry(self.job_id)
+        watcher.ensure_running()
+        return {'FINISHED'}
+
+
+class KILN_OT_resume_job(_JobOperator, bpy.types.Operator):
+    """Check on this job's task again (after a time-out or a lost connection)"""
+
+    bl_idname = "kiln.resume_job"
+    bl_label = "Resume Job"
+    bl_options = {'INTERNAL'}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        job = _job_or_report(self, context, self.job_id)
+        if job is None:
+            return {'CANCELLED'}
+        if not job.task_id or job.state.is_active:
+            self.report({'WARNING'}, "Kiln: there is no task to resume for this job")
+            return {'CANCELLED'}
+        runtime.engine(context).resume(self.job_id)
+        watcher.ensure_running()
+        return {'FINISHED'}
+
+
+class KILN_OT_resume_task(bpy.types.Operator):
+    """Follow a task by its id, e.g. one started on another machine, and import it when done"""
+
+    bl_idname = "kiln.resume_task"
+    bl_label = "Resume Task by ID"
+    bl_options = {'REGISTER'}
+
+    task_id: StringProperty(name="Task ID")  # type: ignore[valid-type]
+    name: StringProperty(name="Name", description="How the job is called in the list")  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        problem = setup_problem(context) or ("" if self.task_id.strip() else "Enter a task id to resume")
+        if problem:
+            self.report({'ERROR'}, problem)
+            return {'CANCELLED'}
+        request = JobRequest(kind="text", name=self.name.strip() or f"Task {self.task_id.strip()}")
+        engine = runtime.engine(context)
+        job = engine.resume_task(self.task_id, request, origin=runtime.current_origin())
+        if bpy.app.background:
+            engine.wait([job.id])
+            watcher.import_ready(context, [job.id])
+        else:
+            watcher.ensure_running()
+        return {'FINISHED'}
+
+
+class KILN_OT_import_job(_JobOperator, bpy.types.Operator):
+    """Import this job's mesh into the current scene (again)"""
+
+    bl_idname = "kiln.import_job"
+    bl_label = "Import"
+    bl_options = {'INTERNAL', 'UNDO'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        job = _job_or_report(self, context, self.job_id)
+        if job is None:
+            return {'CANCELLED'}
+        if job.state not in (JobState.READY, JobState.IMPORTED) or not job.mesh_path:
+            self.report({'WARNING'}, "Kiln: this job has no mesh to import yet")
+            return {'CANCELLED'}
+        level, message = 'INFO', watcher.import_one(context, job)
+        if runtime.engine(context).get(job.id).state is JobState.FAILED:  # type: ignore[union-attr]
+            level = 'ERROR'
+        self.report({level}, message)
+        return {'FINISHED'} if level == 'INFO' else {'CANCELLED'}
+
+
+class KILN_OT_remove_job(_JobOperator, bpy.types.Operator):
+    """Remove this job from the list (objects already in the scene stay)"""
+
+    bl_idname = "kiln.remove_job"
+    bl_label = "Remove Job"
+    bl_options = {'INTERNAL'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        runtime.engine(context).remove(self.job_id)
+        return {'FINISHED'}
+
+
+class KILN_OT_clear_finished(bpy.types.Operator):
+    """Remove every finished, failed or cancelled job from the list"""
+
+    bl_idname = "kiln.clear_finished"
+    bl_label = "Clear Finished"
+    bl_options = {'INTERNAL'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        engine = runtime.engine(context)
+        for job in engine.jobs():
+            if job.state in (JobState.IMPORTED, JobState.FAILED, JobState.CANCELLED):
+                engine.remove(job.id)
+        return {'FINISHED'}
+
+
+class KILN_OT_copy_task_id(_JobOperator, bpy.types.Operator):
+    """Copy this job's task id to the clipboard (for support, or to resume elsewhere)"""
+
+    bl_idname = "kiln.copy_task_id"
+    bl_label = "Copy Task ID"
+    bl_options = {'INTERNAL'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        job = _job_or_report(self, context, self.job_id)
+        if job is None or not job.task_id:
+            return {'CANCELLED'}
+        context.window_manager.clipboard = job.task_id
+        self.report({'INFO'}, f"Copied task id {job.task_id}")
+        return {'FINISHED'}
+
+
+class KILN_OT_open_cache_folder(bpy.types.Operator):
+    """Open the folder where Kiln keeps downloaded meshes and previews"""
+
+    bl_idname = "kiln.open_cache_folder"
+    bl_label = "Open Cache Folder"
+    bl_options = {'INTERNAL'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        folder = runtime.engine(context).cache_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        bpy.ops.wm.path_open(filepath=str(folder))
+        return {'FINISHED'}
+
+
+class KILN_OT_wait_jobs(bpy.types.Operator):
+    """Background mode: block until every unfinished job is imported or failed. In the UI: make sure they run"""
+
+    bl_idname = "kiln.wait_jobs"
+    bl_label = "Wait for Kiln Jobs"
+    bl_options = {'REGISTER'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        engine = runtime.engine(context)
+        if not bpy.app.background:
+            watcher.ensure_running()
+            return {'FINISHED'}
+        engine.wait([job.id for job in engine.jobs()])
+        watcher.import_ready(context)
+        failed = [job for job in engine.jobs() if job.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN)]
+        for job in failed:
+            self.report({'WARNING'}, f"Kiln: “{job.request.label[:40]}”: {job.error}")
+        return {'FINISHED'}
+
+
+classes = (
+    KILN_OT_cancel_job,
+    KILN_OT_retry_job,
+    KILN_OT_resume_job,
+    KILN_OT_resume_task,
+    KILN_OT_import_job,
+    KILN_OT_remove_job,
+    KILN_OT_clear_finished,
+    KILN_OT_copy_task_id,
+    KILN_OT_open_cache_folder,
+    KILN_OT_wait_jobs,
+)

@@ -1,0 +1,191 @@
+"""The watcher: a modal operator whose timer applies what the workers did, on the main thread.
+
+Each tick drains the engine's events (never waiting), imports at most one finished job,
+and tags the Sidebar for redraw. It ends itself when no job is active and nothing waits to
+be imported, and is started again on submit, after a file load, and when Blender starts
+with unfinished jobs. Timers never fire in background mode; there the operators call
+``import_ready`` themselves after waiting.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import bpy
+from bpy.app.handlers import persistent
+
+from .. import preferences
+from ..api.jobs import Job, JobState
+from . import runtime
+from .scene_import import ImportFailed, import_job
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 0.25
+
+_timer: bpy.types.Timer | None = None
+_running = False
+
+
+def _redraw_sidebars() -> None:
+    wm = bpy.context.window_manager
+    if wm is None:
+        return
+    for window in wm.windows:
+        for area in window.screen.areas:
+            if area.type == 'VIEW_3D':
+                for region in area.regions:
+                    if region.type == 'UI':
+                        region.tag_redraw()
+
+
+def _importable_here(job: Job) -> bool:
+    return job.state is JobState.READY and job.origin == runtime.current_origin()
+
+
+def import_one(context: bpy.types.Context, job: Job) -> str:
+    """Import a ready job and record the outcome; returns the sentence for the status bar."""
+    engine = runtime.engine(context)
+    try:
+        names = import_job(context, job)
+    except ImportFailed as exc:
+        engine.mark_failed(job.id, str(exc))
+        return f"Kiln: {exc}"
+    engine.mark_imported(job.id, names)
+    return f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
+
+
+def tick(context: bpy.types.Context) -> list[tuple[str, str]]:
+    """One watcher step; returns (level, message) pairs for the status bar."""
+    engine = runtime.engine_if_started()
+    if engine is None:
+        return []
+    messages: list[tuple[str, str]] = []
+    events = engine.drain_events()
+    for event in events:
+        if event.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN, JobState.TIMED_OUT) and event.message:
+            messages.append(('WARNING', f"Kiln: {event.message}"))
+    if preferences.get(context).auto_import:
+        ready = next((job for job in engine.jobs() if _importable_here(job)), None)
+        if ready is not None:
+            messages.append(('INFO', import_one(context, ready)))
+    if events or messages:
+        _redraw_sidebars()
+    return messages
+
+
+def import_ready(context: bpy.types.Context, job_ids: list[str] | None = None) -> list[tuple[str, str]]:
+    """Background mode: import every finished job (or just ``job_ids``), whatever file it came from."""
+    engine = runtime.engine(context)
+    engine.drain_events()
+    messages = []
+    for job in engine.jobs():
+        if job.state is JobState.READY and (job_ids is None or job.id in job_ids):
+            messages.append(('INFO', import_one(context, job)))
+    return messages
+
+
+def is_idle() -> bool:
+    engine = runtime.engine_if_started()
+    if engine is None:
+        return True
+    return not engine.has_active() and not any(_importable_here(job) for job in engine.jobs())
+
+
+class KILN_OT_watch_jobs(bpy.types.Operator):
+    """Keep Kiln's jobs moving: apply progress, import finished meshes"""
+
+    bl_idname = "kiln.watch_jobs"
+    bl_label = "Watch Kiln Jobs"
+    bl_options = {'INTERNAL'}
+
+    def execute(self, context: bpy.types.Context) -> set[str]:
+        global _timer, _running
+        if _running or bpy.app.background or context.window is None:
+            return {'CANCELLED'}
+        _running = True
+        wm = context.window_manager
+        _timer = wm.event_timer_add(TICK_SECONDS, window=context.window)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+        if not _running:
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'PASS_THROUGH'}
+        for level, message in tick(context):
+            self.report({level}, message)
+        if is_idle():
+            stop()
+            return {'FINISHED'}
+        return {'PASS_THROUGH'}
+
+
+def stop() -> None:
+    """End the watcher and remove its timer (also on unregister)."""
+    global _timer, _running
+    if _timer is not None and bpy.context.window_manager is not None:
+        bpy.context.window_manager.event_timer_remove(_timer)
+    _timer, _running = None, False
+
+
+def ensure_running() -> None:
+    """Start the watcher if it is not running; safe from any main-thread context."""
+    if _running or bpy.app.background:
+        return
+    wm = bpy.context.window_manager
+    if wm is None or not wm.windows:
+        return
+    window = bpy.context.window or wm.windows[0]
+    with bpy.context.temp_override(window=window):
+        bpy.ops.kiln.watch_jobs()
+
+
+def _start_later() -> None:
+    """Timer callback: handlers and register() run where no window is at hand yet."""
+    if not is_idle():
+        ensure_running()
+
+
+def schedule_start() -> None:
+    if not bpy.app.timers.is_registered(_start_later):
+        bpy.app.timers.register(_start_later, first_interval=0.5)
+
+
+@persistent
+def _on_load_post(*_args: object) -> None:
+    global _running, _timer
+    # A file load ends every modal operator; the timer went with the old window manager.
+    _running, _timer = False, None
+    runtime.file_loaded()
+    schedule_start()
+
+
+@persistent
+def _on_save_post(*_args: object) -> None:
+    runtime.file_saved()
+
+
+classes = (KILN_OT_watch_jobs,)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+    bpy.app.handlers.load_post.append(_on_load_post)
+    bpy.app.handlers.save_post.append(_on_save_post)
+    if not bpy.app.background:
+        runtime.engine()
+        schedule_start()
+
+
+def unregister() -> None:
+    stop()
+    if bpy.app.timers.is_registered(_start_later):
+        bpy.app.timers.unregister(_start_later)
+    for handlers, fn in ((bpy.app.handlers.load_post, _on_load_post), (bpy.app.handlers.save_post, _on_save_post)):
+        if fn in handlers:
+            handlers.remove(fn)
+    _unregister_classes()
+    runtime.shutdown()

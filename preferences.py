@@ -1,0 +1,172 @@
+"""Kiln's add-on preferences: where the service is, the key, and how jobs behave.
+
+The key is not a stored property: it lives in a private file beside the job list
+(see ``api.secrets``) so it never ends up in a .blend, ``userpref.blend`` included.
+``KILN_API_KEY`` and ``KILN_BASE_URL`` win over what is set here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from .api import secrets
+from .api.jobs import ServiceConfig
+
+ENV_KEY = "KILN_API_KEY"
+ENV_BASE_URL = "KILN_BASE_URL"
+
+_cached_key: str | None = None
+
+
+def user_dir() -> Path:
+    """Kiln's writable folder: job list, cache, key file."""
+    return Path(bpy.utils.extension_path_user(__package__, create=True))
+
+
+def _get_key(_self: bpy.types.AddonPreferences) -> str:
+    global _cached_key
+    if _cached_key is None:
+        _cached_key = secrets.read_key(user_dir())
+    return _cached_key
+
+
+def _set_key(_self: bpy.types.AddonPreferences, value: str) -> None:
+    global _cached_key
+    _cached_key = value.strip()
+    secrets.write_key(user_dir(), _cached_key)
+
+
+def _apply_log_level(self: KilnPreferences, _context: bpy.types.Context) -> None:
+    logging.getLogger(__package__).setLevel(self.log_level)
+
+
+class KilnPreferences(bpy.types.AddonPreferences):
+    bl_idname = __package__
+
+    api_key: StringProperty(  # type: ignore[valid-type]
+        name="API Key",
+        description="Secret key from the service's dashboard (API Keys ▸ Create Secret Key). "
+        "Stored in a private file, never in a .blend",
+        subtype='PASSWORD',
+        get=_get_key,
+        set=_set_key,
+    )
+    base_url: StringProperty(  # type: ignore[valid-type]
+        name="Service URL",
+        description="Base URL of the 3D generation service (HTTPS; plain HTTP only for a local sandbox)",
+        default="",
+    )
+    poll_interval: FloatProperty(  # type: ignore[valid-type]
+        name="Poll Interval",
+        description="Seconds between status checks of a running job (the service recommends 2–3 s)",
+        default=2.5,
+        min=2.0,
+        max=3.0,
+        subtype='TIME_ABSOLUTE',
+        unit='TIME_ABSOLUTE',
+    )
+    max_in_flight: IntProperty(  # type: ignore[valid-type]
+        name="Jobs in Flight",
+        description="How many jobs may run on the service at once; further jobs wait their turn",
+        default=4,
+        min=1,
+        max=100,
+    )
+    timeout_minutes: IntProperty(  # type: ignore[valid-type]
+        name="Give Up After",
+        description="Minutes after which a job stops being tracked (its task id is kept, so it can be resumed)",
+        default=30,
+        min=1,
+        max=24 * 60,
+    )
+    auto_import: BoolProperty(  # type: ignore[valid-type]
+        name="Import Automatically",
+        description="Put finished meshes into the scene as soon as they arrive",
+        default=True,
+    )
+    placement: EnumProperty(  # type: ignore[valid-type]
+        name="Placement",
+        items=(
+            ('CURSOR', "3D Cursor", "Place new meshes at the 3D cursor"),
+            ('ORIGIN', "World Origin", "Place new meshes at the world origin"),
+        ),
+        default='CURSOR',
+    )
+    collection_name: StringProperty(  # type: ignore[valid-type]
+        name="Collection",
+        description="Collection that receives imported meshes",
+        default="Kiln",
+    )
+    log_level: EnumProperty(  # type: ignore[valid-type]
+        name="Log Level",
+        items=(
+            ('WARNING', "Warnings", ""),
+            ('INFO', "Info", ""),
+            ('DEBUG', "Debug", "Verbose; the API key is never logged"),
+        ),
+        default='WARNING',
+        update=_apply_log_level,
+    )
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        layout.use_property_split = True
+        col = layout.column()
+        col.prop(self, "api_key")
+        if os.environ.get(ENV_KEY):
+            col.label(text=f"{ENV_KEY} is set and overrides this key", icon='INFO')
+        col.prop(self, "base_url")
+        if os.environ.get(ENV_BASE_URL):
+            col.label(text=f"{ENV_BASE_URL} is set and overrides this URL", icon='INFO')
+        col.separator()
+        col.prop(self, "poll_interval")
+        col.prop(self, "max_in_flight")
+        col.prop(self, "timeout_minutes")
+        col.separator()
+        col.prop(self, "auto_import")
+        col.prop(self, "placement")
+        col.prop(self, "collection_name")
+        col.separator()
+        col.prop(self, "log_level")
+
+
+def get(context: bpy.types.Context | None = None) -> KilnPreferences:
+    """Kiln's preferences from any context (scripts included)."""
+    ctx = context or bpy.context
+    prefs = ctx.preferences.addons[__package__].preferences
+    assert isinstance(prefs, KilnPreferences)
+    return prefs
+
+
+def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
+    """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
+    prefs = get(context)
+    return ServiceConfig(
+        base_url=os.environ.get(ENV_BASE_URL) or prefs.base_url,
+        api_key=os.environ.get(ENV_KEY) or prefs.api_key,
+        poll_interval=prefs.poll_interval,
+        max_in_flight=prefs.max_in_flight,
+        timeout_seconds=prefs.timeout_minutes * 60.0,
+    )
+
+
+classes = (KilnPreferences,)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    global _cached_key
+    _cached_key = None
+    _register_classes()
+    logging.getLogger(__package__).setLevel(get().log_level)
+
+
+def unregister() -> None:
+    global _cached_key
+    _cached_key = None
+    _unregister_classes()

@@ -1,0 +1,60 @@
+"""Run in a fresh Blender (bpy module): install the built zip, then disable and re-enable it.
+
+Exits non-zero with a sentence on the first thing that is wrong; the parent test reads it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import bpy
+
+MODULE = "bl_ext.user_default.kiln"
+
+
+def kiln_classes() -> list[type]:
+    addon = sys.modules[MODULE]
+    return [*addon.preferences.classes, *addon.operators.classes, *addon.operators.watcher.classes, *addon.panels.classes]
+
+
+def leftovers() -> list[str]:
+    found = [name for name in dir(bpy.types) if name.startswith(("KILN_", "KilnPreferences"))]
+    for name in dir(bpy.app.handlers):
+        handlers = getattr(bpy.app.handlers, name)
+        if isinstance(handlers, list):
+            found += [f"handler {fn.__name__}" for fn in handlers if fn.__module__.startswith(MODULE)]
+    found += [f"thread {t.name}" for t in threading.enumerate() if t.name.startswith("kiln")]
+    if MODULE in bpy.context.preferences.addons:
+        found.append("add-on still enabled")
+    return found
+
+
+def main() -> None:
+    zip_path = sys.argv[sys.argv.index("--") + 1]
+    bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
+    if MODULE not in bpy.context.preferences.addons:
+        raise SystemExit(f"{MODULE} is not enabled after install")
+    classes = kiln_classes()
+    missing = [cls.__name__ for cls in classes if not cls.is_registered]
+    if missing:
+        raise SystemExit(f"not registered: {missing}")
+    sys.modules[f"{MODULE}.operators.runtime"].engine()
+    if not any(t.name.startswith("kiln") for t in threading.enumerate()):
+        raise SystemExit("the job engine started no worker thread")
+    timer_fn = sys.modules[f"{MODULE}.operators.watcher"]._start_later
+
+    bpy.ops.preferences.addon_disable(module=MODULE)
+    left = leftovers()
+    if bpy.app.timers.is_registered(timer_fn):
+        left.append("timer _start_later")
+    if left:
+        raise SystemExit(f"left behind after disable: {left}")
+
+    bpy.ops.preferences.addon_enable(module=MODULE)
+    if not all(cls.is_registered for cls in kiln_classes()):
+        raise SystemExit("classes missing after enabling again")
+    print(f"KILN-OK {len(classes)} classes")
+
+
+main()

@@ -1,0 +1,108 @@
+"""Test harness: one isolated Blender (the bpy module) per test run, Kiln mounted from the working tree.
+
+``BLENDER_USER_RESOURCES`` points at a fresh temp dir before anything imports bpy, so a run
+never touches (or is touched by) the developer's own Blender. The working tree is mounted
+as a local extension repository, so the add-on runs as ``bl_ext.kiln_dev.kiln`` exactly as an
+installed extension would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+_USER_RESOURCES = Path(tempfile.mkdtemp(prefix="kiln-blender-user-"))
+os.environ["BLENDER_USER_RESOURCES"] = str(_USER_RESOURCES)
+for _name in ("KILN_API_KEY", "KILN_BASE_URL"):
+    os.environ.pop(_name, None)
+
+ADDON_MODULE = "bl_ext.kiln_dev.kiln"
+
+pytest_plugins = ["sandbox.pytest_plugin"]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    import bpy
+
+    return f"Blender {bpy.app.version_string} (bpy module from {Path(bpy.__file__).parents[4]})"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_USER_RESOURCES, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def kiln(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """The add-on enabled from the working tree (mounted as a local extension repository)."""
+    import bpy
+
+    from blender_scripts.harness import enable_kiln
+
+    enable_kiln(tmp_path_factory.mktemp("extensions-repo"))
+    yield sys.modules[ADDON_MODULE]
+    if ADDON_MODULE in bpy.context.preferences.addons:
+        bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
+
+
+@pytest.fixture
+def blender(kiln: ModuleType) -> Iterator[Any]:
+    """A fresh empty scene with online access on; yields ``bpy``."""
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.context.preferences.system.use_online_access = True
+    yield bpy
+    bpy.context.preferences.system.use_online_access = True
+
+
+@pytest.fixture
+def offline(blender: Any) -> Iterator[Any]:
+    """Blender's online access turned off (as it is by default after install)."""
+    blender.context.preferences.system.use_online_access = False
+    yield blender
+
+
+@pytest.fixture
+def kiln_module(kiln: ModuleType) -> Any:
+    """A submodule of the enabled add-on, e.g. ``kiln_module("operators.runtime")``."""
+    import importlib
+
+    return lambda name: importlib.import_module(f"{ADDON_MODULE}.{name}")
+
+
+@pytest.fixture
+def fresh_jobs(kiln: ModuleType) -> Iterator[Path]:
+    """An empty job list and cache; the engine is stopped before and after."""
+    import bpy
+
+    runtime = sys.modules[f"{ADDON_MODULE}.operators.runtime"]
+    runtime.shutdown()
+    state_dir = Path(bpy.utils.extension_path_user(ADDON_MODULE, create=True))
+    _empty(state_dir)
+    yield state_dir
+    runtime.shutdown()
+    _empty(state_dir)
+
+
+def _empty(folder: Path) -> None:
+    for child in folder.iterdir():
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+@pytest.fixture
+def service(blender: Any, fresh_jobs: Path, sandbox: Any, sandbox_key: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Kiln pointed at a running sandbox (through the environment, as a pipeline would)."""
+    monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    return sandbox

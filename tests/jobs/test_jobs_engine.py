@@ -1,0 +1,202 @@
+"""The job engine over real HTTP against the sandbox, without Blender."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.jobs import JOBS_FILE, JobEngine, JobRequest, JobState, ServiceConfig
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+TEXT = JobRequest(kind="text", prompt="a red chair")
+
+
+def config(sandbox: Any, key: str, **overrides: Any) -> ServiceConfig:
+    values = {"poll_interval": 0.2, "max_in_flight": 4, "timeout_seconds": 60.0, **overrides}
+    return ServiceConfig(base_url=sandbox.base_url, api_key=key, **values)
+
+
+@pytest.fixture
+def make_engine(tmp_path: Path) -> Iterator[Any]:
+    engines: list[JobEngine] = []
+
+    def make(cfg: ServiceConfig, state_dir: Path = tmp_path / "state") -> JobEngine:
+        engine = JobEngine(state_dir)
+        engine.start(cfg)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.shutdown()
+    assert not [t for t in threading.enumerate() if t.name.startswith("kiln-worker")]
+
+
+def on_disk(state_dir: Path) -> list[dict[str, Any]]:
+    return json.loads((state_dir / JOBS_FILE).read_text())["jobs"]
+
+
+def test_text_job_runs_to_a_checked_glb_in_the_cache(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+    engine = make_engine(config(sandbox, sandbox_key))
+    job = engine.submit(TEXT, origin="test")
+    assert engine.wait([job.id], timeout=60)
+    done = engine.get(job.id)
+    assert done.state is JobState.READY, done.error
+    assert Path(done.mesh_path) == engine.cache_dir / f"{done.task_id}.glb"
+    assert Path(done.mesh_path).read_bytes()[:4] == b"glTF"
+    assert Path(done.preview_path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert done.triangles and done.progress == 100.0
+    assert on_disk(engine.state_dir)[0]["task_id"] == done.task_id
+    states = [event.state for event in engine.drain_events() if event.job_id == job.id]
+    assert states[0] is JobState.SUBMITTING and states[-1] is JobState.READY
+    assert engine.drain_events() == []
+
+
+def test_image_job_uploads_the_file(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+    engine = make_engine(config(sandbox, sandbox_key))
+    request = JobRequest(kind="image", image_path=str(SAMPLES / "chair.png"), resolution=1024)
+    job = engine.submit(request)
+    assert engine.wait([job.id], timeout=60)
+    done = engine.get(job.id)
+    assert done.state is JobState.READY, done.error
+    assert done.resolution == 1024
+
+
+def test_a_restarted_engine_resumes_polling_without_submitting_again(
+    sandbox_factory: Any, sandbox_key: str, make_engine: Any, tmp_path: Path
+) -> None:
+    sandbox = sandbox_factory(speed=5.0)
+    first = make_engine(config(sandbox, sandbox_key))
+    job = first.submit(TEXT)
+    while not (first.get(job.id).task_id):
+        first.wait([job.id], timeout=0.05)
+    first.shutdown()
+    assert on_disk(first.state_dir)[0]["task_id"]
+
+    second = make_engine(config(sandbox, sandbox_key))
+    assert second.wait([job.id], timeout=60)
+    assert second.get(job.id).state is JobState.READY
+    assert sandbox.submit_count == 1
+
+
+def test_a_submit_cut_off_by_a_crash_is_surfaced_not_resent(
+    sandbox: Any, sandbox_key: str, make_engine: Any, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    crashed = {"id": "abc", "request": {"kind": "text", "prompt": "a lamp"}, "state": "submitting", "submit_sent": True}
+    waiting = {"id": "def", "request": {"kind": "text", "prompt": "a rock"}, "state": "submitting", "submit_sent": False}
+    (state / JOBS_FILE).write_text(json.dumps({"format": 1, "jobs": [crashed, waiting]}))
+    engine = make_engine(config(sandbox, sandbox_key), state)
+    assert engine.wait(["abc", "def"], timeout=60)
+    assert engine.get("abc").state is JobState.OUTCOME_UNKNOWN
+    assert "may or may not have reached" in engine.get("abc").error
+    assert engine.get("def").state is JobState.READY
+    assert sandbox.submit_attempts == 1
+
+
+def test_a_failed_send_is_outcome_unknown_and_sent_once(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+    sandbox.set_faults("500=1,scope=submit")
+    engine = make_engine(config(sandbox, sandbox_key))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=60)
+    assert engine.get(job.id).state is JobState.OUTCOME_UNKNOWN
+    assert sandbox.submit_attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        ({"faults": "fail=1"}, "could not generate"),
+        ({"faults": "corrupt=1"}, "mesh"),
+        ({"credits": 0}, "credit"),
+    ],
+)
+def test_failures_keep_the_job_with_a_sentence(
+    sandbox_factory: Any, sandbox_key: str, make_engine: Any, setup: dict[str, Any], expected: str
+) -> None:
+    sandbox = sandbox_factory(**setup)
+    engine = make_engine(config(sandbox, sandbox_key))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=60)
+    failed = engine.get(job.id)
+    assert failed.state is JobState.FAILED
+    assert expected in failed.error.lower()
+    assert "Traceback" not in failed.error
+
+
+def test_a_rejected_key_fails_the_job(sandbox: Any, make_engine: Any) -> None:
+    engine = make_engine(config(sandbox, "sbx_live_nottherightkey0000"))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=60)
+    assert engine.get(job.id).state is JobState.FAILED
+    assert "key" in engine.get(job.id).error.lower()
+
+
+def test_a_dead_service_fails_the_job(make_engine: Any, sandbox_key: str) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    engine = make_engine(ServiceConfig(base_url=f"http://127.0.0.1:{port}", api_key=sandbox_key, poll_interval=0.2))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=120)
+    assert engine.get(job.id).state is JobState.FAILED
+    assert engine.get(job.id).error
+
+
+def test_a_forgotten_task_fails_with_a_sentence(sandbox_factory: Any, sandbox_key: str, make_engine: Any) -> None:
+    sandbox = sandbox_factory(speed=0.5)
+    engine = make_engine(config(sandbox, sandbox_key))
+    job = engine.submit(TEXT)
+    while not engine.get(job.id).task_id:
+        engine.wait([job.id], timeout=0.05)
+    sandbox.forget_tasks()
+    assert engine.wait([job.id], timeout=60)
+    assert "no longer knows" in engine.get(job.id).error
+
+
+def test_cancel_stops_tracking(sandbox_factory: Any, sandbox_key: str, make_engine: Any) -> None:
+    sandbox = sandbox_factory(speed=0.5)
+    engine = make_engine(config(sandbox, sandbox_key))
+    job = engine.submit(TEXT)
+    engine.cancel(job.id)
+    assert engine.wait([job.id], timeout=5)
+    assert engine.get(job.id).state is JobState.CANCELLED
+    assert not engine.has_active()
+
+
+def test_time_limit_keeps_the_task_and_resume_finishes_it(
+    sandbox_factory: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    sandbox = sandbox_factory(speed=2.0)
+    engine = make_engine(config(sandbox, sandbox_key, timeout_seconds=0.01))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=60)
+    timed_out = engine.get(job.id)
+    assert timed_out.state is JobState.TIMED_OUT and timed_out.task_id
+    engine.configure(config(sandbox, sandbox_key, timeout_seconds=60.0))
+    engine.resume(job.id)
+    assert engine.wait([job.id], timeout=60)
+    assert engine.get(job.id).state is JobState.READY
+    assert sandbox.submit_count == 1
+
+
+def test_jobs_in_flight_are_bounded(sandbox_factory: Any, sandbox_key: str, make_engine: Any) -> None:
+    sandbox = sandbox_factory(speed=10.0)
+    engine = make_engine(config(sandbox, sandbox_key, max_in_flight=2))
+    jobs = [engine.submit(JobRequest(kind="text", prompt=f"a rock {i}")) for i in range(5)]
+    peak = 0
+    while engine.has_active():
+        running = [j for j in engine.jobs() if j.state in (JobState.QUEUED, JobState.RUNNING)]
+        peak = max(peak, len(running))
+        engine.wait([j.id for j in jobs], timeout=0.02)
+    assert peak <= 2
+    assert all(j.state is JobState.READY for j in engine.jobs())
+    assert sandbox.submit_count == 5
