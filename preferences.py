@@ -16,6 +16,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 
 from .api import secrets
 from .api.jobs import ServiceConfig
+from .registration import classes_factory
 
 ENV_KEY = "KILN_API_KEY"
 ENV_BASE_URL = "KILN_BASE_URL"
@@ -52,7 +53,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         name="API Key",
         description="Secret key from the service's dashboard (API Keys ▸ Create Secret Key). "
         "Stored in a private file, never in a .blend",
-        subtype='PASSWORD',
+        subtype="PASSWORD",
         get=_get_key,
         set=_set_key,
     )
@@ -67,8 +68,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         default=2.5,
         min=2.0,
         max=3.0,
-        subtype='TIME_ABSOLUTE',
-        unit='TIME_ABSOLUTE',
+        subtype="TIME_ABSOLUTE",
+        unit="TIME_ABSOLUTE",
     )
     max_in_flight: IntProperty(  # type: ignore[valid-type]
         name="Jobs in Flight",
@@ -79,7 +80,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     )
     timeout_minutes: IntProperty(  # type: ignore[valid-type]
         name="Give Up After",
-        description="Minutes after which a job stops being tracked (its task id is kept, so it can be resumed)",
+        description="Minutes after which a job stops being tracked (its task id is kept for Resume)",
         default=30,
         min=1,
         max=24 * 60,
@@ -92,10 +93,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
     placement: EnumProperty(  # type: ignore[valid-type]
         name="Placement",
         items=(
-            ('CURSOR', "3D Cursor", "Place new meshes at the 3D cursor"),
-            ('ORIGIN', "World Origin", "Place new meshes at the world origin"),
+            ("CURSOR", "3D Cursor", "Place new meshes at the 3D cursor"),
+            ("ORIGIN", "World Origin", "Place new meshes at the world origin"),
         ),
-        default='CURSOR',
+        default="CURSOR",
     )
     collection_name: StringProperty(  # type: ignore[valid-type]
         name="Collection",
@@ -105,11 +106,11 @@ class KilnPreferences(bpy.types.AddonPreferences):
     log_level: EnumProperty(  # type: ignore[valid-type]
         name="Log Level",
         items=(
-            ('WARNING', "Warnings", ""),
-            ('INFO', "Info", ""),
-            ('DEBUG', "Debug", "Verbose; the API key is never logged"),
+            ("WARNING", "Warnings", ""),
+            ("INFO", "Info", ""),
+            ("DEBUG", "Debug", "Verbose; the API key is never logged"),
         ),
-        default='WARNING',
+        default="WARNING",
         update=_apply_log_level,
     )
 
@@ -119,10 +120,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col = layout.column()
         col.prop(self, "api_key")
         if os.environ.get(ENV_KEY):
-            col.label(text=f"{ENV_KEY} is set and overrides this key", icon='INFO')
+            col.label(text=f"{ENV_KEY} is set and overrides this key", icon="INFO")
         col.prop(self, "base_url")
         if os.environ.get(ENV_BASE_URL):
-            col.label(text=f"{ENV_BASE_URL} is set and overrides this URL", icon='INFO')
+            col.label(text=f"{ENV_BASE_URL} is set and overrides this URL", icon="INFO")
         col.separator()
         col.prop(self, "poll_interval")
         col.prop(self, "max_in_flight")
@@ -156,7 +157,7 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
 
 
 classes = (KilnPreferences,)
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = classes_factory(classes)
 
 
 def register() -> None:

@@ -52,7 +52,7 @@ DOWNLOAD_ATTEMPTS = 5
 SLOT_WAIT = 0.5
 
 
-class JobState(str, enum.Enum):
+class JobState(enum.StrEnum):
     SUBMITTING = "submitting"
     QUEUED = "queued"
     RUNNING = "running"
@@ -607,7 +607,11 @@ class JobEngine:
                 job.progress = float(task.progress)
             if task.eta_seconds is not None:
                 job.eta_seconds = task.eta_seconds
-            if task.status is TaskStatus.COMPLETED and task.result is not None:
+            if task.status is TaskStatus.COMPLETED and not (task.result and task.result.mesh_url):
+                job.error = "The service reported the task done but sent no mesh address. Press Retry."
+                self._settle(job, JobState.FAILED)
+                return
+            if task.status is TaskStatus.COMPLETED and task.result and task.result.mesh_url:
                 job.mesh_url = task.result.mesh_url
                 job.preview_url = task.result.preview_image_url or ""
                 job.triangles = task.result.triangles

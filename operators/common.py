@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import bpy
 
 from .. import preferences
 from ..api.jobs import JobRequest, JobState
 from . import runtime, watcher
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 OFFLINE_MESSAGE = (
     "Online access is off, so Kiln cannot reach the service. Turn on "
@@ -47,20 +52,20 @@ WAIT_DESCRIPTION = (
 
 def launch(
     op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, *, wait: bool = True
-) -> set[str]:
-    """Submit a job. In the UI: return at once, the watcher follows it. In background mode: wait and import."""
+) -> set[OperatorResult]:
+    """Submit a job. UI: return at once, the watcher follows it. Background mode: wait and import."""
     engine = runtime.engine(context)
     job = engine.submit(request, origin=runtime.current_origin())
     if not (bpy.app.background and wait):
         watcher.ensure_running()
-        op.report({'INFO'}, f"Kiln: generating “{request.label[:40]}”")
-        return {'FINISHED'}
+        op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
+        return {"FINISHED"}
     engine.wait([job.id])
     watcher.import_ready(context, [job.id])
     final = engine.get(job.id)
     if final is None or final.state is not JobState.IMPORTED:
         reason = final.error if final and final.error else "the job did not finish"
-        op.report({'ERROR'}, f"Kiln: {reason}")
-        return {'CANCELLED'}
-    op.report({'INFO'}, f"Kiln: imported “{request.label[:40]}” (task {final.task_id})")
-    return {'FINISHED'}
+        op.report({"ERROR"}, f"Kiln: {reason}")
+        return {"CANCELLED"}
+    op.report({"INFO"}, f"Kiln: imported “{request.label[:40]}” (task {final.task_id})")
+    return {"FINISHED"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
@@ -15,21 +16,24 @@ from ..api.errors import InputError
 from ..api.jobs import JobRequest
 from .common import WAIT_DESCRIPTION, launch, online_poll, setup_problem
 
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
 log = logging.getLogger(__name__)
 
 TEXT_RESOLUTIONS = (
-    ('AUTO', "Service Default", "Let the service choose the mesh resolution"),
-    ('1024', "1024", "Fast draft"),
-    ('1536', "1536", "Ultra high resolution"),
+    ("AUTO", "Service Default", "Let the service choose the mesh resolution"),
+    ("1024", "1024", "Fast draft"),
+    ("1536", "1536", "Ultra high resolution"),
 )
 IMAGE_RESOLUTIONS = (
-    ('1024', "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
-    ('1536', "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
+    ("1024", "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
+    ("1536", "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
 )
 
 
 def _resolution(value: str) -> int | None:
-    return None if value == 'AUTO' else int(value)
+    return None if value == "AUTO" else int(value)
 
 
 class KILN_OT_generate_from_text(bpy.types.Operator):
@@ -37,10 +41,10 @@ class KILN_OT_generate_from_text(bpy.types.Operator):
 
     bl_idname = "kiln.generate_from_text"
     bl_label = "Generate from Text"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
     prompt: StringProperty(name="Prompt", description="What to make, in plain words")  # type: ignore[valid-type]
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default='AUTO')  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO")  # type: ignore[valid-type]
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",
         description="Provider of the reference-view image model (the service does not publish the values)",
@@ -55,7 +59,7 @@ class KILN_OT_generate_from_text(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return online_poll(cls)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
         if not problem:
             try:
@@ -63,8 +67,8 @@ class KILN_OT_generate_from_text(bpy.types.Operator):
             except InputError as exc:
                 problem = exc.user_message
         if problem:
-            self.report({'ERROR'}, problem)
-            return {'CANCELLED'}
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
         request = JobRequest(
             kind="text",
             prompt=self.prompt.strip(),
@@ -80,14 +84,14 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
 
     bl_idname = "kiln.generate_from_image"
     bl_label = "Generate from Image"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
-    filepath: StringProperty(name="Image File", subtype='FILE_PATH')  # type: ignore[valid-type]
+    filepath: StringProperty(name="Image File", subtype="FILE_PATH")  # type: ignore[valid-type]
     image_name: StringProperty(  # type: ignore[valid-type]
         name="Blender Image", description="Any image in this file, Render Result included"
     )
     image_url: StringProperty(name="Image URL", description="Public HTTPS URL of the image")  # type: ignore[valid-type]
-    resolution: EnumProperty(name="Resolution", items=IMAGE_RESOLUTIONS, default='1536')  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=IMAGE_RESOLUTIONS, default="1536")  # type: ignore[valid-type]
     webhook_url: StringProperty(  # type: ignore[valid-type]
         name="Webhook URL", description="HTTPS address the service notifies when the mesh is done (optional)"
     )
@@ -97,7 +101,7 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return online_poll(cls)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
         request = None
         if not problem:
@@ -106,8 +110,8 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
             except InputError as exc:
                 problem = exc.user_message
         if problem or request is None:
-            self.report({'ERROR'}, problem)
-            return {'CANCELLED'}
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
         return launch(self, context, request, wait=self.wait)
 
     def _request(self) -> JobRequest:
@@ -139,9 +143,9 @@ def save_blender_image(name: str) -> Path:
     image = bpy.data.images.get(name)
     if image is None:
         raise InputError(f"There is no image called “{name}” in this file.")
-    if image.type != 'RENDER_RESULT' and not image.has_data and image.source == 'FILE':
+    if image.type != "RENDER_RESULT" and not image.has_data and image.source == "FILE":
         image.reload()
-    if image.type != 'RENDER_RESULT' and tuple(image.size) == (0, 0):
+    if image.type != "RENDER_RESULT" and tuple(image.size) == (0, 0):
         raise InputError(f"The image “{name}” has no pixels (is its file missing?).")
     folder = preferences.user_dir() / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
@@ -149,7 +153,7 @@ def save_blender_image(name: str) -> Path:
     scene = bpy.context.scene
     settings = scene.render.image_settings
     saved = (settings.file_format, settings.color_mode)
-    settings.file_format, settings.color_mode = 'PNG', 'RGBA'
+    settings.file_format, settings.color_mode = "PNG", "RGBA"
     try:
         image.save_render(str(path), scene=scene)
     except RuntimeError as exc:

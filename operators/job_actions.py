@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import bpy
 from bpy.props import StringProperty
 
@@ -9,18 +11,21 @@ from ..api.jobs import JobRequest, JobState
 from . import runtime, watcher
 from .common import online_poll, setup_problem
 
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
 
 def _job_or_report(op: bpy.types.Operator, context: bpy.types.Context, job_id: str):  # type: ignore[no-untyped-def]
     job = runtime.engine(context).get(job_id)
     if job is None:
-        op.report({'ERROR'}, "Kiln: that job is no longer in the list")
+        op.report({"ERROR"}, "Kiln: that job is no longer in the list")
     return job
 
 
 class _JobOperator:
     """Mixin: the job an action applies to."""
 
-    job_id: StringProperty(options={'HIDDEN', 'SKIP_SAVE'})  # type: ignore[valid-type]
+    job_id: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
 
 class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
@@ -28,13 +33,13 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.cancel_job"
     bl_label = "Cancel Job"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         if _job_or_report(self, context, self.job_id) is None:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         runtime.engine(context).cancel(self.job_id)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_retry_job(_JobOperator, bpy.types.Operator):
@@ -42,29 +47,29 @@ class KILN_OT_retry_job(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.retry_job"
     bl_label = "Retry Job"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
         return online_poll(cls)
 
-    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         return context.window_manager.invoke_confirm(self, event)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
         if problem:
-            self.report({'ERROR'}, problem)
-            return {'CANCELLED'}
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
         job = _job_or_report(self, context, self.job_id)
         if job is None:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         if job.state.is_active:
-            self.report({'WARNING'}, "Kiln: this job is still running")
-            return {'CANCELLED'}
+            self.report({"WARNING"}, "Kiln: this job is still running")
+            return {"CANCELLED"}
         runtime.engine(context).retry(self.job_id)
         watcher.ensure_running()
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_resume_job(_JobOperator, bpy.types.Operator):
@@ -72,22 +77,22 @@ class KILN_OT_resume_job(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.resume_job"
     bl_label = "Resume Job"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
         return online_poll(cls)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         job = _job_or_report(self, context, self.job_id)
         if job is None:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         if not job.task_id or job.state.is_active:
-            self.report({'WARNING'}, "Kiln: there is no task to resume for this job")
-            return {'CANCELLED'}
+            self.report({"WARNING"}, "Kiln: there is no task to resume for this job")
+            return {"CANCELLED"}
         runtime.engine(context).resume(self.job_id)
         watcher.ensure_running()
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_resume_task(bpy.types.Operator):
@@ -95,7 +100,7 @@ class KILN_OT_resume_task(bpy.types.Operator):
 
     bl_idname = "kiln.resume_task"
     bl_label = "Resume Task by ID"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
     task_id: StringProperty(name="Task ID")  # type: ignore[valid-type]
     name: StringProperty(name="Name", description="How the job is called in the list")  # type: ignore[valid-type]
@@ -104,14 +109,14 @@ class KILN_OT_resume_task(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return online_poll(cls)
 
-    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         return context.window_manager.invoke_props_dialog(self)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context) or ("" if self.task_id.strip() else "Enter a task id to resume")
         if problem:
-            self.report({'ERROR'}, problem)
-            return {'CANCELLED'}
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
         request = JobRequest(kind="text", name=self.name.strip() or f"Task {self.task_id.strip()}")
         engine = runtime.engine(context)
         job = engine.resume_task(self.task_id, request, origin=runtime.current_origin())
@@ -120,7 +125,7 @@ class KILN_OT_resume_task(bpy.types.Operator):
             watcher.import_ready(context, [job.id])
         else:
             watcher.ensure_running()
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_import_job(_JobOperator, bpy.types.Operator):
@@ -128,20 +133,18 @@ class KILN_OT_import_job(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.import_job"
     bl_label = "Import"
-    bl_options = {'INTERNAL', 'UNDO'}
+    bl_options = {"INTERNAL", "UNDO"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         job = _job_or_report(self, context, self.job_id)
         if job is None:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         if job.state not in (JobState.READY, JobState.IMPORTED) or not job.mesh_path:
-            self.report({'WARNING'}, "Kiln: this job has no mesh to import yet")
-            return {'CANCELLED'}
-        level, message = 'INFO', watcher.import_one(context, job)
-        if runtime.engine(context).get(job.id).state is JobState.FAILED:  # type: ignore[union-attr]
-            level = 'ERROR'
+            self.report({"WARNING"}, "Kiln: this job has no mesh to import yet")
+            return {"CANCELLED"}
+        level, message = watcher.import_one(context, job)
         self.report({level}, message)
-        return {'FINISHED'} if level == 'INFO' else {'CANCELLED'}
+        return {"FINISHED"} if level == "INFO" else {"CANCELLED"}
 
 
 class KILN_OT_remove_job(_JobOperator, bpy.types.Operator):
@@ -149,11 +152,11 @@ class KILN_OT_remove_job(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.remove_job"
     bl_label = "Remove Job"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         runtime.engine(context).remove(self.job_id)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_clear_finished(bpy.types.Operator):
@@ -161,14 +164,14 @@ class KILN_OT_clear_finished(bpy.types.Operator):
 
     bl_idname = "kiln.clear_finished"
     bl_label = "Clear Finished"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         engine = runtime.engine(context)
         for job in engine.jobs():
             if job.state in (JobState.IMPORTED, JobState.FAILED, JobState.CANCELLED):
                 engine.remove(job.id)
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_copy_task_id(_JobOperator, bpy.types.Operator):
@@ -176,15 +179,15 @@ class KILN_OT_copy_task_id(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.copy_task_id"
     bl_label = "Copy Task ID"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         job = _job_or_report(self, context, self.job_id)
         if job is None or not job.task_id:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         context.window_manager.clipboard = job.task_id
-        self.report({'INFO'}, f"Copied task id {job.task_id}")
-        return {'FINISHED'}
+        self.report({"INFO"}, f"Copied task id {job.task_id}")
+        return {"FINISHED"}
 
 
 class KILN_OT_open_cache_folder(bpy.types.Operator):
@@ -192,33 +195,33 @@ class KILN_OT_open_cache_folder(bpy.types.Operator):
 
     bl_idname = "kiln.open_cache_folder"
     bl_label = "Open Cache Folder"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         folder = runtime.engine(context).cache_dir
         folder.mkdir(parents=True, exist_ok=True)
         bpy.ops.wm.path_open(filepath=str(folder))
-        return {'FINISHED'}
+        return {"FINISHED"}
 
 
 class KILN_OT_wait_jobs(bpy.types.Operator):
-    """Background mode: block until every unfinished job is imported or failed. In the UI: make sure they run"""
+    """Background mode: block until every unfinished job is imported or failed. UI: make sure they run"""
 
     bl_idname = "kiln.wait_jobs"
     bl_label = "Wait for Kiln Jobs"
-    bl_options = {'REGISTER'}
+    bl_options = {"REGISTER"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         engine = runtime.engine(context)
         if not bpy.app.background:
             watcher.ensure_running()
-            return {'FINISHED'}
+            return {"FINISHED"}
         engine.wait([job.id for job in engine.jobs()])
         watcher.import_ready(context)
         failed = [job for job in engine.jobs() if job.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN)]
         for job in failed:
-            self.report({'WARNING'}, f"Kiln: “{job.request.label[:40]}”: {job.error}")
-        return {'FINISHED'}
+            self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error}")
+        return {"FINISHED"}
 
 
 classes = (

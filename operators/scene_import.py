@@ -40,22 +40,24 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
     prefs = preferences.get(context)
     path = Path(job.mesh_path)
     if not path.is_file():
-        raise ImportFailed(f"The downloaded mesh for task {job.task_id} is missing from the cache. Press Retry.")
+        raise ImportFailed(
+            f"The downloaded mesh for task {job.task_id} is missing from the cache. Press Retry."
+        )
     before = set(bpy.data.objects)
     try:
-        result = bpy.ops.import_scene.gltf(filepath=str(path))
+        bpy.ops.import_scene.gltf(filepath=str(path))
     except RuntimeError as exc:
         log.warning("glTF import of %s failed: %s", path, exc)
         raise ImportFailed(
             f"Blender could not read the mesh of task {job.task_id} (the file is damaged). Press Retry."
         ) from exc
     new_objects = [obj for obj in bpy.data.objects if obj not in before]
-    if 'FINISHED' not in result or not new_objects:
+    if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
 
     collection = target_collection(context, prefs.collection_name, job.group)
     if location is None:
-        location = context.scene.cursor.location.copy() if prefs.placement == 'CURSOR' else Vector()
+        location = context.scene.cursor.location.copy() if prefs.placement == "CURSOR" else Vector()
     for obj in new_objects:
         for owner in list(obj.users_collection):
             owner.objects.unlink(obj)

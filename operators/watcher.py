@@ -10,14 +10,22 @@ with unfinished jobs. Timers never fire in background mode; there the operators 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.handlers import persistent
 
 from .. import preferences
 from ..api.jobs import Job, JobState
+from ..registration import classes_factory
 from . import runtime
 from .scene_import import ImportFailed, import_job
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+    from bpy.stub_internal.rna_enums import WmReportItems
+
+Report = tuple["WmReportItems", str]
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +41,9 @@ def _redraw_sidebars() -> None:
         return
     for window in wm.windows:
         for area in window.screen.areas:
-            if area.type == 'VIEW_3D':
+            if area.type == "VIEW_3D":
                 for region in area.regions:
-                    if region.type == 'UI':
+                    if region.type == "UI":
                         region.tag_redraw()
 
 
@@ -43,46 +51,44 @@ def _importable_here(job: Job) -> bool:
     return job.state is JobState.READY and job.origin == runtime.current_origin()
 
 
-def import_one(context: bpy.types.Context, job: Job) -> str:
-    """Import a ready job and record the outcome; returns the sentence for the status bar."""
+def import_one(context: bpy.types.Context, job: Job) -> Report:
+    """Import a ready job and record the outcome; returns what the status bar should say."""
     engine = runtime.engine(context)
     try:
         names = import_job(context, job)
     except ImportFailed as exc:
         engine.mark_failed(job.id, str(exc))
-        return f"Kiln: {exc}"
+        return "ERROR", f"Kiln: {exc}"
     engine.mark_imported(job.id, names)
-    return f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
+    return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
 
 
-def tick(context: bpy.types.Context) -> list[tuple[str, str]]:
-    """One watcher step; returns (level, message) pairs for the status bar."""
+def tick(context: bpy.types.Context) -> list[Report]:
+    """One watcher step; returns what the status bar should say."""
     engine = runtime.engine_if_started()
     if engine is None:
         return []
-    messages: list[tuple[str, str]] = []
+    messages: list[Report] = []
     events = engine.drain_events()
     for event in events:
         if event.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN, JobState.TIMED_OUT) and event.message:
-            messages.append(('WARNING', f"Kiln: {event.message}"))
+            messages.append(("WARNING", f"Kiln: {event.message}"))
     if preferences.get(context).auto_import:
         ready = next((job for job in engine.jobs() if _importable_here(job)), None)
         if ready is not None:
-            messages.append(('INFO', import_one(context, ready)))
+            messages.append(import_one(context, ready))
     if events or messages:
         _redraw_sidebars()
     return messages
 
 
-def import_ready(context: bpy.types.Context, job_ids: list[str] | None = None) -> list[tuple[str, str]]:
+def import_ready(context: bpy.types.Context, job_ids: list[str] | None = None) -> None:
     """Background mode: import every finished job (or just ``job_ids``), whatever file it came from."""
     engine = runtime.engine(context)
     engine.drain_events()
-    messages = []
     for job in engine.jobs():
         if job.state is JobState.READY and (job_ids is None or job.id in job_ids):
-            messages.append(('INFO', import_one(context, job)))
-    return messages
+            import_one(context, job)
 
 
 def is_idle() -> bool:
@@ -97,29 +103,29 @@ class KILN_OT_watch_jobs(bpy.types.Operator):
 
     bl_idname = "kiln.watch_jobs"
     bl_label = "Watch Kiln Jobs"
-    bl_options = {'INTERNAL'}
+    bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         global _timer, _running
         if _running or bpy.app.background or context.window is None:
-            return {'CANCELLED'}
+            return {"CANCELLED"}
         _running = True
         wm = context.window_manager
         _timer = wm.event_timer_add(TICK_SECONDS, window=context.window)
         wm.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
+        return {"RUNNING_MODAL"}
 
-    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         if not _running:
-            return {'CANCELLED'}
-        if event.type != 'TIMER':
-            return {'PASS_THROUGH'}
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
         for level, message in tick(context):
             self.report({level}, message)
         if is_idle():
             stop()
-            return {'FINISHED'}
-        return {'PASS_THROUGH'}
+            return {"FINISHED"}
+        return {"PASS_THROUGH"}
 
 
 def stop() -> None:
@@ -139,7 +145,7 @@ def ensure_running() -> None:
         return
     window = bpy.context.window or wm.windows[0]
     with bpy.context.temp_override(window=window):
-        bpy.ops.kiln.watch_jobs()
+        bpy.ops.kiln.watch_jobs()  # type: ignore[attr-defined]
 
 
 def _start_later() -> None:
@@ -168,7 +174,7 @@ def _on_save_post(*_args: object) -> None:
 
 
 classes = (KILN_OT_watch_jobs,)
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = classes_factory(classes)
 
 
 def register() -> None:
@@ -184,7 +190,10 @@ def unregister() -> None:
     stop()
     if bpy.app.timers.is_registered(_start_later):
         bpy.app.timers.unregister(_start_later)
-    for handlers, fn in ((bpy.app.handlers.load_post, _on_load_post), (bpy.app.handlers.save_post, _on_save_post)):
+    for handlers, fn in (
+        (bpy.app.handlers.load_post, _on_load_post),
+        (bpy.app.handlers.save_post, _on_save_post),
+    ):
         if fn in handlers:
             handlers.remove(fn)
     _unregister_classes()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import bpy
-
+from ..registration import classes_factory
 from . import generate, jobs
 
 classes = (*generate.classes, *jobs.classes)
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = classes_factory(classes)
 
 
 def register() -> None:

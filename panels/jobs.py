@@ -8,8 +8,8 @@ from ..operators import runtime
 
 
 class KILN_PT_jobs(bpy.types.Panel):
-    bl_space_type = 'VIEW_3D'
-    bl_region_type = 'UI'
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
     bl_category = "Kiln"
     bl_label = "Jobs"
 

@@ -43,7 +43,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def kiln(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The add-on enabled from the working tree (mounted as a local extension repository)."""
     import bpy
-
     from blender_scripts.harness import enable_kiln
 
     enable_kiln(tmp_path_factory.mktemp("extensions-repo"))
@@ -101,7 +100,9 @@ def _empty(folder: Path) -> None:
 
 
 @pytest.fixture
-def service(blender: Any, fresh_jobs: Path, sandbox: Any, sandbox_key: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+def service(
+    blender: Any, fresh_jobs: Path, sandbox: Any, sandbox_key: str, monkeypatch: pytest.MonkeyPatch
+) -> Any:
     """Kiln pointed at a running sandbox (through the environment, as a pipeline would)."""
     monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
     monkeypatch.setenv("KILN_API_KEY", sandbox_key)

@@ -12,11 +12,30 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bpy_paths import extension_tool, valid_tags  # noqa: E402
+from bpy_paths import extension_tool, valid_tags
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED_TOP_LEVEL = {"blender_manifest.toml", "__init__.py", "preferences.py", "README.md", "LICENSE", "api", "operators", "panels"}
-FORBIDDEN_PARTS = {"tests", "sandbox", "bench", "examples", "tools", "requirements", "__pycache__", "Makefile"}
+SHIPPED_TOP_LEVEL = {
+    "blender_manifest.toml",
+    "__init__.py",
+    "preferences.py",
+    "registration.py",
+    "README.md",
+    "LICENSE",
+    "api",
+    "operators",
+    "panels",
+}
+FORBIDDEN_PARTS = {
+    "tests",
+    "sandbox",
+    "bench",
+    "examples",
+    "tools",
+    "requirements",
+    "__pycache__",
+    "Makefile",
+}
 
 
 def zip_problems(path: Path) -> list[str]:
@@ -41,7 +60,10 @@ def build(output_dir: Path) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     output.unlink(missing_ok=True)
     tool, tags = str(extension_tool()), f"--valid-tags={valid_tags()}"
-    subprocess.run([sys.executable, tool, "build", "--source-dir", str(ROOT), "--output-filepath", str(output), tags], check=True)
+    subprocess.run(
+        [sys.executable, tool, "build", "--source-dir", str(ROOT), "--output-filepath", str(output), tags],
+        check=True,
+    )
     subprocess.run([sys.executable, tool, "validate", tags, str(output)], check=True)
     problems = zip_problems(output)
     if problems:

@@ -18,7 +18,7 @@ def enable_kiln(repo_dir: Path) -> str:
         repo_dir.mkdir(parents=True, exist_ok=True)
         link.symlink_to(ROOT, target_is_directory=True)
     bpy.context.preferences.extensions.repos.new(
-        name="Kiln (working tree)", module=REPO_MODULE, custom_directory=str(repo_dir), source='USER'
+        name="Kiln (working tree)", module=REPO_MODULE, custom_directory=str(repo_dir), source="USER"
     )
     bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
     bpy.context.preferences.system.use_online_access = True

@@ -15,7 +15,12 @@ MODULE = "bl_ext.user_default.kiln"
 
 def kiln_classes() -> list[type]:
     addon = sys.modules[MODULE]
-    return [*addon.preferences.classes, *addon.operators.classes, *addon.operators.watcher.classes, *addon.panels.classes]
+    return [
+        *addon.preferences.classes,
+        *addon.operators.classes,
+        *addon.operators.watcher.classes,
+        *addon.panels.classes,
+    ]
 
 
 def leftovers() -> list[str]:

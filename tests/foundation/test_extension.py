@@ -33,7 +33,14 @@ def test_zip_is_named_after_the_manifest_and_holds_only_the_addon(built_zip: Pat
 def test_zip_check_rejects_dev_files(tmp_path: Path) -> None:
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(bad, "w") as archive:
-        for name in ("__init__.py", "tests/test_x.py", "sandbox/server.py", "Makefile", ".ci/run", "api/__pycache__/x.pyc"):
+        for name in (
+            "__init__.py",
+            "tests/test_x.py",
+            "sandbox/server.py",
+            "Makefile",
+            ".ci/run",
+            "api/__pycache__/x.pyc",
+        ):
             archive.writestr(name, "")
     assert len(build.zip_problems(bad)) == 5
 
@@ -43,7 +50,11 @@ def test_zip_installs_registers_and_unregisters_without_leftovers(built_zip: Pat
     env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
     script = ROOT / "tests" / "blender_scripts" / "install_zip.py"
     result = subprocess.run(
-        [sys.executable, str(script), "--", str(built_zip)], env=env, capture_output=True, text=True, timeout=240
+        [sys.executable, str(script), "--", str(built_zip)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "KILN-OK" in result.stdout
@@ -51,5 +62,10 @@ def test_zip_installs_registers_and_unregisters_without_leftovers(built_zip: Pat
 
 def test_addon_enabled_from_working_tree(blender: Any, kiln: Any) -> None:
     assert "bl_ext.kiln_dev.kiln" in blender.context.preferences.addons
-    for name in ("KILN_OT_generate_from_text", "KILN_OT_generate_from_image", "KILN_OT_wait_jobs", "KILN_PT_jobs"):
+    for name in (
+        "KILN_OT_generate_from_text",
+        "KILN_OT_generate_from_image",
+        "KILN_OT_wait_jobs",
+        "KILN_PT_jobs",
+    ):
         assert hasattr(blender.types, name), name

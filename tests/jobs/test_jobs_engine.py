@@ -41,7 +41,9 @@ def on_disk(state_dir: Path) -> list[dict[str, Any]]:
     return json.loads((state_dir / JOBS_FILE).read_text())["jobs"]
 
 
-def test_text_job_runs_to_a_checked_glb_in_the_cache(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+def test_text_job_runs_to_a_checked_glb_in_the_cache(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
     engine = make_engine(config(sandbox, sandbox_key))
     job = engine.submit(TEXT, origin="test")
     assert engine.wait([job.id], timeout=60)
@@ -89,8 +91,18 @@ def test_a_submit_cut_off_by_a_crash_is_surfaced_not_resent(
 ) -> None:
     state = tmp_path / "state"
     state.mkdir()
-    crashed = {"id": "abc", "request": {"kind": "text", "prompt": "a lamp"}, "state": "submitting", "submit_sent": True}
-    waiting = {"id": "def", "request": {"kind": "text", "prompt": "a rock"}, "state": "submitting", "submit_sent": False}
+    crashed = {
+        "id": "abc",
+        "request": {"kind": "text", "prompt": "a lamp"},
+        "state": "submitting",
+        "submit_sent": True,
+    }
+    waiting = {
+        "id": "def",
+        "request": {"kind": "text", "prompt": "a rock"},
+        "state": "submitting",
+        "submit_sent": False,
+    }
     (state / JOBS_FILE).write_text(json.dumps({"format": 1, "jobs": [crashed, waiting]}))
     engine = make_engine(config(sandbox, sandbox_key), state)
     assert engine.wait(["abc", "def"], timeout=60)
@@ -100,7 +112,9 @@ def test_a_submit_cut_off_by_a_crash_is_surfaced_not_resent(
     assert sandbox.submit_attempts == 1
 
 
-def test_a_failed_send_is_outcome_unknown_and_sent_once(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+def test_a_failed_send_is_outcome_unknown_and_sent_once(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
     sandbox.set_faults("500=1,scope=submit")
     engine = make_engine(config(sandbox, sandbox_key))
     job = engine.submit(TEXT)
@@ -144,14 +158,18 @@ def test_a_dead_service_fails_the_job(make_engine: Any, sandbox_key: str) -> Non
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    engine = make_engine(ServiceConfig(base_url=f"http://127.0.0.1:{port}", api_key=sandbox_key, poll_interval=0.2))
+    engine = make_engine(
+        ServiceConfig(base_url=f"http://127.0.0.1:{port}", api_key=sandbox_key, poll_interval=0.2)
+    )
     job = engine.submit(TEXT)
     assert engine.wait([job.id], timeout=120)
     assert engine.get(job.id).state is JobState.FAILED
     assert engine.get(job.id).error
 
 
-def test_a_forgotten_task_fails_with_a_sentence(sandbox_factory: Any, sandbox_key: str, make_engine: Any) -> None:
+def test_a_forgotten_task_fails_with_a_sentence(
+    sandbox_factory: Any, sandbox_key: str, make_engine: Any
+) -> None:
     sandbox = sandbox_factory(speed=0.5)
     engine = make_engine(config(sandbox, sandbox_key))
     job = engine.submit(TEXT)

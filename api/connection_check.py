@@ -1,0 +1,82 @@
+"""The preferences' Test Connection, off the UI thread: a worker asks, the UI reads the answer when it arrives."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Callable
+
+from .client import Client
+from .errors import KilnError
+
+log = logging.getLogger(__name__)
+
+
+class CheckState(str, enum.Enum):
+    IDLE = "idle"
+    RUNNING = "running"
+    OK = "ok"
+    FAILED = "failed"
+
+
+def _ask_service(base_url: str, api_key: str) -> str:
+    with Client(base_url, api_key, retries=0) as client:
+        return client.check_connection()
+
+
+class ConnectionCheck:
+    """One check at a time; ``state``/``message`` are safe to read from the main thread at any moment."""
+
+    def __init__(self, ask: Callable[[str, str], str] = _ask_service) -> None:
+        self._ask = ask
+        self._lock = threading.Lock()
+        self._state = CheckState.IDLE
+        self._message = ""
+        self._generation = 0
+
+    @property
+    def state(self) -> CheckState:
+        with self._lock:
+            return self._state
+
+    @property
+    def message(self) -> str:
+        with self._lock:
+            return self._message
+
+    def start(self, base_url: str, api_key: str) -> bool:
+        """Begin a check on a worker thread; False if one is already running."""
+        with self._lock:
+            if self._state is CheckState.RUNNING:
+                return False
+            self._generation += 1
+            self._state, self._message = CheckState.RUNNING, "Asking the service…"
+            generation = self._generation
+        threading.Thread(
+            target=self._run, args=(generation, base_url, api_key), name="kiln-connection-check", daemon=True
+        ).start()
+        return True
+
+    def reset(self) -> None:
+        """Forget the last answer (the URL or key changed); a check still running is ignored when it ends."""
+        with self._lock:
+            self._generation += 1
+            self._state, self._message = CheckState.IDLE, ""
+
+    def _run(self, generation: int, base_url: str, api_key: str) -> None:
+        try:
+            state, message = CheckState.OK, self._ask(base_url, api_key)
+        except KilnError as exc:
+            state, message = CheckState.FAILED, exc.user_message
+        except Exception:
+            log.exception("Connection check failed unexpectedly")
+            state, message = CheckState.FAILED, "Kiln hit an unexpected error; see the system console."
+        log.info("Connection check: %s", message)
+        with self._lock:
+            if generation == self._generation:
+                self._state, self._message = state, message
+
+
+#: The check the preferences show (one per Blender session).
+current = ConnectionCheck()

@@ -1,0 +1,79 @@
+"""The words the Sidebar shows for a job and a key, kept free of bpy so they can be tested alone."""
+
+from __future__ import annotations
+
+import re
+
+from .jobs import Job, JobState
+
+#: Filter values of the job list, and which states each one shows.
+FILTER_STATES: dict[str, frozenset[JobState]] = {
+    "ACTIVE": frozenset({JobState.SUBMITTING, JobState.QUEUED, JobState.RUNNING, JobState.DOWNLOADING}),
+    "DONE": frozenset({JobState.READY, JobState.IMPORTED}),
+    "FAILED": frozenset({JobState.FAILED, JobState.CANCELLED, JobState.OUTCOME_UNKNOWN, JobState.TIMED_OUT}),
+}
+
+_KEY_SHAPE = re.compile(r"[A-Za-z0-9]+_live_\S{8,}")
+
+
+def shown_by_filter(state: JobState, filter_value: str) -> bool:
+    """Whether a job in ``state`` is listed under the filter ('ALL' shows every job)."""
+    return filter_value == "ALL" or state in FILTER_STATES.get(filter_value, frozenset())
+
+
+def format_eta(seconds: int | None) -> str:
+    """'about 40 s left' / 'about 3 min left'; empty when the service gave no estimate."""
+    if seconds is None or seconds < 0:
+        return ""
+    if seconds < 60:
+        return f"about {max(seconds, 1)} s left"
+    return f"about {round(seconds / 60)} min left"
+
+
+def progress_text(job: Job) -> str:
+    """The words inside the progress bar of an active job."""
+    if job.state is JobState.SUBMITTING:
+        return job.note or "Sending"
+    if job.state is JobState.QUEUED:
+        return job.note or "Queued"
+    if job.state is JobState.DOWNLOADING:
+        return job.note or "Downloading"
+    eta = format_eta(job.eta_seconds)
+    percent = f"{job.progress:.0f}%"
+    return f"{percent} · {eta}" if eta else percent
+
+
+def status_text(job: Job) -> str:
+    """One short phrase for a job's row in the list."""
+    if job.state.is_active:
+        return progress_text(job)
+    if job.state is JobState.READY:
+        return "Ready to import"
+    if job.state is JobState.IMPORTED:
+        return f"{job.triangles:,} triangles" if job.triangles else "In the scene"
+    return {
+        JobState.FAILED: "Failed",
+        JobState.CANCELLED: "Cancelled",
+        JobState.OUTCOME_UNKNOWN: "Outcome unknown",
+        JobState.TIMED_OUT: "Timed out",
+    }[job.state]
+
+
+def key_hint(key: str) -> str:
+    """A hint when a key does not look like ``<prefix>_live_<random>``; empty when it does (or is empty)."""
+    key = key.strip()
+    if not key or _KEY_SHAPE.fullmatch(key):
+        return ""
+    return (
+        "This does not look like a live secret key (<prefix>_live_…). "
+        "Check that you copied the whole secret key; Kiln will still try it"
+    )
+
+
+def human_size(size: int) -> str:
+    """Bytes as an artist reads them: '512 B', '12.3 MB'."""
+    units = ("B", "KB", "MB", "GB")
+    value, index = float(size), 0
+    while value >= 1000 and index < len(units) - 1:
+        value, index = value / 1000, index + 1
+    return f"{size} B" if index == 0 else f"{value:.1f} {units[index]}"

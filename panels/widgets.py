@@ -1,0 +1,25 @@
+"""Small drawing helpers the panels share."""
+
+from __future__ import annotations
+
+import textwrap
+
+import bpy
+
+#: Rough width of one character of Blender's UI font at scale 1, in pixels.
+_CHAR_PIXELS = 7.0
+_FALLBACK_CHARS = 40
+
+
+def wrapped_label(layout: bpy.types.UILayout, context: bpy.types.Context, text: str, icon: str = 'NONE') -> None:
+    """Show a sentence over as many lines as the region needs (labels do not wrap by themselves)."""
+    region = context.region
+    if region is not None and region.width > 0:
+        scale = context.preferences.system.ui_scale
+        chars = max(12, int((region.width - 40 * scale) / (_CHAR_PIXELS * scale)))
+    else:
+        chars = _FALLBACK_CHARS
+    col = layout.column(align=True)
+    indent = 'NONE' if icon == 'NONE' else 'BLANK1'
+    for i, line in enumerate(textwrap.wrap(text, chars) or [""]):
+        col.label(text=line, icon=icon if i == 0 else indent)

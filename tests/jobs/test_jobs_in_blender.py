@@ -1,0 +1,227 @@
+"""Jobs end to end inside Blender (the bpy module) against the sandbox over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+
+
+def kiln_objects(bpy: Any) -> list[Any]:
+    return [obj for obj in bpy.data.objects if "kiln_task_id" in obj]
+
+
+def triangles(objects: list[Any]) -> int:
+    total = 0
+    for obj in objects:
+        if obj.type == "MESH":
+            obj.data.calc_loop_triangles()
+            total += len(obj.data.loop_triangles)
+    return total
+
+
+def engine_of(kiln_module: Any) -> Any:
+    return kiln_module("operators.runtime").engine()
+
+
+def test_text_job_in_background_mode_lands_in_the_scene(service: Any, blender: Any, kiln_module: Any) -> None:
+    blender.context.scene.cursor.location = (1.0, 2.0, 3.0)
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    objects = kiln_objects(blender)
+    assert objects
+    job = engine_of(kiln_module).jobs()[-1]
+    assert triangles(objects) == job.triangles
+    obj = objects[0]
+    assert obj["kiln_task_id"] == job.task_id
+    assert obj["kiln_prompt"] == "a red chair"
+    assert obj["kiln_resolution"] == job.resolution
+    assert all(o.name in blender.data.collections["Kiln"].objects for o in objects)
+    roots = [o for o in objects if o.parent is None]
+    assert tuple(roots[0].location) == pytest.approx((1.0, 2.0, 3.0))
+    assert blender.context.view_layer.objects.active in objects
+    assert sorted(job.objects) == sorted(o.name for o in objects)
+
+
+def test_image_job_in_background_mode_lands_in_the_scene(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    path = SAMPLES / "chair.png"
+    assert blender.ops.kiln.generate_from_image(filepath=str(path), resolution="1024") == {"FINISHED"}
+    objects = kiln_objects(blender)
+    job = engine_of(kiln_module).jobs()[-1]
+    assert triangles(objects) == job.triangles
+    assert objects[0]["kiln_image"] == str(path)
+    assert objects[0]["kiln_resolution"] == 1024
+
+
+def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any) -> None:
+    image = blender.data.images.new("Concept", 64, 64, alpha=True)
+    image.generated_type = "COLOR_GRID"
+    assert blender.ops.kiln.generate_from_image(image_name="Concept", resolution="1024") == {"FINISHED"}
+    assert kiln_objects(blender)[0]["kiln_image"].endswith(".png")
+
+
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [
+        ({"faults": "fail=1"}, "could not generate"),
+        ({"faults": "corrupt=1"}, "mesh"),
+        ({"credits": 0}, "credits"),
+    ],
+)
+def test_failures_raise_a_sentence_and_keep_the_job(
+    blender: Any,
+    fresh_jobs: Path,
+    sandbox_factory: Any,
+    sandbox_key: str,
+    monkeypatch: Any,
+    kiln_module: Any,
+    setup: dict[str, Any],
+    words: str,
+) -> None:
+    sandbox = sandbox_factory(**setup)
+    monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    with pytest.raises(RuntimeError, match="(?i)" + words) as caught:
+        blender.ops.kiln.generate_from_text(prompt="a lamp")
+    assert "Traceback" not in str(caught.value)
+    job = engine_of(kiln_module).jobs()[-1]
+    assert job.state.value == "failed" and job.error
+    assert not kiln_objects(blender)
+
+
+def test_a_rejected_key_raises_a_sentence(service: Any, blender: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("KILN_API_KEY", "sbx_live_wrongwrongwrong0000")
+    with pytest.raises(RuntimeError, match=r"(?i)key"):
+        blender.ops.kiln.generate_from_text(prompt="a lamp")
+
+
+def test_a_dead_service_raises_a_sentence(
+    blender: Any, fresh_jobs: Path, monkeypatch: Any, sandbox_key: str
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("KILN_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    with pytest.raises(RuntimeError, match="Kiln: ") as caught:
+        blender.ops.kiln.generate_from_text(prompt="a lamp")
+    assert "reach" in str(caught.value).lower() or "connect" in str(caught.value).lower()
+    assert blender.ops.wm.read_homefile(use_empty=True) == {"FINISHED"}
+
+
+def test_empty_prompt_and_missing_key_are_refused_before_sending(
+    service: Any, blender: Any, monkeypatch: Any
+) -> None:
+    with pytest.raises(RuntimeError, match="prompt is empty"):
+        blender.ops.kiln.generate_from_text(prompt="   ")
+    monkeypatch.delenv("KILN_API_KEY")
+    with pytest.raises(RuntimeError, match="No API key"):
+        blender.ops.kiln.generate_from_text(prompt="a mug")
+    with pytest.raises(RuntimeError, match="not a PNG, JPEG or WebP"):
+        monkeypatch.setenv("KILN_API_KEY", "sbx_live_whatever00000000")
+        blender.ops.kiln.generate_from_image(filepath=__file__)
+    assert service.submit_attempts == 0
+
+
+def test_online_access_off_refuses_and_sends_nothing(service: Any, offline: Any) -> None:
+    with pytest.raises(RuntimeError, match=r"(?i)online access"):
+        offline.ops.kiln.generate_from_text(prompt="a red chair")
+    with pytest.raises(RuntimeError, match=r"(?i)online access"):
+        offline.ops.kiln.generate_from_image(filepath=str(SAMPLES / "chair.png"))
+    assert service.requests == []
+
+
+@contextmanager
+def main_thread_must_not_wait() -> Iterator[list[str]]:
+    """Record any socket connect or sleep made on the main thread while the block runs."""
+    offences: list[str] = []
+    main = threading.main_thread()
+    real_connect, real_sleep = socket.socket.connect, time.sleep
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        if threading.current_thread() is main:
+            offences.append(f"socket connect to {address}")
+        return real_connect(self, address)
+
+    def sleep(seconds: float) -> None:
+        if threading.current_thread() is main:
+            offences.append(f"sleep({seconds})")
+        real_sleep(seconds)
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    time.sleep = sleep
+    try:
+        yield offences
+    finally:
+        socket.socket.connect = real_connect  # type: ignore[method-assign]
+        time.sleep = real_sleep
+
+
+def test_ui_path_never_waits_on_the_main_thread(service: Any, blender: Any, kiln_module: Any) -> None:
+    watcher = kiln_module("operators.watcher")
+    prompts = ["a red chair", "a blue mug", "a green tree", "a sword"]
+    deadline = time.monotonic() + 90
+    with main_thread_must_not_wait() as offences:
+        for prompt in prompts:
+            assert blender.ops.kiln.generate_from_text(prompt=prompt, wait=False) == {"FINISHED"}
+        assert len(kiln_objects(blender)) == 0
+        while len({o["kiln_prompt"] for o in kiln_objects(blender)}) < len(prompts):
+            assert time.monotonic() < deadline, "jobs did not import in time"
+            watcher.tick(blender.context)
+            threading.Event().wait(0.05)
+    assert offences == []
+    assert service.submit_count == len(prompts)
+    assert watcher.is_idle()
+
+
+def test_a_file_load_while_a_job_runs_loses_nothing(
+    blender: Any,
+    fresh_jobs: Path,
+    sandbox_factory: Any,
+    sandbox_key: str,
+    monkeypatch: Any,
+    kiln_module: Any,
+    tmp_path: Path,
+) -> None:
+    sandbox = sandbox_factory(speed=2.0)
+    monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    watcher = kiln_module("operators.watcher")
+    scene_file = tmp_path / "scene.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(scene_file))
+    blender.ops.kiln.generate_from_text(prompt="a wooden table", wait=False)
+    blender.ops.wm.read_homefile(use_empty=True)
+    assert blender.app.timers.is_registered(watcher._start_later)
+    engine = engine_of(kiln_module)
+    assert [job.request.prompt for job in engine.jobs()] == ["a wooden table"]
+
+    blender.ops.wm.open_mainfile(filepath=str(scene_file))
+    assert engine.wait([engine.jobs()[0].id], timeout=60)
+    watcher.tick(blender.context)
+    assert [o["kiln_prompt"] for o in kiln_objects(blender)][:1] == ["a wooden table"]
+    assert sandbox.submit_count == 1
+
+
+def test_a_job_from_another_file_waits_for_an_explicit_import(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    watcher = kiln_module("operators.watcher")
+    blender.ops.kiln.generate_from_text(prompt="a rock", wait=False)
+    engine = engine_of(kiln_module)
+    job = engine.jobs()[0]
+    blender.ops.wm.read_homefile(use_empty=True)
+    assert engine.wait([job.id], timeout=60)
+    watcher.tick(blender.context)
+    assert kiln_objects(blender) == []
+    assert engine.get(job.id).state.value == "ready"
+    assert blender.ops.kiln.import_job(job_id=job.id) == {"FINISHED"}
+    assert kiln_objects(blender)
