@@ -10,23 +10,38 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .api import secrets
-from .api.jobs import ServiceConfig
+from .api.cache import SizeCache
+from .api.connection_check import CheckState
+from .api.connection_check import current as connection_check
+from .api.jobs import CACHE_DIR, ServiceConfig
+from .api.ui_text import human_size, key_hint
 from .registration import classes_factory
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import IconItems
 
 ENV_KEY = "KILN_API_KEY"
 ENV_BASE_URL = "KILN_BASE_URL"
 
 _cached_key: str | None = None
+#: The cache folder's size, re-measured at most every few seconds while the preferences redraw.
+cache_size = SizeCache()
 
 
 def user_dir() -> Path:
     """Kiln's writable folder: job list, cache, key file."""
     return Path(bpy.utils.extension_path_user(__package__, create=True))
+
+
+def cache_dir() -> Path:
+    """Where downloaded meshes and previews are kept (the job engine's cache)."""
+    return user_dir() / CACHE_DIR
 
 
 def _get_key(_self: bpy.types.AddonPreferences) -> str:
@@ -40,6 +55,12 @@ def _set_key(_self: bpy.types.AddonPreferences, value: str) -> None:
     global _cached_key
     _cached_key = value.strip()
     secrets.write_key(user_dir(), _cached_key)
+    connection_check.reset()
+
+
+def _forget_connection_check(_self: KilnPreferences, _context: bpy.types.Context) -> None:
+    """A connection answer is about the URL and key it was asked with; a new URL makes it stale."""
+    connection_check.reset()
 
 
 def _apply_log_level(self: KilnPreferences, _context: bpy.types.Context) -> None:
@@ -61,6 +82,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         name="Service URL",
         description="Base URL of the 3D generation service (HTTPS; plain HTTP only for a local sandbox)",
         default="",
+        update=_forget_connection_check,
     )
     poll_interval: FloatProperty(  # type: ignore[valid-type]
         name="Poll Interval",
@@ -117,23 +139,48 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         layout.use_property_split = True
-        col = layout.column()
-        col.prop(self, "api_key")
-        if os.environ.get(ENV_KEY):
-            col.label(text=f"{ENV_KEY} is set and overrides this key", icon="INFO")
-        col.prop(self, "base_url")
-        if os.environ.get(ENV_BASE_URL):
-            col.label(text=f"{ENV_BASE_URL} is set and overrides this URL", icon="INFO")
-        col.separator()
+        layout.use_property_decorate = False
+        self._draw_service(layout.column(), context)
+        col = layout.column(heading="Jobs")
         col.prop(self, "poll_interval")
         col.prop(self, "max_in_flight")
         col.prop(self, "timeout_minutes")
-        col.separator()
+        col = layout.column(heading="Import")
         col.prop(self, "auto_import")
         col.prop(self, "placement")
         col.prop(self, "collection_name")
-        col.separator()
-        col.prop(self, "log_level")
+        self._draw_cache(layout.column())
+        layout.prop(self, "log_level")
+
+    def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
+        # Imported here: the panels package imports this module while it loads.
+        from .panels.widgets import wrapped_label
+
+        col.prop(self, "api_key")
+        if os.environ.get(ENV_KEY):
+            col.label(text=f"{ENV_KEY} is set and overrides this key", icon="INFO")
+        hint = key_hint(os.environ.get(ENV_KEY) or self.api_key)
+        if hint:
+            wrapped_label(col, context, hint, icon="INFO")
+        col.prop(self, "base_url")
+        if os.environ.get(ENV_BASE_URL):
+            col.label(text=f"{ENV_BASE_URL} is set and overrides this URL", icon="INFO")
+        col.operator("kiln.test_connection", icon="URL")
+        state = connection_check.state
+        if state is CheckState.IDLE:
+            return
+        answer = col.column()
+        answer.alert = state is CheckState.FAILED
+        icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
+        icon = icons.get(state, "ERROR")
+        wrapped_label(answer, context, connection_check.message, icon=icon)
+
+    def _draw_cache(self, col: bpy.types.UILayout) -> None:
+        folder = cache_dir()
+        col.label(text=f"Cache: {human_size(cache_size.size(folder))} in {folder}", icon="FILE_FOLDER")
+        row = col.row(align=True)
+        row.operator("kiln.open_cache_folder", icon="FILE_FOLDER")
+        row.operator("kiln.clear_cache", icon="TRASH")
 
 
 def get(context: bpy.types.Context | None = None) -> KilnPreferences:

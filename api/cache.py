@@ -22,7 +22,8 @@ def folder_size(folder: Path) -> int:
 
 def _protected_tasks(jobs: Iterable[Job]) -> set[str]:
     """Task ids whose files are still needed: jobs being worked on, or ready and not yet imported."""
-    return {job.task_id for job in jobs if job.task_id and (job.state.is_active or job.state is JobState.READY)}
+    needed = [job for job in jobs if job.state.is_active or job.state is JobState.READY]
+    return {job.task_id for job in needed if job.task_id}
 
 
 def clear_cache(folder: Path, jobs: Iterable[Job]) -> tuple[int, int]:

@@ -23,7 +23,6 @@ Rules this module keeps, and why:
 from __future__ import annotations
 
 import email.utils
-import ipaddress
 import logging
 import os
 import random
@@ -59,6 +58,7 @@ from .errors import (
     TLSError,
 )
 from .glb import IMAGE_MIME, image_kind
+from .inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
 from .models import Task, describe_error
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,6 @@ IMAGE_TO_3D_PATH = "/v1/3d/image-to-3d"
 TASKS_PATH = "/v1/3d/tasks/"
 
 IMAGE_RESOLUTIONS = (1024, 1536)
-MAX_IMAGE_BYTES = 20 * 1024 * 1024  # the spec shows no limit; 20 MB is generous for a concept image
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
 MAX_RETRY_AFTER = 60.0  # longest server-requested wait we honour before retrying anyway
 MAX_REDIRECTS = 5
@@ -90,39 +89,6 @@ def _kiln_version() -> str:
 
 
 DEFAULT_USER_AGENT = f"Kiln/{_kiln_version()} python-requests/{requests.__version__}"
-
-
-def is_loopback_host(host: str | None) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1 — the only hosts plain http may be used with."""
-    if not host:
-        return False
-    host = host.strip("[]").rstrip(".").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_web_url(url: object, what: str) -> str:
-    """Return ``url`` stripped if it is https (or http to loopback); else raise InputError."""
-    if not isinstance(url, str) or not url.strip():
-        raise InputError(f"The {what} is empty.")
-    url = url.strip()
-    parts = urlsplit(url)
-    try:
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError:
-        raise InputError(f"The {what} has an invalid port: {url}") from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"The {what} is not a web address starting with https:// ({url}).")
-    if scheme == "http" and not is_loopback_host(parts.hostname):
-        raise InputError(
-            f"The {what} must start with https:// — plain http is only allowed to this computer ({url})."
-        )
-    return url
 
 
 def _origin(url: str) -> tuple[str, str, int]:
@@ -231,6 +197,9 @@ def _tls_detail(exc: requests.exceptions.SSLError) -> str:
 class Client:
     """Talks to one service (base URL + key). See the module docstring for the rules it keeps.
 
+    Safe to share between threads: each thread uses its own ``requests.Session`` (keep-alive per
+    thread); ``close()`` closes them all, after which every call raises CancelledError.
+
     ``sleep`` replaces the wait between retries (tests inject a recorder); by default waits use
     ``threading.Event.wait`` so ``cancel_event`` (or a per-call ``cancel`` event) interrupts them
     at once with :class:`CancelledError`. ``retries`` is the number of extra attempts.
@@ -311,9 +280,7 @@ class Client:
         cancel: threading.Event | None = None,
     ) -> Task:
         """POST text-to-3d. Allowed resolutions are not shown in the spec, so any positive int goes."""
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise InputError("The prompt is empty. Describe the object you want, for example 'a red chair'.")
-        body: dict[str, Any] = {"prompt": prompt.strip()}
+        body: dict[str, Any] = {"prompt": check_prompt(prompt)}
         if resolution is not None:
             if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution <= 0:
                 raise InputError(f"The resolution must be a positive whole number, not {resolution!r}.")
@@ -352,9 +319,9 @@ class Client:
                 body["webhook_url"] = webhook
             return self._submit(IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, cancel)
         if path is not None:
-            image, filename = _read_image_file(Path(path)), Path(path).name
+            image, filename = read_image_file(Path(path)), Path(path).name
         else:
-            image, filename = _check_image_bytes(data, "The image data"), ""
+            image, filename = check_image_bytes(data, "The image data"), ""
         kind = image_kind(image[:16])
         assert kind is not None  # _check_image_bytes guarantees it
         form = {"resolution": str(resolution)}
@@ -448,6 +415,7 @@ class Client:
     # ------------------------------------------------------------------ plumbing
 
     def _session(self) -> requests.Session:
+        """This thread's session (created on first use, registered so close() can reach it)."""
         session: requests.Session | None = getattr(self._local, "session", None)
         if session is None:
             session = requests.Session()
@@ -455,8 +423,9 @@ class Client:
             with self._lock:
                 if not self._closed:
                     self._sessions.append(session)
-            self._local.session = session
+                    self._local.session = session
         if self._closed:
+            session.close()
             raise CancelledError("Kiln's connection to the service was closed.")
         return session
 
@@ -493,13 +462,17 @@ class Client:
         return self._backoff(attempt)
 
     def _with_retries(self, what: str, once: Callable[[], T], cancel: threading.Event | None) -> T:
-        """Run an idempotent operation, retrying network errors, 5xx/unreadable answers and 429."""
+        """Run an idempotent operation, retrying network errors, 5xx and 429.
+
+        Other service errors (a non-JSON 200, a redirect loop) will not fix themselves: not retried.
+        """
         for attempt in range(self.retries + 1):
             self._check_cancel(cancel)
             try:
                 return once()
             except (NetworkError, ServiceError, RateLimitError) as error:
-                if attempt >= self.retries:
+                status = getattr(error, "status", None)
+                if attempt >= self.retries or (isinstance(error, ServiceError) and (status or 500) < 500):
                     raise
                 wait = self._wait_for(error, attempt)
                 logger.info(
@@ -547,6 +520,7 @@ class Client:
             if target is None:
                 return resp
             resp.close()
+            status = resp.status_code
             next_url = urljoin(url, target)
             try:
                 url = check_web_url(next_url, "redirect target")
@@ -555,7 +529,7 @@ class Client:
                     resp.status_code, f"it redirected to an insecure address {_loggable(next_url)}"
                 ) from None
             logger.debug("Redirected to %s", _loggable(url))
-        raise ServiceError(None, "too many redirects")
+        raise ServiceError(status, "too many redirects")
 
     def _submit(
         self,
@@ -640,6 +614,7 @@ class Client:
                 raise self._transport_error(exc, url) from exc
             except OSError as exc:
                 raise StorageError(part, exc) from exc
+            # urllib3 1.x (which an older Blender may bundle) does not enforce Content-Length itself.
             if total is not None and done != total:
                 raise NetworkError(
                     _host_label(url), f"the transfer stopped after {done} of {total} bytes", sent=True
@@ -696,7 +671,7 @@ class Client:
         elif 300 <= status < 400:
             error = ServiceError(status, "an unexpected redirect")
         else:
-            error = ServiceError(status, words if _is_json(resp) else None, retry_after=retry_after)
+            error = ServiceError(status, words, retry_after=retry_after)  # an HTML page gives no words
         logger.debug("HTTP %d from %s: %s", status, _loggable(resp.url or ""), error)
         return error
 
@@ -707,14 +682,6 @@ class Client:
         if isinstance(exc, requests.exceptions.InvalidHeader | requests.exceptions.InvalidURL):
             return InputError(f"The address {_loggable(url)} cannot be used: {type(exc).__name__}.")
         return NetworkError(host, _network_reason(exc), sent=not _surely_not_sent(exc))
-
-
-def _is_json(resp: requests.Response) -> bool:
-    try:
-        resp.json()
-    except ValueError:
-        return False
-    return True
 
 
 def _too_large(url: str, max_bytes: int) -> InvalidMeshError:
@@ -738,33 +705,3 @@ def _fsync_dir(directory: Path) -> None:
         logger.debug("fsync of %s not supported", directory)
     finally:
         os.close(fd)
-
-
-def _check_image_bytes(data: object, what: str) -> bytes:
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise InputError(f"{what} must be bytes.")
-    data = bytes(data)
-    if not data:
-        raise InputError(f"{what} is empty.")
-    if len(data) > MAX_IMAGE_BYTES:
-        raise InputError(f"{what} is {len(data) / 1e6:.1f} MB; the limit is {MAX_IMAGE_BYTES / 1e6:.0f} MB.")
-    if image_kind(data[:16]) is None:
-        raise InputError(f"{what} is not a PNG, JPEG or WebP image (judged by its content).")
-    return data
-
-
-def _read_image_file(path: Path) -> bytes:
-    """Read and check the image before anything is sent, so a bad file never costs a request."""
-    what = f"The image file {path}"
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise InputError(f"{what} is not a file.")
-        if size > MAX_IMAGE_BYTES:
-            raise InputError(f"{what} is {size / 1e6:.1f} MB; the limit is {MAX_IMAGE_BYTES / 1e6:.0f} MB.")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} does not exist.") from None
-    except OSError as exc:
-        raise InputError(f"{what} cannot be read: {exc.strerror or exc}.") from None
-    return _check_image_bytes(data, what)

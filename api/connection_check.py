@@ -1,4 +1,4 @@
-"""The preferences' Test Connection, off the UI thread: a worker asks, the UI reads the answer when it arrives."""
+"""Test Connection off the UI thread: a worker asks the service, the UI reads the answer when it arrives."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .errors import KilnError
 log = logging.getLogger(__name__)
 
 
-class CheckState(str, enum.Enum):
+class CheckState(enum.StrEnum):
     IDLE = "idle"
     RUNNING = "running"
     OK = "ok"

@@ -726,7 +726,7 @@ class JobEngine:
                 client.download(url, dest, max_bytes=16 * 1024 * 1024)
             check_preview(dest)
         except KilnError as exc:
-            log.warning("Preview %s not usable: %s", url, exc.user_message)
+            log.warning("Preview %s not usable: %s", dest.name, exc.user_message)
             dest.unlink(missing_ok=True)
             return False
         return True

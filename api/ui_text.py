@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from .jobs import Job, JobState
 
@@ -30,7 +31,23 @@ def format_eta(seconds: int | None) -> str:
     return f"about {round(seconds / 60)} min left"
 
 
-def progress_text(job: Job) -> str:
+def remaining_seconds(job: Job, now: float | None = None) -> int | None:
+    """Seconds a running job probably still needs, or None when there is nothing to go on.
+
+    The service's ``eta_seconds`` (image jobs) counts from the submit; without it, or once it has
+    passed, the pace so far is extrapolated from the progress.
+    """
+    if job.submitted_at is None:
+        return None
+    elapsed = (time.time() if now is None else now) - job.submitted_at
+    if job.eta_seconds is not None and job.eta_seconds > elapsed:
+        return round(job.eta_seconds - elapsed)
+    if 0 < job.progress < 100:
+        return round(elapsed * (100 - job.progress) / job.progress)
+    return None
+
+
+def progress_text(job: Job, now: float | None = None) -> str:
     """The words inside the progress bar of an active job."""
     if job.state is JobState.SUBMITTING:
         return job.note or "Sending"
@@ -38,15 +55,15 @@ def progress_text(job: Job) -> str:
         return job.note or "Queued"
     if job.state is JobState.DOWNLOADING:
         return job.note or "Downloading"
-    eta = format_eta(job.eta_seconds)
+    eta = format_eta(remaining_seconds(job, now))
     percent = f"{job.progress:.0f}%"
     return f"{percent} · {eta}" if eta else percent
 
 
-def status_text(job: Job) -> str:
+def status_text(job: Job, now: float | None = None) -> str:
     """One short phrase for a job's row in the list."""
     if job.state.is_active:
-        return progress_text(job)
+        return progress_text(job, now)
     if job.state is JobState.READY:
         return "Ready to import"
     if job.state is JobState.IMPORTED:

@@ -121,10 +121,10 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
         resolution = int(self.resolution)
         webhook = self.webhook_url.strip()
         if webhook:
-            inputs.check_url(webhook, what="webhook URL")
+            inputs.check_web_url(webhook, "webhook URL")
         if self.image_url.strip():
             url = self.image_url.strip()
-            inputs.check_url(url, what="image URL")
+            inputs.check_web_url(url, "image URL")
             return JobRequest(kind="image", image_url=url, resolution=resolution, webhook_url=webhook)
         if self.image_name.strip():
             path = save_blender_image(self.image_name.strip())
@@ -132,7 +132,7 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
         else:
             path = Path(bpy.path.abspath(self.filepath.strip()))
             name = ""
-        inputs.check_image_file(path)
+        inputs.read_image_file(path)
         return JobRequest(
             kind="image", image_path=str(path), resolution=resolution, webhook_url=webhook, name=name
         )

@@ -18,7 +18,7 @@ from bpy.app.handlers import persistent
 from .. import preferences
 from ..api.jobs import Job, JobState
 from ..registration import classes_factory
-from . import runtime
+from . import layout, runtime
 from .scene_import import ImportFailed, import_job
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     except ImportFailed as exc:
         engine.mark_failed(job.id, str(exc))
         return "ERROR", f"Kiln: {exc}"
+    layout.place(context, job.id, names)
     engine.mark_imported(job.id, names)
     return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
 

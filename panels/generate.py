@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bpy
 
@@ -11,27 +13,34 @@ from ..api import inputs
 from ..api.errors import InputError
 from ..operators.common import setup_problem
 from . import thumbnails
-from .props import KilnGenerateSettings, effective_prompt
+from .props import KilnGenerateSettings, effective_prompt, scene_settings
 from .widgets import wrapped_label
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import IconItems
+
+THUMBNAIL_SCALE = 6.0
 
 
 @dataclass(frozen=True)
 class Blocker:
-    """Why Generate cannot be pressed, and where the artist fixes it ('' = in this panel)."""
+    """Why Generate cannot be pressed, and where the artist fixes it."""
 
     reason: str
-    fix: str = ""  # 'KILN_PREFERENCES', 'SYSTEM_PREFERENCES' or ''
+    icon: IconItems = "INFO"
+    #: 'KILN_PREFERENCES', 'SYSTEM_PREFERENCES', or '' (fixed in this panel, or not from inside Blender).
+    fix: str = ""
 
 
 def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings) -> Blocker | None:
     """The first thing missing before a job can be sent, or None when Generate can be pressed."""
     problem = setup_problem(context)
+    if problem and not bpy.app.online_access:
+        return Blocker(problem, "ERROR", "" if bpy.app.online_access_override else "SYSTEM_PREFERENCES")
     if problem:
-        if not bpy.app.online_access:
-            return Blocker(problem, "" if bpy.app.online_access_override else 'SYSTEM_PREFERENCES')
-        return Blocker(problem, 'KILN_PREFERENCES')
+        return Blocker(problem, "ERROR", "KILN_PREFERENCES")
     try:
-        if settings.mode == 'TEXT':
+        if settings.mode == "TEXT":
             inputs.check_prompt(effective_prompt(settings))
         else:
             _check_image_choice(settings)
@@ -41,21 +50,135 @@ def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings)
 
 
 def _check_image_choice(settings: KilnGenerateSettings) -> None:
-    """Cheap checks only (no file reads): the operator checks the file's content when pressed."""
-    if settings.image_source == 'FILE':
-        path = settings.image_path.strip()
-        if not path:
+    """Cheap checks only (no file is read while drawing): the operator checks the content when pressed."""
+    if settings.image_source == "FILE":
+        if not settings.image_path.strip():
             raise InputError("Choose an image file (PNG, JPEG or WebP).")
-        if not preferences_path_exists(path):
-            raise InputError(f"The image file {path} does not exist.")
-    elif settings.image_source == 'BLENDER':
+        if not _file_path(settings).is_file():
+            raise InputError(f"The image file {settings.image_path.strip()} does not exist.")
+    elif settings.image_source == "BLENDER":
         if settings.image is None:
             raise InputError("Choose an image from this file (Render Result included).")
     else:
-        inputs.check_url(settings.image_url, what="image URL")
+        inputs.check_web_url(settings.image_url, "image URL")
 
 
-def preferences_path_exists(path: str) -> bool:
-    from pathlib import Path
+def _file_path(settings: KilnGenerateSettings) -> Path:
+    return Path(bpy.path.abspath(settings.image_path.strip()))
 
-    return Path(bpy.path.abspath(path)).is_file()
+
+class KILN_PT_generate(bpy.types.Panel):
+    """Describe or show the object, then press Generate"""
+
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Kiln"
+    bl_label = "Generate"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        assert layout is not None
+        settings = scene_settings(context)
+        layout.row().prop(settings, "mode", expand=True)
+        if settings.mode == "TEXT":
+            _draw_text_inputs(layout, settings)
+        else:
+            _draw_image_inputs(layout, settings)
+        _draw_generate_button(layout, context, settings)
+
+
+def _draw_text_inputs(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:
+    col = layout.column()
+    line = col.row()
+    line.enabled = settings.prompt_text is None
+    line.prop(settings, "prompt", text="", placeholder="Describe the object, e.g. a red chair")
+    col.label(text="Long prompt from a Text block:")
+    col.template_ID(settings, "prompt_text", new="text.new", open="text.open")
+    if settings.prompt_text is not None:
+        chars = len(effective_prompt(settings))
+        col.label(text=f"Sends all {chars} characters of “{settings.prompt_text.name}”", icon="TEXT")
+    col.prop(settings, "text_resolution")
+
+
+def _draw_image_inputs(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:
+    col = layout.column()
+    col.row().prop(settings, "image_source", expand=True)
+    icon = None
+    if settings.image_source == "FILE":
+        col.prop(settings, "image_path", text="")
+        if settings.image_path.strip():
+            icon = thumbnails.file_icon(str(_file_path(settings)))
+    elif settings.image_source == "BLENDER":
+        col.template_ID(settings, "image", new="image.new", open="image.open", live_icon=True)
+        if settings.image is not None:
+            icon = col.icon(settings.image)
+    else:
+        col.prop(settings, "image_url", text="", placeholder="https://…/concept.png")
+        col.label(text="The service fetches this address itself", icon="URL")
+    if icon is not None:
+        col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
+    col.prop(settings, "image_resolution")
+
+
+def _draw_generate_button(
+    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
+) -> None:
+    blocker = generate_blocker(context, settings)
+    row = layout.row()
+    row.scale_y = 1.5
+    row.enabled = blocker is None
+    if settings.mode == "TEXT":
+        op = row.operator("kiln.generate_from_text", text="Generate", icon="PLAY")
+        op.prompt = effective_prompt(settings)
+        op.resolution = settings.text_resolution
+        op.provider = settings.provider
+        op.quality = settings.quality
+    else:
+        op = row.operator("kiln.generate_from_image", text="Generate", icon="PLAY")
+        if settings.image_source == "FILE":
+            op.filepath = settings.image_path
+        elif settings.image_source == "BLENDER" and settings.image is not None:
+            op.image_name = settings.image.name
+        elif settings.image_source == "URL":
+            op.image_url = settings.image_url
+        op.resolution = settings.image_resolution
+        op.webhook_url = settings.webhook_url
+    if blocker is None:
+        return
+    box = layout.box()
+    wrapped_label(box, context, blocker.reason, icon=blocker.icon)
+    if blocker.fix == "KILN_PREFERENCES":
+        box.operator(
+            "preferences.addon_show", text="Open Kiln Preferences", icon="PREFERENCES"
+        ).module = preferences.KilnPreferences.bl_idname
+    elif blocker.fix == "SYSTEM_PREFERENCES":
+        box.operator(
+            "screen.userpref_show", text="Open System Preferences", icon="PREFERENCES"
+        ).section = "SYSTEM"
+
+
+class KILN_PT_generate_advanced(bpy.types.Panel):
+    """Options the service accepts but rarely needs"""
+
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Kiln"
+    bl_label = "Advanced"
+    bl_parent_id = "KILN_PT_generate"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        assert layout is not None
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = scene_settings(context)
+        if settings.mode == "TEXT":
+            layout.prop(settings, "provider", text="Provider")
+            layout.prop(settings, "quality", text="Quality")
+            layout.label(text="Free text: the service does not list the allowed values", icon="INFO")
+        else:
+            layout.prop(settings, "webhook_url", text="Webhook")
+
+
+classes = (KILN_PT_generate, KILN_PT_generate_advanced)

@@ -1,35 +1,229 @@
-"""The Jobs panel: every job, newest first, with what it is doing."""
+"""The Jobs panel: every job, newest first, with what it is doing and what can be done to it.
+
+A UIList needs a bpy collection, so ``WindowManager.kiln_jobs`` mirrors the engine's job ids
+(the engine stays the one source of truth; rows hold nothing else). Drawing may not write
+data, so when the draw sees the rows differ from the engine it asks a one-shot
+``bpy.app.timers`` callback to resync them right after; the watcher's redraws while jobs run
+keep that prompt, and no timer runs while nothing changes.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import bpy
 
+from ..api.jobs import Job, JobState
+from ..api.ui_text import progress_text, shown_by_filter, status_text
 from ..operators import runtime
+from . import thumbnails
+from .widgets import tag_sidebar_redraw, wrapped_label
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import IconItems
+
+STATE_ICONS: dict[JobState, IconItems] = {
+    JobState.SUBMITTING: "EXPORT",
+    JobState.QUEUED: "SORTTIME",
+    JobState.RUNNING: "PLAY",
+    JobState.DOWNLOADING: "IMPORT",
+    JobState.READY: "PACKAGE",
+    JobState.IMPORTED: "CHECKMARK",
+    JobState.FAILED: "ERROR",
+    JobState.CANCELLED: "CANCEL",
+    JobState.OUTCOME_UNKNOWN: "QUESTION",
+    JobState.TIMED_OUT: "TIME",
+}
+PREVIEW_SCALE = 6.0
+LIST_ROWS = 4
+
+
+def _jobs() -> list[Job]:
+    """The engine's snapshot, oldest first; empty before the engine has started (drawing never starts it)."""
+    engine = runtime.engine_if_started()
+    return engine.jobs() if engine is not None else []
+
+
+def sync_rows(wm: bpy.types.WindowManager, jobs: list[Job]) -> bool:
+    """Make the rows mirror ``jobs`` newest first; the active row follows its job, a new job becomes active.
+
+    Returns whether anything changed.
+    """
+    wanted = [job.id for job in reversed(jobs)]
+    rows = wm.kiln_jobs  # type: ignore[attr-defined]
+    current = [row.job_id for row in rows]
+    if current == wanted:
+        return False
+    index = wm.kiln_job_index  # type: ignore[attr-defined]
+    active = current[index] if 0 <= index < len(current) else None
+    new = [job_id for job_id in wanted if job_id not in set(current)]
+    labels = {job.id: job.request.label for job in jobs}
+    rows.clear()
+    for job_id in wanted:
+        row = rows.add()
+        row.job_id = job_id
+        row.name = labels[job_id][:64]
+    focus = new[0] if new else active
+    position = wanted.index(focus) if focus in wanted else max(0, min(index, len(wanted) - 1))
+    wm.kiln_job_index = position  # type: ignore[attr-defined]
+    return True
+
+
+def _sync_later() -> None:
+    """One-shot timer: resync the rows outside drawing, drop thumbnails of removed jobs, redraw."""
+    wm = bpy.context.window_manager
+    jobs = _jobs()
+    if wm is not None and sync_rows(wm, jobs):
+        thumbnails.forget_jobs_except({job.id for job in jobs})
+        tag_sidebar_redraw()
+
+
+def _request_sync(wm: bpy.types.WindowManager, jobs: list[Job]) -> None:
+    current = [row.job_id for row in wm.kiln_jobs]  # type: ignore[attr-defined]
+    stale = current != [job.id for job in reversed(jobs)]
+    if stale and not bpy.app.timers.is_registered(_sync_later):
+        bpy.app.timers.register(_sync_later, first_interval=0.0)
+
+
+def _thumbnail(job: Job) -> int | None:
+    return thumbnails.job_icon(job.id, job.preview_path) if job.preview_path else None
+
+
+class KILN_UL_jobs(bpy.types.UIList):
+    """Kiln's jobs, newest first"""
+
+    def draw_item(
+        self,
+        context: bpy.types.Context,
+        layout: bpy.types.UILayout,
+        data: Any | None,
+        item: Any | None,
+        icon: int | None,
+        active_data: Any,
+        active_property: str | None,
+        index: int | None = 0,
+        flt_flag: int | None = 0,
+    ) -> None:
+        engine = runtime.engine_if_started()
+        job = engine.get(item.job_id) if engine is not None else None
+        if job is None:
+            return
+        thumb = _thumbnail(job)
+        if self.layout_type == "GRID":
+            if thumb is None:
+                layout.label(text="", icon=STATE_ICONS[job.state])
+            else:
+                layout.label(text="", icon_value=thumb)
+            return
+        split = layout.split(factor=0.55)
+        if thumb is None:
+            split.label(text=job.request.label, icon=STATE_ICONS[job.state])
+        else:
+            split.label(text=job.request.label, icon_value=thumb)
+        if job.state.is_active:
+            split.progress(factor=job.progress / 100.0, type="BAR", text=progress_text(job))
+        else:
+            split.label(text=status_text(job))
+
+    def filter_items(  # type: ignore[override]
+        self, context: bpy.types.Context, data: Any | None, property: str
+    ) -> tuple[list[int], list[int]]:
+        """The rows the filter buttons and the search box let through (already in newest-first order)."""
+        states = {job.id: job.state for job in _jobs()}
+        pattern = f"*{self.filter_name.lower()}*"
+        chosen = data.kiln_job_filter
+        flags = []
+        for row in getattr(data, property):
+            state = states.get(row.job_id)
+            shown = (
+                state is not None
+                and shown_by_filter(state, chosen)
+                and fnmatch.fnmatchcase(row.name.lower(), pattern)
+            )
+            flags.append(self.bitflag_filter_item if shown else 0)
+        return flags, []
 
 
 class KILN_PT_jobs(bpy.types.Panel):
+    """Every Kiln job of this computer, newest first"""
+
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Kiln"
     bl_label = "Jobs"
 
     def draw(self, context: bpy.types.Context) -> None:
-        layout = self.layout
-        engine = runtime.engine_if_started()
-        jobs = engine.jobs() if engine else []
+        layout, wm = self.layout, context.window_manager
+        assert layout is not None and wm is not None
+        jobs = _jobs()
+        _request_sync(wm, jobs)
+        layout.row().prop(wm, "kiln_job_filter", expand=True)
         if not jobs:
-            layout.label(text="No jobs yet")
-        for job in reversed(jobs):
-            row = layout.row()
-            row.label(text=f"{job.request.label[:30]} · {job.state.value}")
+            layout.label(text="No jobs yet: press Generate above", icon="INFO")
+        else:
+            layout.template_list("KILN_UL_jobs", "", wm, "kiln_jobs", wm, "kiln_job_index", rows=LIST_ROWS)
+            active = _active_job(wm, jobs)
+            if active is not None:
+                _draw_details(layout.box(), context, active)
+        row = layout.row(align=True)
+        row.operator("kiln.clear_finished", icon="TRASH")
+        row.operator("kiln.resume_task", text="Resume Task…", icon="RECOVER_LAST")
 
 
-classes = (KILN_PT_jobs,)
+def _active_job(wm: bpy.types.WindowManager, jobs: list[Job]) -> Job | None:
+    rows, index = wm.kiln_jobs, wm.kiln_job_index  # type: ignore[attr-defined]
+    if not 0 <= index < len(rows):
+        return None
+    job_id = rows[index].job_id
+    return next((job for job in jobs if job.id == job_id), None)
 
 
-def register() -> None:
-    pass
+def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:
+    """The active job in full: big thumbnail, progress or outcome, the error sentence, its actions."""
+    col = layout.column()
+    thumb = _thumbnail(job)
+    if thumb is not None:
+        col.template_icon(icon_value=thumb, scale=PREVIEW_SCALE)
+    wrapped_label(col, context, job.request.label, icon=STATE_ICONS[job.state])
+    if job.state.is_active:
+        col.progress(factor=job.progress / 100.0, type="BAR", text=progress_text(job))
+    else:
+        col.label(text=status_text(job))
+    if job.error:
+        alert = col.column()
+        alert.alert = True
+        wrapped_label(alert, context, job.error, icon="ERROR")
+    elif job.note and not job.state.is_active:
+        wrapped_label(col, context, job.note, icon="INFO")
+    if job.task_id:
+        col.label(text=f"Task {job.task_id}")
+    _draw_actions(layout, job)
+
+
+def _draw_actions(layout: bpy.types.UILayout, job: Job) -> None:
+    row = layout.row(align=True)
+    if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
+        text = "Import" if job.state is JobState.READY else "Import Again"
+        row.operator("kiln.import_job", text=text, icon="IMPORT").job_id = job.id
+    if job.state.is_active:
+        row.operator("kiln.cancel_job", text="Cancel", icon="CANCEL").job_id = job.id
+    else:
+        if job.state is JobState.TIMED_OUT and job.task_id:
+            row.operator("kiln.resume_job", text="Resume", icon="RECOVER_LAST").job_id = job.id
+        row.operator("kiln.retry_job", text="Retry", icon="FILE_REFRESH").job_id = job.id
+        row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
+    row = layout.row(align=True)
+    if job.task_id:
+        row.operator("kiln.copy_task_id", text="Copy Task ID", icon="COPYDOWN").job_id = job.id
+    row.operator("kiln.open_cache_folder", text="Open Folder", icon="FILE_FOLDER")
+
+
+classes = (KILN_UL_jobs, KILN_PT_jobs)
 
 
 def unregister() -> None:
-    pass
+    """Drop a pending resync."""
+    if bpy.app.timers.is_registered(_sync_later):
+        bpy.app.timers.unregister(_sync_later)

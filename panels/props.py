@@ -19,10 +19,10 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     mode: EnumProperty(  # type: ignore[valid-type]
         name="Source",
         items=(
-            ('TEXT', "Text", "Describe the object in words", 'FONT_DATA', 0),
-            ('IMAGE', "Image", "Start from one concept image", 'IMAGE_DATA', 1),
+            ("TEXT", "Text", "Describe the object in words", "FONT_DATA", 0),
+            ("IMAGE", "Image", "Start from one concept image", "IMAGE_DATA", 1),
         ),
-        default='TEXT',
+        default="TEXT",
     )
     prompt: StringProperty(  # type: ignore[valid-type]
         name="Prompt", description="What to make, in plain words, e.g. 'a weathered oak chair'"
@@ -33,7 +33,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
         description="Use the whole text of this Text block as the prompt (write it in the Text Editor)",
     )
     text_resolution: EnumProperty(  # type: ignore[valid-type]
-        name="Resolution", items=TEXT_RESOLUTIONS, default='AUTO'
+        name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO"
     )
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",
@@ -48,14 +48,14 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_source: EnumProperty(  # type: ignore[valid-type]
         name="Image From",
         items=(
-            ('FILE', "File", "An image file on this computer", 'FILE_IMAGE', 0),
-            ('BLENDER', "Blender", "Any image in this .blend, Render Result included", 'IMAGE_DATA', 1),
-            ('URL', "URL", "A public HTTPS address of an image", 'URL', 2),
+            ("FILE", "File", "An image file on this computer", "FILE_IMAGE", 0),
+            ("BLENDER", "Blender", "Any image in this .blend, Render Result included", "IMAGE_DATA", 1),
+            ("URL", "URL", "A public HTTPS address of an image", "URL", 2),
         ),
-        default='FILE',
+        default="FILE",
     )
     image_path: StringProperty(  # type: ignore[valid-type]
-        name="Image File", description="PNG, JPEG or WebP file to send", subtype='FILE_PATH'
+        name="Image File", description="PNG, JPEG or WebP file to send", subtype="FILE_PATH"
     )
     image: PointerProperty(  # type: ignore[valid-type]
         type=bpy.types.Image, name="Image", description="Image in this .blend to send (saved as PNG first)"
@@ -64,7 +64,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
         name="Image URL", description="Public HTTPS address of the image; the service fetches it"
     )
     image_resolution: EnumProperty(  # type: ignore[valid-type]
-        name="Resolution", items=IMAGE_RESOLUTIONS, default='1536'
+        name="Resolution", items=IMAGE_RESOLUTIONS, default="1536"
     )
     webhook_url: StringProperty(  # type: ignore[valid-type]
         name="Webhook URL",
@@ -79,10 +79,10 @@ class KilnJobItem(bpy.types.PropertyGroup):
 
 
 JOB_FILTERS = (
-    ('ALL', "All", "Every job"),
-    ('ACTIVE', "Active", "Jobs being sent, generated or downloaded"),
-    ('DONE', "Done", "Jobs with a mesh: ready or in the scene"),
-    ('FAILED', "Failed", "Failed, cancelled, timed out, or of unknown outcome"),
+    ("ALL", "All", "Every job"),
+    ("ACTIVE", "Active", "Jobs being sent, generated or downloaded"),
+    ("DONE", "Done", "Jobs with a mesh: ready or in the scene"),
+    ("FAILED", "Failed", "Failed, cancelled, timed out, or of unknown outcome"),
 )
 
 classes = (KilnGenerateSettings, KilnJobItem)
@@ -95,13 +95,20 @@ def effective_prompt(settings: KilnGenerateSettings) -> str:
     return str(settings.prompt).strip()
 
 
+def scene_settings(context: bpy.types.Context) -> KilnGenerateSettings:
+    """This scene's Generate inputs."""
+    settings = context.scene.kiln
+    assert isinstance(settings, KilnGenerateSettings)
+    return settings
+
+
 def register() -> None:
     """Attach the properties (classes are registered by the package first)."""
-    bpy.types.Scene.kiln = PointerProperty(type=KilnGenerateSettings)
+    bpy.types.Scene.kiln = PointerProperty(type=KilnGenerateSettings)  # type: ignore[attr-defined, func-returns-value]
     wm = bpy.types.WindowManager
-    wm.kiln_jobs = CollectionProperty(type=KilnJobItem)
-    wm.kiln_job_index = IntProperty(name="Active Job", default=0)
-    wm.kiln_job_filter = EnumProperty(name="Show", items=JOB_FILTERS, default='ALL')
+    wm.kiln_jobs = CollectionProperty(type=KilnJobItem)  # type: ignore[attr-defined, func-returns-value]
+    wm.kiln_job_index = IntProperty(name="Active Job", default=0)  # type: ignore[attr-defined, func-returns-value]
+    wm.kiln_job_filter = EnumProperty(name="Show", items=JOB_FILTERS, default="ALL")  # type: ignore[attr-defined, func-returns-value]
 
 
 def unregister() -> None:

@@ -34,7 +34,7 @@ def icon_for(key: str, path: str) -> int | None:
         _paths.pop(key, None)
         if not path or not Path(path).is_file():
             return None
-        previews.load(key, path, 'IMAGE')
+        previews.load(key, path, "IMAGE")
         _paths[key] = path
     return int(previews[key].icon_id)
 
@@ -47,6 +47,15 @@ def job_icon(job_id: str, preview_path: str) -> int | None:
 def file_icon(path: str) -> int | None:
     """A chosen image file's thumbnail, keyed by its path."""
     return icon_for(f"file:{path}", path)
+
+
+def forget_jobs_except(job_ids: set[str]) -> None:
+    """Release the thumbnails of jobs no longer in the list (removed or cleared)."""
+    if _previews is None:
+        return
+    for key in [k for k in _previews if k.startswith("job:") and k[4:] not in job_ids]:
+        del _previews[key]
+        _paths.pop(key, None)
 
 
 def loaded_keys() -> list[str]:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import bpy
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import IconItems
 
 #: Rough width of one character of Blender's UI font at scale 1, in pixels.
 _CHAR_PIXELS = 7.0
 _FALLBACK_CHARS = 40
 
 
-def wrapped_label(layout: bpy.types.UILayout, context: bpy.types.Context, text: str, icon: str = 'NONE') -> None:
+def wrapped_label(
+    layout: bpy.types.UILayout, context: bpy.types.Context, text: str, icon: IconItems = "NONE"
+) -> None:
     """Show a sentence over as many lines as the region needs (labels do not wrap by themselves)."""
     region = context.region
     if region is not None and region.width > 0:
@@ -20,6 +26,19 @@ def wrapped_label(layout: bpy.types.UILayout, context: bpy.types.Context, text: 
     else:
         chars = _FALLBACK_CHARS
     col = layout.column(align=True)
-    indent = 'NONE' if icon == 'NONE' else 'BLANK1'
+    indent: IconItems = "NONE" if icon == "NONE" else "BLANK1"
     for i, line in enumerate(textwrap.wrap(text, chars) or [""]):
         col.label(text=line, icon=icon if i == 0 else indent)
+
+
+def tag_sidebar_redraw() -> None:
+    """Ask every 3D View Sidebar to draw again (after the job rows changed outside a draw)."""
+    wm = bpy.context.window_manager
+    if wm is None:
+        return
+    for window in wm.windows:
+        for area in window.screen.areas:
+            if area.type == "VIEW_3D":
+                for region in area.regions:
+                    if region.type == "UI":
+                        region.tag_redraw()

@@ -1,11 +1,11 @@
 """The FastAPI app: the three service endpoints, input checks, and the unauthenticated file links."""
-
-from __future__ import annotations
+# No `from __future__ import annotations` here: FastAPI must resolve the Annotated dependencies,
+# which name closures inside create_app(), at runtime.
 
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import requests
@@ -24,17 +24,21 @@ from sandbox.models import (
     ErrorBody,
     ImageSubmitResponse,
     ImageTo3DFields,
+    Links,
     SubmitResponse,
     TaskResponse,
     TextTo3DRequest,
 )
-from sandbox.state import KEY_SHAPE, SandboxState, Task
+from sandbox.state import KEY_SHAPE, Kind, SandboxState, Task
 from sandbox.webhooks import is_loopback_host, webhook_url_problem
 
 #: Largest accepted image, uploaded or fetched from image_url (bytes).
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 FETCH_TIMEOUT_SECONDS = 10.0
 SLOW_TICK_SECONDS = 0.1
+IdempotencyKey = Annotated[
+    str | None, Header(description="Sandbox only: the same key returns the same task.")
+]
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (400, 401, 402, 404, 413, 415, 422, 429, 500, 503)
 }
@@ -48,7 +52,9 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.headers = status, code, message, headers
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
@@ -83,7 +89,11 @@ def _openapi_body(json_model: type[BaseModel], multipart: bool) -> dict[str, Any
     content: dict[str, Any] = {"application/json": {"schema": _inline_schema(json_model)}}
     if multipart:
         form = _inline_schema(json_model)
-        form["properties"]["image"] = {"type": "string", "format": "binary", "description": "PNG, JPEG or WebP"}
+        form["properties"]["image"] = {
+            "type": "string",
+            "format": "binary",
+            "description": "PNG, JPEG or WebP",
+        }
         content["multipart/form-data"] = {"schema": form}
     return {"requestBody": {"required": True, "content": content}}
 
@@ -111,7 +121,8 @@ def create_app(state: SandboxState) -> FastAPI:
         return error_response(exc.status_code, code, str(exc.detail))
 
     async def authorize(
-        request: Request, _credentials: HTTPAuthorizationCredentials | None = Security(bearer)
+        request: Request,
+        _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
     ) -> str:
         """The caller's key, or 401: missing header, not `Bearer <key>`, wrong key shape, unknown key."""
         challenge = {"WWW-Authenticate": "Bearer"}
@@ -121,7 +132,9 @@ def create_app(state: SandboxState) -> FastAPI:
         scheme, _, token = header.partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
-            raise ApiError(401, "malformed_authorization", "Use 'Authorization: Bearer <API_KEY>'.", challenge)
+            raise ApiError(
+                401, "malformed_authorization", "Use 'Authorization: Bearer <API_KEY>'.", challenge
+            )
         if not KEY_SHAPE.match(token):
             raise ApiError(401, "malformed_api_key", "API keys look like <prefix>_live_<random>.", challenge)
         if token not in state.keys:
@@ -129,7 +142,6 @@ def create_app(state: SandboxState) -> FastAPI:
         return token
 
     def submit_response(request: Request, task: Task, with_times: bool) -> dict[str, Any]:
-        task.base_url = str(request.base_url).rstrip("/")
         poll = str(request.url_for("get_task", task_id=task.id))
         model: SubmitResponse
         if with_times:
@@ -138,15 +150,15 @@ def create_app(state: SandboxState) -> FastAPI:
                 resolution=task.resolution,
                 created_at=task.created_at,
                 eta_seconds=task.eta_seconds,
-                links={"poll": poll},  # type: ignore[arg-type]
+                links=Links(poll=poll),
             )
         else:
-            model = SubmitResponse(id=task.id, resolution=task.resolution, links={"poll": poll})  # type: ignore[arg-type]
+            model = SubmitResponse(id=task.id, resolution=task.resolution, links=Links(poll=poll))
         task.submit_body = model.model_dump()
         return task.submit_body
 
-    def short_of_credits(key: str, kind: str, resolution: int) -> ApiError:
-        needed = state.cost(kind, resolution)  # type: ignore[arg-type]
+    def short_of_credits(key: str, kind: Kind, resolution: int) -> ApiError:
+        needed = state.cost(kind, resolution)
         left = state.credits[key]
         return ApiError(402, "insufficient_credits", f"This task costs {needed} credits; {left} left.")
 
@@ -159,8 +171,8 @@ def create_app(state: SandboxState) -> FastAPI:
     )
     async def text_to_3d(
         request: Request,
-        key: str = Depends(authorize),
-        idempotency_key: str | None = Header(None, description="Sandbox: same key returns the same task."),
+        key: Annotated[str, Depends(authorize)],
+        idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         endpoint = "text-to-3d"
         replay = state.replay(key, endpoint, idempotency_key)
@@ -176,6 +188,7 @@ def create_app(state: SandboxState) -> FastAPI:
             kind="text",
             resolution=fields.resolution,
             prompt=fields.prompt,
+            base_url=_base_url(request),
             endpoint=endpoint,
             idempotency_key=idempotency_key,
         )
@@ -192,8 +205,8 @@ def create_app(state: SandboxState) -> FastAPI:
     )
     async def image_to_3d(
         request: Request,
-        key: str = Depends(authorize),
-        idempotency_key: str | None = Header(None, description="Sandbox: same key returns the same task."),
+        key: Annotated[str, Depends(authorize)],
+        idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         endpoint = "image-to-3d"
         replay = state.replay(key, endpoint, idempotency_key)
@@ -206,7 +219,9 @@ def create_app(state: SandboxState) -> FastAPI:
             raise _validation_error(list(exc.errors())) from None
         if (upload is None) == (fields.image_url is None):
             which = "both" if upload is not None else "neither"
-            raise ApiError(400, "invalid_image_source", f"Send exactly one of image and image_url ({which} sent).")
+            raise ApiError(
+                400, "invalid_image_source", f"Send exactly one of image and image_url ({which} sent)."
+            )
         if fields.webhook_url is not None and (problem := webhook_url_problem(fields.webhook_url)):
             raise ApiError(400, "invalid_webhook_url", problem)
         if state.credits[key] < state.cost("image", fields.resolution):
@@ -219,6 +234,7 @@ def create_app(state: SandboxState) -> FastAPI:
             resolution=fields.resolution,
             image=image,
             webhook_url=fields.webhook_url,
+            base_url=_base_url(request),
             endpoint=endpoint,
             idempotency_key=idempotency_key,
         )
@@ -234,7 +250,7 @@ def create_app(state: SandboxState) -> FastAPI:
         responses=ERRORS,
         summary="Poll a task",
     )
-    async def get_task(task_id: str, key: str = Depends(authorize)) -> dict[str, Any]:
+    async def get_task(task_id: str, key: Annotated[str, Depends(authorize)]) -> dict[str, Any]:
         state.count_poll()
         task = state.tasks.get(task_id)
         if task is None or task.key != key:
@@ -248,7 +264,9 @@ def create_app(state: SandboxState) -> FastAPI:
         if task is None or ext not in ("glb", "png") or task.status != "completed":
             raise ApiError(404, "not_found", f"No file {name!r}.")
         artifacts = task.artifacts.result()
-        data, media_type = (artifacts.glb, "model/gltf-binary") if ext == "glb" else (artifacts.png, "image/png")
+        data, media_type = (
+            (artifacts.glb, "model/gltf-binary") if ext == "glb" else (artifacts.png, "image/png")
+        )
         if ext == "glb":
             data = _damage(state, data)
         if state.faults.slow:
@@ -256,6 +274,11 @@ def create_app(state: SandboxState) -> FastAPI:
         return Response(data, media_type=media_type)
 
     return app
+
+
+def _base_url(request: Request) -> str:
+    """Scheme, host and port the client used: result links point back the same way."""
+    return str(request.base_url).rstrip("/")
 
 
 def _damage(state: SandboxState, data: bytes) -> bytes:
@@ -312,7 +335,9 @@ async def _image_request(request: Request) -> tuple[dict[str, Any], UploadFile |
         raise ApiError(422, "invalid_request", "The request body must be a JSON object.")
     if "image" in body:
         if body.get("image_url") is not None:
-            raise ApiError(400, "invalid_image_source", "Send exactly one of image and image_url (both sent).")
+            raise ApiError(
+                400, "invalid_image_source", "Send exactly one of image and image_url (both sent)."
+            )
         raise ApiError(400, "invalid_image", "Upload the image file with multipart/form-data.")
     return body, None
 
@@ -328,18 +353,24 @@ async def _fetch(url: str) -> bytes:
     """Fetch image_url (loopback hosts only: the sandbox has no outside network), size-limited."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not is_loopback_host(parts.hostname):
-        raise ApiError(400, "image_url_not_allowed", "The sandbox fetches image_url only from loopback hosts.")
+        raise ApiError(
+            400, "image_url_not_allowed", "The sandbox fetches image_url only from loopback hosts."
+        )
 
     def fetch() -> bytes:
         try:
             with requests.get(url, timeout=FETCH_TIMEOUT_SECONDS, stream=True) as response:
                 if response.status_code != 200:
-                    raise ApiError(400, "image_url_unreachable", f"image_url answered {response.status_code}.")
+                    raise ApiError(
+                        400, "image_url_unreachable", f"image_url answered {response.status_code}."
+                    )
                 data = bytearray()
                 for block in response.iter_content(64 * 1024):
                     data += block
                     if len(data) > MAX_IMAGE_BYTES:
-                        raise ApiError(413, "image_too_large", f"Images are limited to {MAX_IMAGE_BYTES} bytes.")
+                        raise ApiError(
+                            413, "image_too_large", f"Images are limited to {MAX_IMAGE_BYTES} bytes."
+                        )
                 return bytes(data)
         except requests.RequestException as exc:
             raise ApiError(400, "image_url_unreachable", f"image_url could not be fetched: {exc}") from None
@@ -352,5 +383,7 @@ async def _decode(data: bytes) -> Image.Image:
         raise ApiError(415, "unsupported_image_type", "The image must be PNG, JPEG or WebP.")
     try:
         return await run_in_threadpool(images.decode, data)
+    except images.ImageTooLarge as exc:
+        raise ApiError(413, "image_too_large", f"{str(exc).capitalize()}.") from None
     except Exception:  # Pillow raises many types for broken files
         raise ApiError(400, "invalid_image", "The image could not be decoded.") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 #: HTTP-level faults, drawn once per in-scope request in this order.
 HTTP_FAULTS = ("500", "502", "503", "429", "reset")
@@ -38,7 +39,7 @@ class FaultSpec:
     @classmethod
     def parse(cls, spec: str) -> FaultSpec:
         """Parse `name=value,...`; raise ValueError with the offending item on anything unknown."""
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
         http: dict[str, float] = {}
         scope = SCOPES
         for item in filter(None, (part.strip() for part in spec.split(","))):
@@ -60,17 +61,16 @@ class FaultSpec:
                 number = _number(item, raw)
                 if number < 0:
                     raise ValueError(f"fault item {item!r}: value must not be negative")
-                values[name] = (
-                    number if name == "latency" else bool(number) if name == "cdn" else int(number)
-                )
+                values[name] = number if name == "latency" else bool(number) if name == "cdn" else int(number)
             else:
                 known = ", ".join(sorted({*_FRACTIONS, *_NUMBERS, "scope"}))
                 raise ValueError(f"unknown fault {name!r} (known: {known})")
         if sum(http.values()) > 1.0:
             raise ValueError("fractions of 500, 502, 503, 429 and reset add up to more than 1")
-        if values.get("fail", 0.0) + values.get("fail_object", 0.0) > 1.0:  # type: ignore[operator]
-            raise ValueError("fractions of fail and fail_object add up to more than 1")
-        return cls(http=http, scope=scope, **values)  # type: ignore[arg-type]
+        for group in (("fail", "fail_object"), ("corrupt", "truncate")):
+            if sum(values.get(name, 0.0) for name in group) > 1.0:
+                raise ValueError(f"fractions of {' and '.join(group)} add up to more than 1")
+        return cls(http=http, scope=scope, **values)
 
     def describe(self) -> str:
         """Canonical spec text, for logs."""

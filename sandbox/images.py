@@ -20,6 +20,14 @@ from sandbox.meshes import z_up_to_y_up
 #: Vertices along the longer side of the picture per resolution (1536 has ~4x the triangles).
 GRID = {1024: 80, 1536: 160}
 TEXTURE_MAX = 512
+WORK_MAX = 1024  # the silhouette is cut from a copy at most this big: enough for a 160-vertex grid
+MAX_SIDE = 8192
+
+
+class ImageTooLarge(ValueError):
+    """The picture's dimensions (not its file size) exceed MAX_SIDE."""
+
+
 KEY_DISTANCE = 40.0
 
 
@@ -37,6 +45,8 @@ def sniff_format(data: bytes) -> str | None:
 def decode(data: bytes) -> Image.Image:
     """Decode fully now so a broken file is rejected at submit, not when the task runs."""
     image = Image.open(io.BytesIO(data))
+    if max(image.size) > MAX_SIDE:
+        raise ImageTooLarge(f"images are limited to {MAX_SIDE} pixels per side")
     image.load()
     return image.convert("RGBA")
 
@@ -61,14 +71,14 @@ def _depth(inside: np.ndarray) -> np.ndarray:
     while current.any():
         depth += current
         padded = np.pad(current, 1, constant_values=False)
-        current = (
-            current & padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:]
-        )
+        current = current & padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:]
     return depth
 
 
 def image_mesh(image: Image.Image, resolution: int) -> trimesh.Trimesh:
     """Inflated, textured relief of the picture's silhouette, about one unit tall."""
+    image = image.copy()
+    image.thumbnail((WORK_MAX, WORK_MAX))
     width, height = image.size
     cells = GRID[resolution]
     cols = max(2, round(cells * width / max(width, height)))
@@ -107,7 +117,11 @@ def image_mesh(image: Image.Image, resolution: int) -> trimesh.Trimesh:
         [(col_idx - (cols - 1) / 2) * scale, -thickness[row_idx, col_idx], ((rows - 1) - row_idx) * scale]
     )
     back_vertices = np.column_stack(
-        [(back_cols - (cols - 1) / 2) * scale, thickness[back_rows, back_cols], ((rows - 1) - back_rows) * scale]
+        [
+            (back_cols - (cols - 1) / 2) * scale,
+            thickness[back_rows, back_cols],
+            ((rows - 1) - back_rows) * scale,
+        ]
     )
     vertices = np.vstack([front_vertices, back_vertices])
     # Stand on the ground, centred, like the text objects.
@@ -123,7 +137,10 @@ def image_mesh(image: Image.Image, resolution: int) -> trimesh.Trimesh:
         c, d = grid[qr + 1, qc + 1], grid[qr + 1, qc]
         # Front faces look towards -Y (the viewer in Blender's front view); the back the other way.
         tris = np.vstack([np.column_stack([a, d, c]), np.column_stack([a, c, b])])
-        faces.append(tris[:, ::-1] if flip else tris)
+        if flip:
+            # A back triangle made only of outline vertices would duplicate its front twin.
+            tris = tris[(tris >= len(row_idx)).any(axis=1), ::-1]
+        faces.append(tris)
     texture = image.convert("RGB")
     texture.thumbnail((TEXTURE_MAX, TEXTURE_MAX))
     visual = TextureVisuals(uv=uv, image=texture)

@@ -63,7 +63,10 @@ def _box(size: tuple[float, float, float], at: tuple[float, float, float]) -> tr
 
 def _cyl(radius: float, height: float, at: tuple[float, float, float], sections: int = 24) -> trimesh.Trimesh:
     return creation.cylinder(
-        radius=radius, height=height, sections=sections, transform=trimesh.transformations.translation_matrix(at)
+        radius=radius,
+        height=height,
+        sections=sections,
+        transform=trimesh.transformations.translation_matrix(at),
     )
 
 
@@ -178,11 +181,15 @@ def _abstract(rng: np.random.Generator) -> list[Part]:
         if kind == 0:
             mesh = _sphere(size, at)
         elif kind == 1:
-            mesh = creation.torus(major_radius=size, minor_radius=size / 3, major_sections=24, minor_sections=12)
+            mesh = creation.torus(
+                major_radius=size, minor_radius=size / 3, major_sections=24, minor_sections=12
+            )
             mesh.apply_translation(at)
         else:
             mesh = _box((size * 1.6, size * 1.6, size * 1.6), at)
-            mesh.apply_transform(trimesh.transformations.rotation_matrix(float(rng.uniform(0, 1)), (0, 0, 1), at))
+            mesh.apply_transform(
+                trimesh.transformations.rotation_matrix(float(rng.uniform(0, 1)), (0, 0, 1), at)
+            )
         parts.append(Part(mesh, colour))
         z += size * 1.6
     return parts

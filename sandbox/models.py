@@ -88,10 +88,3 @@ class ErrorDetail(BaseModel):
 
 class ErrorBody(BaseModel):
     error: ErrorDetail
-
-
-class WebhookPayload(BaseModel):
-    id: str
-    status: Literal["completed", "failed"]
-    result: Result | None = None
-    error: Any = None

@@ -27,8 +27,12 @@ DEFAULT_KEY = "sbx_live_kilnsandboxdemo0000"
 KEY_SHAPE = re.compile(r"^[a-z][a-z0-9]*_live_[A-Za-z0-9]{8,}$")
 
 #: Seconds at speed 1 as (queued, running): text compiles a prompt and renders views first.
-DURATIONS = {("text", 1024): (1.0, 4.0), ("text", 1536): (1.0, 6.0), ("image", 1024): (0.5, 2.5)}
-DURATIONS[("image", 1536)] = (0.5, 4.5)
+DURATIONS = {
+    ("text", 1024): (1.0, 4.0),
+    ("text", 1536): (1.0, 6.0),
+    ("image", 1024): (0.5, 2.5),
+    ("image", 1536): (0.5, 4.5),
+}
 FAIL_AT = 0.6  # fraction of the running time after which a doomed task fails
 
 IMAGE_COST = {1024: 2, 1536: 4}
@@ -46,7 +50,7 @@ class Headers(dict[str, str]):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and super().__contains__(name.lower())
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, name: str, default: Any = None) -> Any:
         return super().get(name.lower(), default)
 
 
@@ -92,10 +96,10 @@ class Task:
     queued_s: float
     running_s: float
     artifacts: Future[Artifacts]
+    base_url: str  # scheme://host:port the submit came in on; result links point back there
     planned_error: Any = None
     webhook_url: str | None = None
     submit_body: dict[str, Any] = field(default_factory=dict)
-    base_url: str = ""
     forced: tuple[str, Any] | None = None
     webhook_sent: bool = False
 
@@ -103,9 +107,9 @@ class Task:
     def eta_seconds(self) -> int:
         return math.ceil(self.queued_s + self.running_s)
 
-    def snapshot(self, now: float | None = None) -> tuple[str, int, Any]:
-        """(status, progress, error) at `now`, from elapsed time, forced state and mesh readiness."""
-        elapsed = (time.monotonic() if now is None else now) - self.created
+    def snapshot(self) -> tuple[str, int, Any]:
+        """(status, progress, error) now, from elapsed time, forced state and mesh readiness."""
+        elapsed = time.monotonic() - self.created
         running = max(0.0, min(1.0, (elapsed - self.queued_s) / self.running_s))
         progress = 1 + int(98 * running)
         if self.forced is not None:
@@ -148,7 +152,9 @@ def build_artifacts(kind: Kind, resolution: int, prompt: str | None, image: Imag
 class SandboxState:
     """Shared by the HTTP handlers (event loop thread), the webhook thread and the test thread."""
 
-    def __init__(self, keys: list[str], credits: int, speed: float, faults: str, seed: int, text_cost: int) -> None:
+    def __init__(
+        self, keys: list[str], credits: int, speed: float, faults: str, seed: int, text_cost: int
+    ) -> None:
         for key in keys:
             if not KEY_SHAPE.match(key):
                 raise ValueError(f"key {key!r} does not have the shape <prefix>_live_<random>")
@@ -214,6 +220,7 @@ class SandboxState:
         prompt: str | None = None,
         image: Image.Image | None = None,
         webhook_url: str | None = None,
+        base_url: str,
         endpoint: str,
         idempotency_key: str | None = None,
     ) -> Task | None:
@@ -243,6 +250,7 @@ class SandboxState:
                 artifacts=self.executor.submit(build_artifacts, kind, resolution, prompt, image),
                 planned_error=planned,
                 webhook_url=webhook_url,
+                base_url=base_url,
             )
             self.tasks[task.id] = task
             self.submit_count += 1

@@ -52,7 +52,8 @@ class WebhookSender:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=TIMEOUT_SECONDS + 1)
+        if self._thread.is_alive():
+            self._thread.join(timeout=TIMEOUT_SECONDS + 1)
 
     def _due(self) -> list[tuple[Task, dict[str, Any]]]:
         due = []

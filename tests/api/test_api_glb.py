@@ -57,7 +57,9 @@ def test_a_real_trimesh_glb_passes(tmp_path: Path) -> None:
 def test_json_only_glb_and_unknown_trailing_chunks_are_allowed(tmp_path: Path) -> None:
     doc = json.dumps({"asset": {"version": "2.0"}}).encode()
     assert check_glb(write(tmp_path, glb(chunk(CHUNK_JSON, doc)))).bin_length is None
-    extra = glb(chunk(CHUNK_JSON, json.dumps(DOC).encode()), chunk(CHUNK_BIN, bytes(8)), chunk(0x12345678, b"ext!"))
+    extra = glb(
+        chunk(CHUNK_JSON, json.dumps(DOC).encode()), chunk(CHUNK_BIN, bytes(8)), chunk(0x12345678, b"ext!")
+    )
     assert check_glb(write(tmp_path, extra)).bin_length == 8
 
 
@@ -75,7 +77,10 @@ DEFECTS = {
     "not utf8": (glb(chunk(CHUNK_JSON, b'{"a":"\xff\xfe"}')), "not UTF-8"),
     "chunk past end": (glb(struct.pack("<II", 400, CHUNK_JSON) + DOC_BYTES[:40]), "only"),
     "unaligned": (glb(struct.pack("<II", 3, CHUNK_JSON) + b"{}  "), "multiple of 4"),
-    "broken chunk header": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(8)), b"\0\0\0\0"), "incomplete"),
+    "broken chunk header": (
+        glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(8)), b"\0\0\0\0"),
+        "incomplete",
+    ),
     "missing bin": (glb(chunk(CHUNK_JSON, DOC_BYTES)), "no BIN chunk"),
     "short bin": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(4))), "needs 8"),
     "two json": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_JSON, DOC_BYTES)), "second JSON"),

@@ -13,14 +13,15 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from email.utils import format_datetime
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from api.client import MAX_IMAGE_BYTES, Client, parse_retry_after
+from api.client import Client, parse_retry_after
 from api.errors import (
     AuthError,
     BadRequestError,
@@ -43,14 +44,24 @@ from api.errors import (
     OutcomeUnknownError,
     RateLimitError,
     ServiceError,
+    StorageError,
     TLSError,
 )
 from api.glb import check_glb
+from api.inputs import MAX_IMAGE_BYTES
 from api.models import TaskStatus
 
 KEY = "sbx_live_LOCALsecret0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # image checks look at the magic only
 SAMPLE = Path("/work/shared/samples/chair.png")
+
+
+@pytest.fixture(autouse=True)
+def no_key_in_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Every test in this module runs with DEBUG logs (urllib3 included) and must not log the key."""
+    caplog.set_level(logging.DEBUG)
+    yield
+    assert KEY not in caplog.text
 
 
 # --------------------------------------------------------------------------- local servers
@@ -67,7 +78,19 @@ class Seen:
 Handler = Callable[[BaseHTTPRequestHandler, Seen], None]
 
 
-def send(h: BaseHTTPRequestHandler, status: int, body: bytes | str | dict[str, Any] = b"", **headers: str) -> None:
+class QuietServer(ThreadingHTTPServer):
+    """Clients that hang up early (cancelled or capped downloads) are expected, not worth a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def send(
+    h: BaseHTTPRequestHandler, status: int, body: bytes | str | dict[str, Any] = b"", **headers: str
+) -> None:
     """Write one complete answer; dict bodies become JSON."""
     if isinstance(body, dict):
         body, headers = json.dumps(body).encode(), {"Content-Type": "application/json", **headers}
@@ -125,8 +148,7 @@ class LocalServer:
 
             do_GET = do_POST = handle_one
 
-        self.httpd = ThreadingHTTPServer((host, port), RequestHandler)
-        self.httpd.daemon_threads = True
+        self.httpd = QuietServer((host, port), RequestHandler)
         self.scheme = "http"
         if tls is not None:
             import ssl
@@ -152,7 +174,8 @@ class LocalServer:
 
 
 @pytest.fixture
-def service() -> Iterator[LocalServer]:
+def stub() -> Iterator[LocalServer]:
+    """A stand-in for the service on 127.0.0.1 (the base URL's origin)."""
     server = LocalServer("127.0.0.1")
     yield server
     server.close()
@@ -194,7 +217,14 @@ def free_port() -> int:
 
 @pytest.mark.parametrize(
     "base",
-    ["http://example.com", "ftp://127.0.0.1", "127.0.0.1:8000", "https://", "https://h/?x=1", "http://10.0.0.1"],
+    [
+        "http://example.com",
+        "ftp://127.0.0.1",
+        "127.0.0.1:8000",
+        "https://",
+        "https://h/?x=1",
+        "http://10.0.0.1",
+    ],
 )
 def test_unsafe_or_malformed_base_url_is_refused(base: str) -> None:
     with pytest.raises(InputError):
@@ -202,7 +232,14 @@ def test_unsafe_or_malformed_base_url_is_refused(base: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "base", ["https://api.example.com", "http://127.0.0.1:9", "http://127.5.6.7", "http://localhost:1", "http://[::1]:1"]
+    "base",
+    [
+        "https://api.example.com",
+        "http://127.0.0.1:9",
+        "http://127.5.6.7",
+        "http://localhost:1",
+        "http://[::1]:1",
+    ],
 )
 def test_https_or_loopback_base_url_is_accepted(base: str) -> None:
     assert Client(base + "/", KEY).base_url == base
@@ -266,29 +303,31 @@ INPUT_CASES: dict[str, Callable[[Client, Path], object]] = {
 
 
 @pytest.mark.parametrize("case", INPUT_CASES)
-def test_bad_input_is_refused_before_any_request(service: LocalServer, tmp_path: Path, case: str) -> None:
-    with client_for(service) as client, pytest.raises(InputError) as caught:
+def test_bad_input_is_refused_before_any_request(stub: LocalServer, tmp_path: Path, case: str) -> None:
+    with client_for(stub) as client, pytest.raises(InputError) as caught:
         INPUT_CASES[case](client, tmp_path)
     assert caught.value.user_message.endswith((".", ")"))
-    assert service.seen == []
+    assert stub.seen == []
 
 
-def test_loopback_http_urls_are_allowed_for_image_and_webhook(service: LocalServer) -> None:
-    service.routes["/v1/3d/image-to-3d"] = answer(200, task())
-    with client_for(service) as client:
+def test_loopback_http_urls_are_allowed_for_image_and_webhook(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/image-to-3d"] = answer(200, task())
+    with client_for(stub) as client:
         client.submit_image(url="http://127.0.0.1:1/a.png", webhook_url="http://localhost:2/hook")
-    assert json.loads(service.seen[0].body)["webhook_url"] == "http://localhost:2/hook"
+    assert json.loads(stub.seen[0].body)["webhook_url"] == "http://localhost:2/hook"
 
 
 # --------------------------------------------------------------------------- wire format
 
 
-def test_text_submit_sends_json_key_and_idempotency_key(service: LocalServer) -> None:
-    service.routes["/v1/3d/text-to-3d"] = answer(200, task(created_at="2026-01-01T00:00:00Z", eta_seconds=9))
-    with client_for(service) as client:
-        t = client.submit_text("  a red chair ", resolution=1024, image_model={"provider": "p", "quality": "high"})
+def test_text_submit_sends_json_key_and_idempotency_key(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = answer(200, task(created_at="2026-01-01T00:00:00Z", eta_seconds=9))
+    with client_for(stub) as client:
+        t = client.submit_text(
+            "  a red chair ", resolution=1024, image_model={"provider": "p", "quality": "high"}
+        )
     assert t.id == "tsk_local" and t.status is TaskStatus.QUEUED and t.eta_seconds == 9
-    seen = service.seen[0]
+    seen = stub.seen[0]
     assert seen.headers["authorization"] == f"Bearer {KEY}"
     assert seen.headers["content-type"] == "application/json"
     assert seen.headers["user-agent"].startswith("Kiln/")
@@ -300,19 +339,19 @@ def test_text_submit_sends_json_key_and_idempotency_key(service: LocalServer) ->
     }
 
 
-def test_text_submit_omits_optional_fields(service: LocalServer) -> None:
-    service.routes["/v1/3d/text-to-3d"] = answer(200, task())
-    with client_for(service) as client:
+def test_text_submit_omits_optional_fields(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = answer(200, task())
+    with client_for(stub) as client:
         client.submit_text("a mug", idempotency_key="job-42")
-    assert json.loads(service.seen[0].body) == {"prompt": "a mug"}
-    assert service.seen[0].headers["idempotency-key"] == "job-42"
+    assert json.loads(stub.seen[0].body) == {"prompt": "a mug"}
+    assert stub.seen[0].headers["idempotency-key"] == "job-42"
 
 
-def test_image_file_goes_as_multipart_with_form_fields(service: LocalServer, tmp_path: Path) -> None:
-    service.routes["/v1/3d/image-to-3d"] = answer(200, task())
-    with client_for(service) as client:
+def test_image_file_goes_as_multipart_with_form_fields(stub: LocalServer, tmp_path: Path) -> None:
+    stub.routes["/v1/3d/image-to-3d"] = answer(200, task())
+    with client_for(stub) as client:
         client.submit_image(path=SAMPLE, resolution=1024, webhook_url="https://hooks.example.com/done")
-    seen = service.seen[0]
+    seen = stub.seen[0]
     assert seen.headers["content-type"].startswith("multipart/form-data; boundary=")
     assert b'name="image"; filename="chair.png"' in seen.body
     assert b"Content-Type: image/png" in seen.body
@@ -321,26 +360,29 @@ def test_image_file_goes_as_multipart_with_form_fields(service: LocalServer, tmp
     assert b'name="webhook_url"\r\n\r\nhttps://hooks.example.com/done\r\n' in seen.body
 
 
-def test_image_bytes_get_a_name_and_type_from_their_content(service: LocalServer) -> None:
-    service.routes["/v1/3d/image-to-3d"] = answer(200, task())
+def test_image_bytes_get_a_name_and_type_from_their_content(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/image-to-3d"] = answer(200, task())
     jpeg = b"\xff\xd8\xff\xe0" + bytes(40)
-    with client_for(service) as client:
+    with client_for(stub) as client:
         client.submit_image(data=jpeg)
-    assert b'filename="image.jpeg"' in service.seen[0].body
-    assert b"Content-Type: image/jpeg" in service.seen[0].body
-    assert b'name="resolution"\r\n\r\n1536\r\n' in service.seen[0].body
+    assert b'filename="image.jpeg"' in stub.seen[0].body
+    assert b"Content-Type: image/jpeg" in stub.seen[0].body
+    assert b'name="resolution"\r\n\r\n1536\r\n' in stub.seen[0].body
 
 
-def test_image_url_goes_as_json(service: LocalServer) -> None:
-    service.routes["/v1/3d/image-to-3d"] = answer(200, task())
-    with client_for(service) as client:
+def test_image_url_goes_as_json(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/image-to-3d"] = answer(200, task())
+    with client_for(stub) as client:
         client.submit_image(url="https://images.example.com/chair.png", resolution=1024)
-    assert json.loads(service.seen[0].body) == {"image_url": "https://images.example.com/chair.png", "resolution": 1024}
+    assert json.loads(stub.seen[0].body) == {
+        "image_url": "https://images.example.com/chair.png",
+        "resolution": 1024,
+    }
 
 
-def test_task_id_is_quoted_into_the_path(service: LocalServer) -> None:
-    service.routes["/v1/3d/tasks/a%2Fb%20c"] = answer(200, task("a/b c", "Processing", progress=12))
-    with client_for(service) as client:
+def test_task_id_is_quoted_into_the_path(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/tasks/a%2Fb%20c"] = answer(200, task("a/b c", "Processing", progress=12))
+    with client_for(stub) as client:
         t = client.get_task("a/b c")
     assert (t.id, t.status, t.progress) == ("a/b c", TaskStatus.RUNNING, 12.0)
 
@@ -349,15 +391,39 @@ def test_task_id_is_quoted_into_the_path(service: LocalServer) -> None:
 
 
 ERROR_CASES: list[tuple[int, Any, dict[str, str], type[KilnError], str]] = [
-    (400, {"error": {"code": "bad_request", "message": "prompt is empty"}}, {}, BadRequestError, "prompt is empty"),
-    (401, {"error": {"code": "unauthorized", "message": "Invalid API key"}}, {}, AuthError, "Invalid API key"),
-    (402, {"error": {"code": "insufficient_credits", "message": "Need 4 credits"}}, {}, CreditsError, "Need 4"),
+    (
+        400,
+        {"error": {"code": "bad_request", "message": "prompt is empty"}},
+        {},
+        BadRequestError,
+        "prompt is empty",
+    ),
+    (
+        401,
+        {"error": {"code": "unauthorized", "message": "Invalid API key"}},
+        {},
+        AuthError,
+        "Invalid API key",
+    ),
+    (
+        402,
+        {"error": {"code": "insufficient_credits", "message": "Need 4 credits"}},
+        {},
+        CreditsError,
+        "Need 4",
+    ),
     (403, {"detail": "Key lacks scope"}, {}, AuthError, "Key lacks scope"),
     (404, {"error": {"code": "not_found", "message": "Unknown task"}}, {}, NotFoundError, "no longer knows"),
     (409, {"error": "Duplicate request"}, {}, BadRequestError, "Duplicate request"),
     (413, {"error": {"message": "Image too large"}}, {}, BadRequestError, "Image too large"),
     (415, {"message": "Unsupported type"}, {}, BadRequestError, "Unsupported type"),
-    (422, {"detail": [{"loc": ["body", "resolution"], "msg": "must be 1024"}]}, {}, BadRequestError, "resolution"),
+    (
+        422,
+        {"detail": [{"loc": ["body", "resolution"], "msg": "must be 1024"}]},
+        {},
+        BadRequestError,
+        "resolution",
+    ),
     (410, "gone", {"Content-Type": "text/plain"}, BadRequestError, "gone"),
     (429, {"error": {"message": "Slow down"}}, {"Retry-After": "7"}, RateLimitError, "wait 7 s"),
     (500, {"error": {"message": "boom"}}, {}, ServiceError, "HTTP 500"),
@@ -370,10 +436,10 @@ ERROR_CASES: list[tuple[int, Any, dict[str, str], type[KilnError], str]] = [
 
 @pytest.mark.parametrize(("status", "body", "headers", "kind", "words"), ERROR_CASES)
 def test_each_status_becomes_its_error_class(
-    service: LocalServer, status: int, body: Any, headers: dict[str, str], kind: type[KilnError], words: str
+    stub: LocalServer, status: int, body: Any, headers: dict[str, str], kind: type[KilnError], words: str
 ) -> None:
-    service.routes["/v1/3d/tasks/t1"] = answer(status, body, **headers)
-    with client_for(service, retries=0) as client, pytest.raises(KilnError) as caught:
+    stub.routes["/v1/3d/tasks/t1"] = answer(status, body, **headers)
+    with client_for(stub, retries=0) as client, pytest.raises(KilnError) as caught:
         client.get_task("t1")
     error = caught.value
     assert type(error) is kind
@@ -383,15 +449,15 @@ def test_each_status_becomes_its_error_class(
         assert error.status == status  # type: ignore[attr-defined]
 
 
-def test_not_found_carries_the_task_id(service: LocalServer) -> None:
-    with client_for(service) as client, pytest.raises(NotFoundError) as caught:
+def test_not_found_carries_the_task_id(stub: LocalServer) -> None:
+    with client_for(stub) as client, pytest.raises(NotFoundError) as caught:
         client.get_task("gone-1")
     assert caught.value.task_id == "gone-1" and isinstance(caught.value, BadRequestError)
-    assert len(service.seen) == 1  # a 4xx is never retried
+    assert len(stub.seen) == 1  # a 4xx is never retried
 
 
-def test_submit_404_points_at_the_service_url(service: LocalServer) -> None:
-    with client_for(service) as client, pytest.raises(NotFoundError) as caught:
+def test_submit_404_points_at_the_service_url(stub: LocalServer) -> None:
+    with client_for(stub) as client, pytest.raises(NotFoundError) as caught:
         client.submit_text("a chair")
     assert "service URL" in caught.value.user_message and caught.value.task_id is None
 
@@ -404,10 +470,10 @@ def test_retry_after_as_http_date() -> None:
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
 
 
-def test_rate_limit_with_http_date_retry_after(service: LocalServer) -> None:
+def test_rate_limit_with_http_date_retry_after(stub: LocalServer) -> None:
     when = format_datetime(datetime.now(UTC) + timedelta(seconds=120), usegmt=True)
-    service.routes["/v1/3d/tasks/t1"] = answer(429, {"error": "slow"}, Retry_After=when)
-    with client_for(service, retries=0) as client, pytest.raises(RateLimitError) as caught:
+    stub.routes["/v1/3d/tasks/t1"] = answer(429, {"error": "slow"}, Retry_After=when)
+    with client_for(stub, retries=0) as client, pytest.raises(RateLimitError) as caught:
         client.get_task("t1")
     assert caught.value.retry_after is not None and 110 < caught.value.retry_after <= 120
 
@@ -415,82 +481,82 @@ def test_rate_limit_with_http_date_retry_after(service: LocalServer) -> None:
 # --------------------------------------------------------------------------- retry rules
 
 
-def test_poll_retries_5xx_and_429_with_growing_capped_backoff(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/tasks/t1"] = [
+def test_poll_retries_5xx_and_429_with_growing_capped_backoff(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = [
         answer(500, {"error": "x"}),
         answer(502, "<html>bad gateway</html>"),
         answer(503, {"error": "busy"}),
         answer(429, {"error": "slow"}),
         answer(200, task("t1", "completed")),
     ]
-    with client_for(service, sleeps, retries=4, backoff=(1.0, 3.0)) as client:
+    with client_for(stub, sleeps, retries=4, backoff=(1.0, 3.0)) as client:
         assert client.get_task("t1").status is TaskStatus.COMPLETED
-    assert len(service.seen) == 5
+    assert len(stub.seen) == 5
     limits = [1.0, 2.0, 3.0, 3.0]  # base * 2**attempt, capped; jitter keeps each in [limit/2, limit]
     assert len(sleeps) == 4 and all(lim / 2 <= s <= lim for s, lim in zip(sleeps, limits, strict=True))
 
 
-def test_poll_gives_up_after_the_retry_budget(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/tasks/t1"] = answer(500, {"error": "down"})
-    with client_for(service, sleeps, retries=2) as client, pytest.raises(ServiceError):
+def test_poll_gives_up_after_the_retry_budget(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = answer(500, {"error": "down"})
+    with client_for(stub, sleeps, retries=2) as client, pytest.raises(ServiceError):
         client.get_task("t1")
-    assert len(service.seen) == 3 and len(sleeps) == 2
+    assert len(stub.seen) == 3 and len(sleeps) == 2
 
 
-def test_retry_after_is_honoured_and_capped(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/tasks/t1"] = [
+def test_retry_after_is_honoured_and_capped(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = [
         answer(429, {"error": "slow"}, Retry_After="4"),
         answer(503, {"error": "busy"}, Retry_After="3600"),
         answer(200, task("t1")),
     ]
-    with client_for(service, sleeps, max_retry_after=60.0) as client:
+    with client_for(stub, sleeps, max_retry_after=60.0) as client:
         client.get_task("t1")
     assert sleeps == [4.0, 60.0]
 
 
-def test_submit_503_without_retry_after_is_not_resent(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/text-to-3d"] = answer(503, {"error": "busy"})
-    with client_for(service, sleeps) as client, pytest.raises(OutcomeUnknownError) as caught:
+def test_submit_503_without_retry_after_is_not_resent(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = answer(503, {"error": "busy"})
+    with client_for(stub, sleeps) as client, pytest.raises(OutcomeUnknownError) as caught:
         client.submit_text("a chair", idempotency_key="job-1")
-    assert len(service.seen) == 1 and sleeps == []
+    assert len(stub.seen) == 1 and sleeps == []
     assert caught.value.idempotency_key == "job-1" and caught.value.status == 503
     assert "avoid paying twice" in caught.value.user_message
 
 
-def test_submit_503_with_retry_after_is_resent_with_the_same_key(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/text-to-3d"] = [answer(503, {"error": "busy"}, Retry_After="2"), answer(200, task())]
-    with client_for(service, sleeps) as client:
+def test_submit_503_with_retry_after_is_resent_with_the_same_key(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = [answer(503, {"error": "busy"}, Retry_After="2"), answer(200, task())]
+    with client_for(stub, sleeps) as client:
         client.submit_text("a chair")
-    keys = {s.headers["idempotency-key"] for s in service.seen}
-    assert len(service.seen) == 2 and len(keys) == 1 and sleeps == [2.0]
+    keys = {s.headers["idempotency-key"] for s in stub.seen}
+    assert len(stub.seen) == 2 and len(keys) == 1 and sleeps == [2.0]
 
 
-def test_submit_429_is_resent_then_reported(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/image-to-3d"] = answer(429, {"error": "slow"}, Retry_After="1")
-    with client_for(service, sleeps, retries=2) as client, pytest.raises(RateLimitError):
+def test_submit_429_is_resent_then_reported(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/image-to-3d"] = answer(429, {"error": "slow"}, Retry_After="1")
+    with client_for(stub, sleeps, retries=2) as client, pytest.raises(RateLimitError):
         client.submit_image(data=PNG, idempotency_key="k")
-    assert len(service.seen) == 3 and sleeps == [1.0, 1.0]
+    assert len(stub.seen) == 3 and sleeps == [1.0, 1.0]
 
 
-def test_submit_success_with_unreadable_body_is_outcome_unknown(service: LocalServer) -> None:
-    service.routes["/v1/3d/text-to-3d"] = answer(200, "<html>hello</html>")
-    with client_for(service) as client, pytest.raises(OutcomeUnknownError) as caught:
+def test_submit_success_with_unreadable_body_is_outcome_unknown(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = answer(200, "<html>hello</html>")
+    with client_for(stub) as client, pytest.raises(OutcomeUnknownError) as caught:
         client.submit_text("a chair")
-    assert len(service.seen) == 1 and caught.value.status == 200
+    assert len(stub.seen) == 1 and caught.value.status == 200
 
 
-def test_submit_4xx_is_final_and_not_outcome_unknown(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/text-to-3d"] = answer(402, {"error": {"message": "no credits"}})
-    with client_for(service, sleeps) as client, pytest.raises(CreditsError):
+def test_submit_4xx_is_final_and_not_outcome_unknown(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = answer(402, {"error": {"message": "no credits"}})
+    with client_for(stub, sleeps) as client, pytest.raises(CreditsError):
         client.submit_text("a chair")
-    assert len(service.seen) == 1 and sleeps == []
+    assert len(stub.seen) == 1 and sleeps == []
 
 
-def test_submit_reset_after_sending_is_not_resent(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/text-to-3d"] = drop
-    with client_for(service, sleeps) as client, pytest.raises(OutcomeUnknownError) as caught:
+def test_submit_reset_after_sending_is_not_resent(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = drop
+    with client_for(stub, sleeps) as client, pytest.raises(OutcomeUnknownError) as caught:
         client.submit_text("a chair")
-    assert len(service.seen) == 1 and sleeps == []
+    assert len(stub.seen) == 1 and sleeps == []
     assert isinstance(caught.value.__cause__, NetworkError) and caught.value.__cause__.sent
 
 
@@ -502,37 +568,40 @@ def slow(seconds: float, then: Handler) -> Handler:
     return handler
 
 
-def test_submit_read_timeout_is_not_resent(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/text-to-3d"] = slow(1.0, answer(200, task()))
-    with client_for(service, sleeps, timeout=(2.0, 0.2)) as client, pytest.raises(OutcomeUnknownError):
+def test_submit_read_timeout_is_not_resent(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/text-to-3d"] = slow(1.0, answer(200, task()))
+    with client_for(stub, sleeps, timeout=(2.0, 0.2)) as client, pytest.raises(OutcomeUnknownError):
         client.submit_text("a chair")
-    assert len(service.seen) == 1 and sleeps == []
+    assert len(stub.seen) == 1 and sleeps == []
 
 
-def test_poll_read_timeout_is_retried(service: LocalServer, sleeps: Sleeps) -> None:
-    service.routes["/v1/3d/tasks/t1"] = [slow(1.0, answer(200, task("t1"))), answer(200, task("t1", "done"))]
-    with client_for(service, sleeps, timeout=(2.0, 0.2)) as client:
+def test_poll_read_timeout_is_retried(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = [slow(1.0, answer(200, task("t1"))), answer(200, task("t1", "done"))]
+    with client_for(stub, sleeps, timeout=(2.0, 0.2)) as client:
         assert client.get_task("t1").status is TaskStatus.COMPLETED
     assert len(sleeps) == 1
 
 
 def test_connection_refused_submit_is_retried_then_network_error(sleeps: Sleeps) -> None:
-    with client_for(f"http://127.0.0.1:{free_port()}", sleeps, retries=3) as client:
-        with pytest.raises(NetworkError) as caught:
-            client.submit_text("a chair")
+    client = client_for(f"http://127.0.0.1:{free_port()}", sleeps, retries=3)
+    with client, pytest.raises(NetworkError) as caught:
+        client.submit_text("a chair")
     assert not caught.value.sent and "refused" in caught.value.user_message
     assert len(sleeps) == 3  # surely never sent, so sent again each time
 
 
 def test_dns_failure_submit_is_retried_then_network_error(sleeps: Sleeps) -> None:
-    with client_for("https://kiln-test-no-such-host.invalid", sleeps, retries=2) as client:
-        with pytest.raises(NetworkError) as caught:
-            client.submit_image(data=PNG)
+    client = client_for("https://kiln-test-no-such-host.invalid", sleeps, retries=2)
+    with client, pytest.raises(NetworkError) as caught:
+        client.submit_image(data=PNG)
     assert not caught.value.sent and "DNS" in caught.value.user_message and len(sleeps) == 2
 
 
 def test_refused_poll_is_retried(sleeps: Sleeps) -> None:
-    with client_for(f"http://127.0.0.1:{free_port()}", sleeps, retries=2) as client, pytest.raises(NetworkError):
+    with (
+        client_for(f"http://127.0.0.1:{free_port()}", sleeps, retries=2) as client,
+        pytest.raises(NetworkError),
+    ):
         client.get_task("t1")
     assert len(sleeps) == 2
 
@@ -557,23 +626,23 @@ def test_submit_resent_after_connect_failure_reaches_the_service_with_the_same_k
             server.close()
 
 
-def test_cancel_event_interrupts_a_retry_wait_promptly(service: LocalServer) -> None:
-    service.routes["/v1/3d/tasks/t1"] = answer(503, {"error": "busy"}, Retry_After="30")
+def test_cancel_event_interrupts_a_retry_wait_promptly(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = answer(503, {"error": "busy"}, Retry_After="30")
     stop = threading.Event()
-    client = Client(service.url, KEY, cancel_event=stop)
+    client = Client(stub.url, KEY, cancel_event=stop)
     threading.Timer(0.2, stop.set).start()
     started = time.monotonic()
     with client, pytest.raises(CancelledError):
         client.get_task("t1")
-    assert time.monotonic() - started < 3 and len(service.seen) == 1
+    assert time.monotonic() - started < 3 and len(stub.seen) == 1
 
 
-def test_per_call_cancel_event_also_interrupts(service: LocalServer) -> None:
-    service.routes["/v1/3d/tasks/t1"] = answer(429, {"error": "slow"}, Retry_After="30")
+def test_per_call_cancel_event_also_interrupts(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = answer(429, {"error": "slow"}, Retry_After="30")
     stop, per_call = threading.Event(), threading.Event()
     threading.Timer(0.2, per_call.set).start()
     started = time.monotonic()
-    with Client(service.url, KEY, cancel_event=stop) as client, pytest.raises(CancelledError):
+    with Client(stub.url, KEY, cancel_event=stop) as client, pytest.raises(CancelledError):
         client.get_task("t1", cancel=per_call)
     assert time.monotonic() - started < 3
 
@@ -587,76 +656,84 @@ def real_glb() -> bytes:
     return b"glTF" + struct.pack("<II", 2, 20 + len(body)) + struct.pack("<II", len(body), 0x4E4F534A) + body
 
 
-def test_download_from_a_cdn_never_sends_the_key(service: LocalServer, cdn: LocalServer, tmp_path: Path) -> None:
+def test_download_from_a_cdn_never_sends_the_key(stub: LocalServer, cdn: LocalServer, tmp_path: Path) -> None:
     cdn.routes["/m.glb"] = answer(200, real_glb(), Content_Type="model/gltf-binary")
-    with client_for(service) as client:
+    with client_for(stub) as client:
         path = client.download(f"{cdn.url}/m.glb?sig=abc", tmp_path / "m.glb")
     assert check_glb(path).size == len(real_glb())
     assert len(cdn.seen) == 1 and "authorization" not in cdn.seen[0].headers
-    assert service.seen == []
+    assert stub.seen == []
 
 
 def test_redirect_from_the_service_to_a_cdn_drops_the_key(
-    service: LocalServer, cdn: LocalServer, tmp_path: Path
+    stub: LocalServer, cdn: LocalServer, tmp_path: Path
 ) -> None:
-    service.routes["/files/m.glb"] = answer(302, b"", Location=f"{cdn.url}/signed/m.glb?token=t")
+    stub.routes["/files/m.glb"] = answer(302, b"", Location=f"{cdn.url}/signed/m.glb?token=t")
     cdn.routes["/signed/m.glb"] = answer(307, b"", Location="/final/m.glb")  # a hop inside the CDN
     cdn.routes["/final/m.glb"] = answer(200, real_glb())
-    with client_for(service) as client:
+    with client_for(stub) as client:
         client.download("/files/m.glb", tmp_path / "m.glb")  # relative: resolved against the service
-    assert service.seen[0].headers["authorization"] == f"Bearer {KEY}"
+    assert stub.seen[0].headers["authorization"] == f"Bearer {KEY}"
     assert [s.path for s in cdn.seen] == ["/signed/m.glb?token=t", "/final/m.glb"]
     assert all("authorization" not in s.headers for s in cdn.seen)
 
 
 def test_redirect_back_to_the_service_origin_may_carry_the_key(
-    service: LocalServer, cdn: LocalServer, tmp_path: Path
+    stub: LocalServer, cdn: LocalServer, tmp_path: Path
 ) -> None:
-    cdn.routes["/m.glb"] = answer(302, b"", Location=f"{service.url}/files/m.glb")
-    service.routes["/files/m.glb"] = answer(200, real_glb())
-    with client_for(service) as client:
+    cdn.routes["/m.glb"] = answer(302, b"", Location=f"{stub.url}/files/m.glb")
+    stub.routes["/files/m.glb"] = answer(200, real_glb())
+    with client_for(stub) as client:
         client.download(f"{cdn.url}/m.glb", tmp_path / "m.glb")
     assert "authorization" not in cdn.seen[0].headers
-    assert service.seen[0].headers["authorization"] == f"Bearer {KEY}"
+    assert stub.seen[0].headers["authorization"] == f"Bearer {KEY}"
 
 
-def test_same_host_other_port_is_another_origin(service: LocalServer, tmp_path: Path) -> None:
+def test_same_host_other_port_is_another_origin(stub: LocalServer, tmp_path: Path) -> None:
     other = LocalServer("127.0.0.1")
     try:
         other.routes["/m.glb"] = answer(200, real_glb())
-        service.routes["/v1/3d/tasks/t1"] = answer(302, b"", Location=f"{other.url}/m.glb")
-        with client_for(service) as client:
+        stub.routes["/v1/3d/tasks/t1"] = answer(302, b"", Location=f"{other.url}/m.glb")
+        with client_for(stub) as client:
             client.download(f"{other.url}/m.glb", tmp_path / "m.glb")
         assert "authorization" not in other.seen[0].headers
     finally:
         other.close()
 
 
-def test_redirect_to_plain_http_elsewhere_is_refused(service: LocalServer, tmp_path: Path) -> None:
-    service.routes["/files/m.glb"] = answer(302, b"", Location="http://cdn.example.com/m.glb")
-    with client_for(service, retries=0) as client, pytest.raises(ServiceError, match="insecure address"):
+def test_redirect_to_plain_http_elsewhere_is_refused(stub: LocalServer, tmp_path: Path) -> None:
+    stub.routes["/files/m.glb"] = answer(302, b"", Location="http://cdn.example.com/m.glb")
+    with client_for(stub, retries=0) as client, pytest.raises(ServiceError, match="insecure address"):
         client.download("/files/m.glb", tmp_path / "m.glb")
     assert not (tmp_path / "m.glb").exists()
 
 
-def test_poll_redirect_loop_is_bounded(service: LocalServer) -> None:
-    service.routes["/v1/3d/tasks/t1"] = answer(302, b"", Location="/v1/3d/tasks/t1")
-    with client_for(service, retries=0) as client, pytest.raises(ServiceError, match="too many redirects"):
+def test_poll_redirect_loop_is_bounded_and_not_retried(stub: LocalServer, sleeps: Sleeps) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = answer(302, b"", Location="/v1/3d/tasks/t1")
+    with client_for(stub, sleeps) as client, pytest.raises(ServiceError, match="too many redirects"):
         client.get_task("t1")
-    assert len(service.seen) == 6
+    assert len(stub.seen) == 6 and sleeps == []
+
+
+def test_a_non_json_success_is_not_retried(stub: LocalServer, sleeps: Sleeps) -> None:
+    """A captive portal or proxy page will not turn into JSON by asking again."""
+    stub.routes["/v1/3d/tasks/t1"] = answer(200, "<html>Sign in to Wi-Fi</html>", Content_Type="text/html")
+    with client_for(stub, sleeps) as client, pytest.raises(ServiceError) as caught:
+        client.get_task("t1")
+    assert caught.value.status == 200 and len(stub.seen) == 1 and sleeps == []
 
 
 def test_netrc_never_replaces_the_bearer_key(
-    service: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stub: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     netrc = tmp_path / "netrc"
     netrc.write_text("machine 127.0.0.1 login someone password other\n")
     netrc.chmod(0o600)
     monkeypatch.setenv("NETRC", str(netrc))
-    service.routes["/v1/3d/tasks/t1"] = answer(200, task("t1"))
-    with client_for(service) as client:
+    stub.routes["/v1/3d/tasks/t1"] = answer(200, task("t1"))
+    with client_for(stub) as client:
         client.get_task("t1")
-    assert service.seen[0].headers["authorization"] == f"Bearer {KEY}"
+    assert stub.seen[0].headers["authorization"] == f"Bearer {KEY}"
 
 
 # --------------------------------------------------------------------------- TLS
@@ -676,7 +753,9 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return cert, key
 
 
-def test_untrusted_certificate_is_a_tls_error_with_a_hint(self_signed: tuple[Path, Path], sleeps: Sleeps) -> None:
+def test_untrusted_certificate_is_a_tls_error_with_a_hint(
+    self_signed: tuple[Path, Path], sleeps: Sleeps
+) -> None:
     server = LocalServer("127.0.0.1", tls=self_signed)
     try:
         with client_for(server, sleeps) as client, pytest.raises(TLSError) as caught:
@@ -740,7 +819,9 @@ def test_download_size_cap(cdn: LocalServer, tmp_path: Path, route: str) -> None
     cdn.routes["/x"] = answer(200, bytes(300_000)) if route == "declared" else chunked
     progress: list[tuple[int, int | None]] = []
     with client_for("http://127.0.0.1:1") as client, pytest.raises(InvalidMeshError, match="larger than"):
-        client.download(f"{cdn.url}/x", tmp_path / "x", max_bytes=100_000, progress=lambda d, t: progress.append((d, t)))
+        client.download(
+            f"{cdn.url}/x", tmp_path / "x", max_bytes=100_000, progress=lambda d, t: progress.append((d, t))
+        )
     assert list(tmp_path.iterdir()) == []  # no dest, no .part
     assert len(cdn.seen) == 1  # too large is not retried
     if route == "streamed":
@@ -755,7 +836,9 @@ def truncated(h: BaseHTTPRequestHandler, seen: Seen) -> None:
     h.close_connection = True
 
 
-def test_truncated_download_is_retried_and_then_succeeds(cdn: LocalServer, tmp_path: Path, sleeps: Sleeps) -> None:
+def test_truncated_download_is_retried_and_then_succeeds(
+    cdn: LocalServer, tmp_path: Path, sleeps: Sleeps
+) -> None:
     cdn.routes["/m.glb"] = [truncated, answer(200, real_glb())]
     with client_for("http://127.0.0.1:1", sleeps) as client:
         client.download(f"{cdn.url}/m.glb", tmp_path / "m.glb")
@@ -779,7 +862,9 @@ def test_failed_check_keeps_dest_untouched(cdn: LocalServer, tmp_path: Path) -> 
     assert len(cdn.seen) == 1  # a damaged file is reported, not fetched again
 
 
-@pytest.mark.parametrize(("status", "kind"), [(403, BadRequestError), (404, NotFoundError), (410, NotFoundError)])
+@pytest.mark.parametrize(
+    ("status", "kind"), [(403, BadRequestError), (404, NotFoundError), (410, NotFoundError)]
+)
 def test_refused_download_link_talks_about_the_link(
     cdn: LocalServer, tmp_path: Path, status: int, kind: type[KilnError]
 ) -> None:
@@ -787,6 +872,15 @@ def test_refused_download_link_talks_about_the_link(
     with client_for("http://127.0.0.1:1") as client, pytest.raises(kind) as caught:
         client.download(f"{cdn.url}/m.glb", tmp_path / "m.glb")
     assert "download link" in caught.value.user_message and "API key" not in caught.value.user_message
+
+
+def test_unwritable_destination_is_a_storage_error(cdn: LocalServer, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where a folder should be")
+    cdn.routes["/m.glb"] = answer(200, real_glb())
+    with client_for("http://127.0.0.1:1") as client, pytest.raises(StorageError) as caught:
+        client.download(f"{cdn.url}/m.glb", blocker / "m.glb")
+    assert "disk space" in caught.value.user_message and cdn.seen == []
 
 
 def test_progress_callback_error_removes_the_part_file(cdn: LocalServer, tmp_path: Path) -> None:
@@ -817,22 +911,22 @@ def test_cancel_stops_a_download_between_chunks(cdn: LocalServer, tmp_path: Path
 # --------------------------------------------------------------------------- connection check
 
 
-def test_check_connection_ok_on_json_404(service: LocalServer) -> None:
-    with client_for(service) as client:
+def test_check_connection_ok_on_json_404(stub: LocalServer) -> None:
+    with client_for(stub) as client:
         assert "accepted the API key" in client.check_connection()
-    assert service.seen[0].path.startswith("/v1/3d/tasks/kiln-connection-check-")
-    assert service.seen[0].headers["authorization"] == f"Bearer {KEY}"
+    assert stub.seen[0].path.startswith("/v1/3d/tasks/kiln-connection-check-")
+    assert stub.seen[0].headers["authorization"] == f"Bearer {KEY}"
 
 
-def test_check_connection_reports_a_rejected_key(service: LocalServer) -> None:
-    service.fallback = answer(401, {"error": {"code": "unauthorized", "message": "Invalid API key."}})
-    with client_for(service) as client, pytest.raises(AuthError, match="rejected the API key"):
+def test_check_connection_reports_a_rejected_key(stub: LocalServer) -> None:
+    stub.fallback = answer(401, {"error": {"code": "unauthorized", "message": "Invalid API key."}})
+    with client_for(stub) as client, pytest.raises(AuthError, match="rejected the API key"):
         client.check_connection()
 
 
-def test_check_connection_spots_a_site_that_is_not_the_service(service: LocalServer) -> None:
-    service.fallback = answer(404, "<html>Not Found</html>", Content_Type="text/html")
-    with client_for(service) as client, pytest.raises(NotFoundError, match="not like the 3D service"):
+def test_check_connection_spots_a_site_that_is_not_the_service(stub: LocalServer) -> None:
+    stub.fallback = answer(404, "<html>Not Found</html>", Content_Type="text/html")
+    with client_for(stub) as client, pytest.raises(NotFoundError, match="not like the 3D service"):
         client.check_connection()
 
 
@@ -845,9 +939,9 @@ def test_check_connection_dead_service(sleeps: Sleeps) -> None:
 # --------------------------------------------------------------------------- threads
 
 
-def test_one_client_shared_by_worker_threads(service: LocalServer) -> None:
-    service.routes.update({f"/v1/3d/tasks/t{i}": answer(200, task(f"t{i}", "running")) for i in range(16)})
-    client = client_for(service)
+def test_one_client_shared_by_worker_threads(stub: LocalServer) -> None:
+    stub.routes.update({f"/v1/3d/tasks/t{i}": answer(200, task(f"t{i}", "running")) for i in range(16)})
+    client = client_for(stub)
     results: dict[int, str] = {}
     errors: list[BaseException] = []
 
@@ -855,7 +949,7 @@ def test_one_client_shared_by_worker_threads(service: LocalServer) -> None:
         try:
             for i in range(n, 16, 4):
                 results[i] = client.get_task(f"t{i}").id
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
@@ -880,12 +974,12 @@ def all_texts(exc: BaseException) -> str:
 
 
 def test_key_never_appears_in_logs_exceptions_or_repr(
-    service: LocalServer, cdn: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    stub: LocalServer, cdn: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)  # root, urllib3 and api loggers all at DEBUG
     logging.getLogger("urllib3").setLevel(logging.DEBUG)
     echo = {"error": {"code": "unauthorized", "message": f"Key {KEY} is not valid"}}  # a careless server
-    service.routes.update(
+    stub.routes.update(
         {
             "/v1/3d/tasks/auth": answer(401, echo),
             "/v1/3d/tasks/busy": answer(503, echo),
@@ -898,7 +992,7 @@ def test_key_never_appears_in_logs_exceptions_or_repr(
     )
     cdn.routes["/m.glb"] = answer(200, b"not a glb")
     texts: list[str] = []
-    with client_for(service, retries=1) as client:
+    with client_for(stub, retries=1) as client:
         texts.append(repr(client))
         calls: list[Callable[[], object]] = [
             lambda: client.get_task("auth"),

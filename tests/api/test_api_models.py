@@ -86,7 +86,9 @@ def test_completed_poll_response() -> None:
         }
     )
     assert task.is_final and task.progress == 100.0
-    assert task.result == Result("https://cdn.example.com/m.glb", "https://cdn.example.com/p.png", "glb", 12345)
+    assert task.result == Result(
+        "https://cdn.example.com/m.glb", "https://cdn.example.com/p.png", "glb", 12345
+    )
     task.raise_if_failed()  # no exception for a completed task
 
 
@@ -138,7 +140,9 @@ def test_models_are_frozen() -> None:
 
 
 def test_failed_task_error_text_and_raise() -> None:
-    task = Task.from_json({"id": "a", "status": "FAILED", "error": {"code": "nsfw", "message": "Prompt refused"}})
+    task = Task.from_json(
+        {"id": "a", "status": "FAILED", "error": {"code": "nsfw", "message": "Prompt refused"}}
+    )
     assert task.error == "Prompt refused (code nsfw)."
     with pytest.raises(TaskFailedError) as caught:
         task.raise_if_failed()

@@ -30,15 +30,16 @@ def test_sigkill_while_running_then_resume_imports_with_one_submit(
         [sys.executable, str(SCRIPTS / "submit_and_hang.py"), "--", str(repo)],
         env=env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
     )
     try:
         assert first.stdout is not None
-        line = first.stdout.readline()
-        while line and not line.startswith("TASK "):
-            line = first.stdout.readline()
-        assert line.startswith("TASK "), first.stderr.read() if first.stderr else ""
+        seen = [first.stdout.readline()]
+        while seen[-1] and not seen[-1].startswith("TASK "):
+            seen.append(first.stdout.readline())
+        line = seen[-1]
+        assert line.startswith("TASK "), "".join(seen[-30:])
         task_id = line.split()[1]
         assert sandbox.tasks[task_id].status != "completed"
     finally:

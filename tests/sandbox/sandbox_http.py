@@ -107,7 +107,11 @@ class LoopbackPeer:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 peer.posts.append(
-                    {"path": self.path, "content_type": self.headers.get("Content-Type"), "json": json.loads(body)}
+                    {
+                        "path": self.path,
+                        "content_type": self.headers.get("Content-Type"),
+                        "json": json.loads(body),
+                    }
                 )
                 self.send_response(peer.status)
                 self.send_header("Content-Length", "0")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import requests
 from sandbox_http import LoopbackPeer, assert_error, auth, picture, submit_image, submit_text
@@ -9,7 +11,7 @@ from sandbox_http import LoopbackPeer, assert_error, auth, picture, submit_image
 from sandbox.server import Sandbox
 from sandbox.state import DEFAULT_KEY
 
-ENDPOINTS = [
+ENDPOINTS: list[tuple[str, str, dict[str, Any]]] = [
     ("POST", "/v1/3d/text-to-3d", {"json": {"prompt": "a chair"}}),
     ("POST", "/v1/3d/image-to-3d", {"json": {"image_url": "http://127.0.0.1:9/x.png"}}),
     ("GET", "/v1/3d/tasks/task_x", {}),
@@ -92,7 +94,9 @@ def test_credits_are_per_key(sandbox_factory, sandbox_key):
     ],
 )
 def test_text_body_checks(sandbox, sandbox_key, body, code):
-    response = requests.post(f"{sandbox.base_url}/v1/3d/text-to-3d", json=body, headers=auth(sandbox_key), timeout=10)
+    response = requests.post(
+        f"{sandbox.base_url}/v1/3d/text-to-3d", json=body, headers=auth(sandbox_key), timeout=10
+    )
     assert_error(response, 422, code)
     assert sandbox.submit_count == 0 and sandbox.credits_left(sandbox_key) == 1000
 
@@ -107,14 +111,18 @@ def test_text_body_must_be_json(sandbox, sandbox_key):
 
 @pytest.mark.parametrize("resolution", ["512", "abc", "2048"])
 def test_image_bad_resolution(sandbox, sandbox_key, resolution):
-    assert_error(submit_image(sandbox.base_url, sandbox_key, resolution=resolution), 422, "invalid_resolution")
+    assert_error(
+        submit_image(sandbox.base_url, sandbox_key, resolution=resolution), 422, "invalid_resolution"
+    )
 
 
 def test_image_neither_or_both_sources_is_400(sandbox, sandbox_key):
     url = f"{sandbox.base_url}/v1/3d/image-to-3d"
     neither_json = requests.post(url, json={"resolution": 1024}, headers=auth(sandbox_key), timeout=10)
     assert_error(neither_json, 400, "invalid_image_source")
-    neither_form = requests.post(url, files={"resolution": (None, "1024")}, headers=auth(sandbox_key), timeout=10)
+    neither_form = requests.post(
+        url, files={"resolution": (None, "1024")}, headers=auth(sandbox_key), timeout=10
+    )
     assert_error(neither_form, 400, "invalid_image_source")
     both = submit_image(sandbox.base_url, sandbox_key, image_url="http://127.0.0.1/x.png")
     assert_error(both, 400, "invalid_image_source")
@@ -155,12 +163,21 @@ def test_oversized_image_is_413(sandbox, sandbox_key):
     assert sandbox.credits_left(sandbox_key) == 1000
 
 
+def test_image_with_too_many_pixels_is_413(sandbox, sandbox_key):
+    wide = picture(size=(9000, 8))  # a small file, but wider than the 8192-pixel limit
+    assert_error(submit_image(sandbox.base_url, sandbox_key, wide), 413, "image_too_large")
+
+
 @pytest.mark.parametrize(
-    "url", ["https://example.com/chair.png", "http://10.0.0.1/chair.png", "file:///etc/passwd", "ftp://127.0.0.1/x"]
+    "url",
+    ["https://example.com/chair.png", "http://10.0.0.1/chair.png", "file:///etc/passwd", "ftp://127.0.0.1/x"],
 )
 def test_image_url_only_from_loopback(sandbox, sandbox_key, url):
     response = requests.post(
-        f"{sandbox.base_url}/v1/3d/image-to-3d", json={"image_url": url}, headers=auth(sandbox_key), timeout=10
+        f"{sandbox.base_url}/v1/3d/image-to-3d",
+        json={"image_url": url},
+        headers=auth(sandbox_key),
+        timeout=10,
     )
     assert_error(response, 400, "image_url_not_allowed")
 
@@ -190,11 +207,15 @@ def test_idempotency_key_returns_the_same_task_without_charging_again(sandbox, s
     assert again.json() == first.json()
     assert sandbox.submit_count == 1 and sandbox.submit_attempts == 2
     assert sandbox.credits_left(sandbox_key) == 999
-    other = requests.post(url, json={"prompt": "a tree"}, headers={**headers, "Idempotency-Key": "job-2"}, timeout=10)
+    other = requests.post(
+        url, json={"prompt": "a tree"}, headers={**headers, "Idempotency-Key": "job-2"}, timeout=10
+    )
     assert other.json()["id"] != first.json()["id"]
     image_headers = {**auth(sandbox_key), "Idempotency-Key": "job-1"}
     files = {"image": ("c.png", picture())}
-    image = requests.post(f"{sandbox.base_url}/v1/3d/image-to-3d", files=files, headers=image_headers, timeout=10)
+    image = requests.post(
+        f"{sandbox.base_url}/v1/3d/image-to-3d", files=files, headers=image_headers, timeout=10
+    )
     assert image.json()["id"] != first.json()["id"], "keys are per endpoint"
     image_again = requests.post(
         f"{sandbox.base_url}/v1/3d/image-to-3d", files=files, headers=image_headers, timeout=10

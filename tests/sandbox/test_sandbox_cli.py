@@ -26,6 +26,7 @@ def _start(*args: str) -> subprocess.Popen[str]:
 def test_cli_prints_its_url_and_serves_until_terminated():
     process = _start("--host", "127.0.0.1", "--port", "0", "--key", KEY, "--speed", "50")
     try:
+        assert process.stdout is not None
         line = process.stdout.readline().strip()
         assert line.startswith("Kiln sandbox listening on ")
         base_url = line.split()[-1]

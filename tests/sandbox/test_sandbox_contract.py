@@ -13,7 +13,19 @@ import pytest
 import requests
 import trimesh
 from PIL import Image
-from sandbox_http import SAMPLES, LoopbackPeer, assert_error, auth, picture, run_text, submit_image, submit_text, wait_final
+from sandbox_http import (
+    SAMPLES,
+    LoopbackPeer,
+    assert_error,
+    auth,
+    picture,
+    run_text,
+    submit_image,
+    submit_text,
+    wait_final,
+)
+from trimesh.visual import TextureVisuals
+from trimesh.visual.material import PBRMaterial
 
 from sandbox.glb import glb_triangles
 
@@ -32,7 +44,16 @@ def _download(url: str) -> bytes:
 
 
 def _load_glb(data: bytes) -> trimesh.Trimesh:
-    return trimesh.load(io.BytesIO(data), file_type="glb", force="mesh", process=False)
+    mesh = trimesh.load(io.BytesIO(data), file_type="glb", force="mesh", process=False)
+    assert isinstance(mesh, trimesh.Trimesh)
+    return mesh
+
+
+def _texture(mesh: trimesh.Trimesh) -> Image.Image:
+    assert isinstance(mesh.visual, TextureVisuals)
+    material = mesh.visual.material
+    assert isinstance(material, PBRMaterial) and material.baseColorTexture is not None
+    return material.baseColorTexture
 
 
 def test_text_submit_has_exactly_the_spec_fields(sandbox, sandbox_key):
@@ -145,7 +166,8 @@ def test_resolution_1536_has_at_least_twice_the_triangles(sandbox, sandbox_key):
     for resolution in (1024, 1536):
         text = run_text(sandbox.base_url, sandbox_key, "a stone house", resolution=resolution)
         image = wait_final(
-            submit_image(sandbox.base_url, sandbox_key, resolution=resolution).json()["links"]["poll"], sandbox_key
+            submit_image(sandbox.base_url, sandbox_key, resolution=resolution).json()["links"]["poll"],
+            sandbox_key,
         )
         counts[resolution] = (text["result"]["triangles"], image["result"]["triangles"])
     assert counts[1536][0] >= 2 * counts[1024][0]
@@ -154,21 +176,28 @@ def test_resolution_1536_has_at_least_twice_the_triangles(sandbox, sandbox_key):
 
 def test_same_prompt_gives_the_same_mesh_and_words_pick_the_object(sandbox, sandbox_key):
     def mesh_hash(prompt: str) -> str:
-        return hashlib.sha256(_download(run_text(sandbox.base_url, sandbox_key, prompt)["result"]["mesh_url"])).hexdigest()
+        return hashlib.sha256(
+            _download(run_text(sandbox.base_url, sandbox_key, prompt)["result"]["mesh_url"])
+        ).hexdigest()
 
     assert mesh_hash("an old sword") == mesh_hash("an old sword")
-    shapes = {mesh_hash(p) for p in ("a chair", "a table", "a mug", "a tree", "a rock", "a lamp", "a sword", "a house")}
+    shapes = {
+        mesh_hash(p)
+        for p in ("a chair", "a table", "a mug", "a tree", "a rock", "a lamp", "a sword", "a house")
+    }
     assert len(shapes) == 8
     assert mesh_hash("zorblax") == mesh_hash("zorblax")
     assert mesh_hash("zorblax") != mesh_hash("quintessence")
 
 
-def _colours(image: Image.Image) -> set[tuple[int, int, int]]:
-    return {colour for _count, colour in image.convert("RGB").getcolors(1 << 24)}
+def _colours(image: Image.Image) -> set[Any]:
+    counted = image.convert("RGB").getcolors(1 << 24)
+    assert counted is not None
+    return {colour for _count, colour in counted}
 
 
-def _texture_colours(glb: bytes) -> set[tuple[int, int, int]]:
-    return _colours(_load_glb(glb).visual.material.baseColorTexture)
+def _texture_colours(glb: bytes) -> set[Any]:
+    return _colours(_texture(_load_glb(glb)))
 
 
 def test_colour_words_tint_the_object(sandbox, sandbox_key):
@@ -187,7 +216,7 @@ def test_image_mesh_is_textured_with_the_picture(sandbox, sandbox_key):
     for name, data in (("wide", wide), ("tall", tall)):
         poll = submit_image(sandbox.base_url, sandbox_key, data, resolution=1024).json()["links"]["poll"]
         results[name] = _load_glb(_download(wait_final(poll, sandbox_key)["result"]["mesh_url"]))
-    texture = results["wide"].visual.material.baseColorTexture.convert("RGB")
+    texture = _texture(results["wide"])
     assert texture.size == (200, 80)
     assert {(200, 30, 30), (30, 30, 200)} <= _colours(texture)
     # glTF is Y-up: the silhouette's proportions survive (width along X, height along Y).
@@ -210,7 +239,10 @@ def test_forced_final_states(sandbox_factory, sandbox_key):
     assert sandbox.tasks[done["id"]].status == "queued"
     sandbox.complete_now(done["id"])
     sandbox.fail_now(doomed["id"], {"code": "boom", "message": "forced"})
-    assert requests.get(done["links"]["poll"], headers=auth(sandbox_key), timeout=10).json()["status"] == "completed"
+    assert (
+        requests.get(done["links"]["poll"], headers=auth(sandbox_key), timeout=10).json()["status"]
+        == "completed"
+    )
     failed = requests.get(doomed["links"]["poll"], headers=auth(sandbox_key), timeout=10).json()
     assert set(failed) == {"id", "status", "progress", "error"}
     assert failed["status"] == "failed" and failed["error"] == {"code": "boom", "message": "forced"}
@@ -221,7 +253,9 @@ def test_unknown_task_and_other_keys_task_are_404(sandbox_factory, sandbox_key):
     other = "sbx_live_otherkey0000000"
     sandbox = sandbox_factory(keys=[sandbox_key, other])
     poll = submit_text(sandbox.base_url, sandbox_key).json()["links"]["poll"]
-    assert_error(requests.get(f"{sandbox.base_url}/v1/3d/tasks/nope", headers=auth(sandbox_key)), 404, "task_not_found")
+    assert_error(
+        requests.get(f"{sandbox.base_url}/v1/3d/tasks/nope", headers=auth(sandbox_key)), 404, "task_not_found"
+    )
     assert_error(requests.get(poll, headers=auth(other), timeout=10), 404, "task_not_found")
 
 

@@ -7,8 +7,10 @@ import time
 import requests
 from sandbox_http import LoopbackPeer, auth, submit_image, wait_final
 
+from sandbox.server import Sandbox
 
-def _wait_for_delivery(sandbox, count: int = 1, timeout: float = 10.0) -> None:
+
+def _wait_for_delivery(sandbox: Sandbox, count: int = 1, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while len(sandbox.webhooks) < count:
         assert time.monotonic() < deadline, "no webhook delivery recorded"

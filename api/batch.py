@@ -1,0 +1,227 @@
+"""Batch files in, job requests out; finished jobs in, a summary out.
+
+Plain Python (no bpy), so the rules are unit-tested without Blender. A prompt file is
+``.txt`` (one prompt a line, blank lines and ``#`` comments skipped) or ``.csv`` (a header
+naming ``prompt`` or ``image``, optionally ``resolution`` and ``name``). A bad line never
+stops the batch: it is returned as a problem carrying its line number, and the rest goes on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .inputs import check_prompt, check_web_url, read_image_file
+from .jobs import Job, JobRequest, JobState
+
+RESOLUTIONS = {"1024": 1024, "1536": 1536}
+CSV_COLUMNS = ("prompt", "image", "resolution", "name")
+#: Blender names hold 63 bytes; keep room for a " 12" suffix.
+MAX_GROUP_BYTES = 56
+MAX_GROUP_CHARS = 40
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One usable line: what to generate, and where it came from."""
+
+    line: int
+    request: JobRequest
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """A skipped line and why, worded for the artist."""
+
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Batch:
+    items: list[BatchItem]
+    problems: list[LineProblem]
+
+
+def read_batch(path: Path, *, resolution: int | None = None) -> Batch:
+    """Parse a .txt or .csv prompt file; raises InputError only when the whole file is unusable."""
+    suffix = path.suffix.lower()
+    if suffix not in (".txt", ".csv"):
+        raise InputError(f"{path.name} is not a prompt file: use a .txt (one prompt a line) or a .csv.")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"The prompt file {path} does not exist.") from None
+    except UnicodeDecodeError:
+        raise InputError(f"The prompt file {path} is not UTF-8 text.") from None
+    except OSError as exc:
+        raise InputError(f"The prompt file {path} cannot be read: {exc.strerror or exc}.") from None
+    if suffix == ".txt":
+        return parse_txt(text, resolution=resolution)
+    return parse_csv(text, folder=path.parent, resolution=resolution)
+
+
+def parse_txt(text: str, *, resolution: int | None = None) -> Batch:
+    items: list[BatchItem] = []
+    problems: list[LineProblem] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        prompt = raw.strip()
+        if not prompt or prompt.startswith("#"):
+            continue
+        if _has_control_characters(prompt):
+            problems.append(LineProblem(number, "contains control characters (is this a text file?)"))
+            continue
+        items.append(BatchItem(number, JobRequest(kind="text", prompt=prompt, resolution=resolution)))
+    return Batch(items, problems)
+
+
+def parse_csv(text: str, *, folder: Path, resolution: int | None = None) -> Batch:
+    """Rows become requests; image paths are relative to ``folder`` (the CSV's own)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header, header_line = _header(reader)
+    items: list[BatchItem] = []
+    problems: list[LineProblem] = []
+    line = header_line + 1
+    for row in reader:
+        cells = {name: row[index].strip() for name, index in header.items() if index < len(row)}
+        values = {name: value for name, value in cells.items() if value}
+        if values and not next(iter(row), "").lstrip().startswith("#"):
+            try:
+                items.append(BatchItem(line, _row_request(values, folder, resolution)))
+            except InputError as exc:
+                problems.append(LineProblem(line, exc.user_message))
+        line = reader.line_num + 1
+    return Batch(items, problems)
+
+
+def _header(reader: Any) -> tuple[dict[str, int], int]:
+    """Column positions by name, and the line the header was on (blank and # lines before it skipped)."""
+    for row in reader:
+        cells = [cell.strip().lower() for cell in row]
+        if not any(cells) or cells[0].startswith("#"):
+            continue
+        header = {name: cells.index(name) for name in CSV_COLUMNS if name in cells}
+        if "prompt" not in header and "image" not in header:
+            raise InputError(
+                f"The CSV header (line {reader.line_num}) needs a 'prompt' or an 'image' column; "
+                f"it has: {', '.join(c for c in cells if c) or 'nothing'}."
+            )
+        return header, reader.line_num
+    raise InputError("The CSV file is empty: it needs a header line with a 'prompt' or 'image' column.")
+
+
+def _row_request(values: dict[str, str], folder: Path, default: int | None) -> JobRequest:
+    prompt, image = values.get("prompt", ""), values.get("image", "")
+    if prompt and image:
+        raise InputError("has both a prompt and an image; give one of them.")
+    if not prompt and not image:
+        raise InputError("has neither a prompt nor an image.")
+    resolution = parse_resolution(values.get("resolution", ""), default)
+    name = values.get("name", "")
+    if prompt:
+        return JobRequest(kind="text", prompt=check_prompt(prompt), resolution=resolution, name=name)
+    if "://" in image:
+        url = check_web_url(image, "image URL")
+        return JobRequest(kind="image", image_url=url, resolution=resolution, name=name)
+    path = (folder / Path(image).expanduser()).resolve()
+    read_image_file(path)
+    return JobRequest(kind="image", image_path=str(path), resolution=resolution, name=name)
+
+
+def parse_resolution(value: str, default: int | None) -> int | None:
+    """'' keeps the default, 'auto' lets the service choose, else 1024 or 1536."""
+    value = value.strip().lower()
+    if not value:
+        return default
+    if value == "auto":
+        return None
+    if value not in RESOLUTIONS:
+        raise InputError(f"the resolution '{value}' is not one of auto, 1024, 1536.")
+    return RESOLUTIONS[value]
+
+
+def _has_control_characters(text: str) -> bool:
+    return any(unicodedata.category(ch) == "Cc" for ch in text if ch != "\t")
+
+
+def group_names(labels: Iterable[str], taken: Iterable[str] = ()) -> list[str]:
+    """One collection name per job: its label, shortened to fit Blender, unique among ``taken``."""
+    used = set(taken)
+    names = []
+    for label in labels:
+        base = _clip(" ".join(label.split()) or "Kiln job")
+        name, n = base, 1
+        while name in used:
+            n += 1
+            name = f"{base} {n}"
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def _clip(text: str) -> str:
+    text = text[:MAX_GROUP_CHARS]
+    while len(text.encode("utf-8")) > MAX_GROUP_BYTES:
+        text = text[:-1]
+    return text.rstrip()
+
+
+# --------------------------------------------------------------------------------- summary
+
+
+def summarize(jobs: Iterable[Job]) -> dict[str, Any]:
+    """What happened to each job, for the JSON summary and the closing report."""
+    rows = [
+        {
+            "name": job.request.label,
+            "task_id": job.task_id,
+            "state": job.state.value,
+            "triangles": job.triangles,
+            "seconds": round(job.finished_at - job.created_at, 1) if job.finished_at else None,
+            "error": job.error,
+        }
+        for job in jobs
+    ]
+    imported = sum(row["state"] == JobState.IMPORTED.value for row in rows)
+    return {"jobs": rows, "imported": imported, "failed": len(rows) - imported}
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """A readable table: one line a job (name, task id, triangles, seconds or error)."""
+    lines = []
+    for row in summary["jobs"]:
+        name = row["name"] if len(row["name"]) <= 30 else row["name"][:29] + "…"
+        if row["state"] == JobState.IMPORTED.value:
+            outcome = f"{row['triangles'] or 0:>8,} triangles  {row['seconds'] or 0:>6.1f} s"
+        else:
+            outcome = f"{row['state']}: {row['error']}"
+        lines.append(f"{name:<30}  {row['task_id'] or '-':<38}  {outcome}")
+    lines.append(f"{summary['imported']} of {len(summary['jobs'])} imported")
+    return lines
+
+
+def write_summary(path: Path, summary: dict[str, Any]) -> None:
+    """Write the JSON summary whole or not at all (temp file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".summary-", suffix=".tmp", dir=path.parent)
+    try:
+        Path(tmp).chmod(0o644)  # a report to share, not a secret (mkstemp makes it private)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(summary, handle, indent=2)
+            handle.write("\n")
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

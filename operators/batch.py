@@ -1,0 +1,178 @@
+"""Generate from a prompt file: one job per usable line, results in a grid, a summary at the end.
+
+In the UI the operator only sends the jobs (the watcher imports them as they land, each in its
+grid slot) and a timer writes the summary once every job is settled. In background mode it
+waits for all of them, imports them, and reports before it returns.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import bpy
+from bpy.props import EnumProperty, StringProperty
+from mathutils import Vector
+
+from .. import preferences
+from ..api import batch
+from ..api.errors import InputError
+from ..api.jobs import Job, JobState
+from . import layout, runtime, watcher
+from .common import online_poll, setup_problem
+from .generate import TEXT_RESOLUTIONS
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+log = logging.getLogger(__name__)
+
+FOLLOW_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class _Followed:
+    """A batch sent from the UI, waiting for its last job to settle."""
+
+    source: str
+    job_ids: list[str]
+    summary_path: str
+
+
+_followed: list[_Followed] = []
+
+
+class KILN_OT_generate_batch(bpy.types.Operator):
+    """Generate a mesh for every line of a prompt file (.txt: a prompt a line; .csv: prompt or image)"""
+
+    bl_idname = "kiln.generate_batch"
+    bl_label = "Generate Batch"
+    bl_options = {"REGISTER"}
+
+    filepath: StringProperty(name="Prompt File", subtype="FILE_PATH")  # type: ignore[valid-type]
+    filter_glob: StringProperty(default="*.txt;*.csv", options={"HIDDEN"})  # type: ignore[valid-type]
+    summary_path: StringProperty(  # type: ignore[valid-type]
+        name="Summary File",
+        subtype="FILE_PATH",
+        description="Write a JSON summary here when every job is settled (optional)",
+    )
+    resolution: EnumProperty(  # type: ignore[valid-type]
+        name="Resolution",
+        items=TEXT_RESOLUTIONS,
+        default="AUTO",
+        description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
+    )
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        problem = setup_problem(context)
+        path = Path(bpy.path.abspath(self.filepath.strip()))
+        parsed = None
+        if not problem:
+            try:
+                parsed = batch.read_batch(path, resolution=_resolution(self.resolution))
+            except InputError as exc:
+                problem = exc.user_message
+        if problem or parsed is None:
+            self.report({"ERROR"}, f"Kiln: {problem}")
+            return {"CANCELLED"}
+        for line in parsed.problems:
+            self.report({"WARNING"}, f"Kiln: {path.name} {line} (skipped)")
+        if not parsed.items:
+            self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
+            return {"CANCELLED"}
+
+        job_ids = _send(context, parsed.items)
+        summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
+        if not bpy.app.background:
+            _follow(_Followed(path.name, job_ids, summary_path))
+            watcher.ensure_running()
+            self.report({"INFO"}, f"Kiln: generating {len(job_ids)} meshes from {path.name}")
+            return {"FINISHED"}
+
+        engine = runtime.engine(context)
+        engine.wait(job_ids)
+        watcher.import_ready(context, job_ids)
+        jobs, headline = _conclude(job_ids, summary_path)
+        for job in jobs:
+            if job.state is not JobState.IMPORTED:
+                self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error or job.state.value}")
+        if not any(job.state is JobState.IMPORTED for job in jobs):
+            self.report({"ERROR"}, f"Kiln: no job of {path.name} succeeded ({headline}).")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Kiln: {path.name}: {headline}")
+        return {"FINISHED"}
+
+
+def _resolution(value: str) -> int | None:
+    return None if value == "AUTO" else int(value)
+
+
+def _send(context: bpy.types.Context, items: list[batch.BatchItem]) -> list[str]:
+    """Submit every item (the engine bounds how many are in flight) and reserve their grid slots."""
+    engine = runtime.engine(context)
+    origin = runtime.current_origin()
+    groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
+    pairs = zip(items, groups, strict=True)
+    job_ids = [engine.submit(item.request, origin=origin, group=group).id for item, group in pairs]
+    at_cursor = preferences.get(context).placement == "CURSOR"
+    layout.reserve(job_ids, context.scene.cursor.location.copy() if at_cursor else Vector())
+    return job_ids
+
+
+def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
+    """The batch is over: free its grid, write the summary when asked; returns the jobs and a headline."""
+    layout.forget(job_ids)
+    engine = runtime.engine()
+    jobs = [job for job in map(engine.get, job_ids) if job is not None]
+    summary = batch.summarize(jobs)
+    headline = f"{summary['imported']} of {len(jobs)} imported"
+    if summary_path:
+        try:
+            batch.write_summary(Path(summary_path), summary)
+        except OSError as exc:
+            log.warning("Could not write the batch summary %s: %s", summary_path, exc)
+            headline += f"; the summary could not be written to {summary_path}"
+    return jobs, headline
+
+
+def _follow(followed: _Followed) -> None:
+    _followed.append(followed)
+    if not bpy.app.timers.is_registered(_check_followed):
+        bpy.app.timers.register(_check_followed, first_interval=FOLLOW_SECONDS, persistent=True)
+
+
+def _settled_here(job: Job | None, auto_import: bool) -> bool:
+    """Nothing more will happen to the job in this file: imported, failed, or ready but not coming in."""
+    if job is None or job.state.is_active:
+        return job is None
+    if job.state is not JobState.READY:
+        return True
+    return not auto_import or job.origin != runtime.current_origin()
+
+
+def _check_followed() -> float | None:
+    """Timer (UI only, never waits): conclude every followed batch whose jobs are all settled."""
+    engine = runtime.engine_if_started()
+    if engine is None:
+        _followed.clear()
+        return None
+    auto_import = preferences.get().auto_import
+    for followed in list(_followed):
+        if all(_settled_here(engine.get(job_id), auto_import) for job_id in followed.job_ids):
+            _followed.remove(followed)
+            _, headline = _conclude(followed.job_ids, followed.summary_path)
+            log.info("Kiln batch %s is done: %s", followed.source, headline)
+    return FOLLOW_SECONDS if _followed else None
+
+
+classes = (KILN_OT_generate_batch,)

@@ -1,0 +1,84 @@
+"""Buttons of the preferences that are not about one job: test the connection, clear the cache."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import bpy
+
+from .. import preferences
+from ..api import cache
+from ..api.connection_check import CheckState
+from ..api.connection_check import current as connection_check
+from ..api.ui_text import human_size
+from . import runtime
+from .common import online_poll
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.25
+
+
+def _redraw_preferences() -> None:
+    wm = bpy.context.window_manager
+    if wm is None:
+        return
+    for window in wm.windows:
+        for area in window.screen.areas:
+            if area.type == "PREFERENCES":
+                area.tag_redraw()
+
+
+def _watch_check() -> float | None:
+    """Timer: look (never wait) whether the answer arrived; redraw the preferences when it has."""
+    if connection_check.state is CheckState.RUNNING:
+        return POLL_SECONDS
+    _redraw_preferences()
+    return None
+
+
+class KILN_OT_test_connection(bpy.types.Operator):
+    """Ask the service whether it answers and accepts the key (costs no credits). The answer appears below"""
+
+    bl_idname = "kiln.test_connection"
+    bl_label = "Test Connection"
+    bl_options = {"INTERNAL"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        config = preferences.service_config(context)
+        if not connection_check.start(config.base_url, config.api_key):
+            self.report({"INFO"}, "Kiln: a connection test is already running")
+            return {"CANCELLED"}
+        if not bpy.app.timers.is_registered(_watch_check):
+            bpy.app.timers.register(_watch_check, first_interval=POLL_SECONDS)
+        return {"FINISHED"}
+
+
+class KILN_OT_clear_cache(bpy.types.Operator):
+    """Delete downloaded meshes and previews; files of jobs still running or not yet imported are kept"""
+
+    bl_idname = "kiln.clear_cache"
+    bl_label = "Clear Cache"
+    bl_options = {"INTERNAL"}
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        return context.window_manager.invoke_confirm(self, event)
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        engine = runtime.engine(context)
+        files, freed = cache.clear_cache(engine.cache_dir, engine.jobs())
+        preferences.cache_size.forget()
+        log.info("Cleared %d cached files (%d bytes)", files, freed)
+        self.report({"INFO"}, f"Kiln: removed {files} cached files ({human_size(freed)})")
+        return {"FINISHED"}
+
+
+classes = (KILN_OT_test_connection, KILN_OT_clear_cache)

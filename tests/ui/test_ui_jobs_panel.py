@@ -1,0 +1,186 @@
+"""The Jobs panel and its UIList, drawn for real over real engine jobs (sandbox over HTTP)."""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+from typing import Any
+
+from conftest import ADDON_MODULE, Recorder, draw, run_pending_sync, wait_for
+
+ROW = SimpleNamespace(layout_type="DEFAULT")
+
+
+def submit(bpy: Any, prompt: str) -> str:
+    """Press Generate without waiting (as in the UI); returns the new job's id."""
+    assert bpy.ops.kiln.generate_from_text(prompt=prompt, wait=False) == {"FINISHED"}
+    return str(_engine(bpy).jobs()[-1].id)
+
+
+def _engine(bpy: Any) -> Any:
+    return sys.modules[f"{ADDON_MODULE}.operators.runtime"].engine(bpy.context)
+
+
+def draw_rows(bpy: Any, ui: Any) -> list[tuple[str, Recorder]]:
+    """Each row of the list as the UIList draws it, in list order."""
+    wm = bpy.context.window_manager
+    rows = []
+    for index, item in enumerate(wm.kiln_jobs):
+        layout = Recorder()
+        ui.jobs.KILN_UL_jobs.draw_item(ROW, bpy.context, layout, wm, item, 0, wm, "kiln_job_index", index)
+        rows.append((item.job_id, layout))
+    return rows
+
+
+def draw_synced(bpy: Any, ui: Any) -> Recorder:
+    """Draw, let the resync the panel asked for happen, and draw again (what the artist then sees)."""
+    draw(ui.jobs.KILN_PT_jobs, bpy.context)
+    if bpy.app.timers.is_registered(ui.jobs._sync_later):
+        run_pending_sync(bpy, ui.jobs)
+    return draw(ui.jobs.KILN_PT_jobs, bpy.context)
+
+
+def test_no_jobs_yet(service: Any, blender: Any, ui: Any) -> None:
+    layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
+    assert "No jobs yet: press Generate above" in layout.labels()
+    assert not layout.of("template_list")
+    assert layout.operators("kiln.clear_finished")
+
+
+def test_queued_then_running_job_shows_progress_and_eta(slow_service: Any, blender: Any, ui: Any) -> None:
+    engine = _engine(blender)
+    job_id = submit(blender, "a slow lantern")
+    wait_for(lambda: engine.get(job_id).state.value == "queued", what="queued")
+    layout = draw_synced(blender, ui)
+    (listing,) = layout.of("template_list")
+    assert listing.args[0] == "KILN_UL_jobs"
+    ((row_id, row),) = draw_rows(blender, ui)
+    assert row_id == job_id
+    (name,) = row.of("label")
+    assert name.text == "a slow lantern"
+    assert name.kwargs["icon"] == "SORTTIME"
+    (bar,) = row.of("progress")
+    assert bar.kwargs["type"] == "BAR"
+    assert bar.kwargs["factor"] == 0.0
+    assert bar.kwargs["text"] in ("Queued", "Waiting for a free slot")
+    assert layout.operators("kiln.cancel_job")[0].props.job_id == job_id
+
+    job = wait_for(
+        lambda: (j := engine.get(job_id)).state.value == "running" and j.progress > 0 and j, what="running"
+    )
+    ((_, row),) = draw_rows(blender, ui)
+    (bar,) = row.of("progress")
+    assert 0 < bar.kwargs["factor"] < 1
+    assert bar.kwargs["text"].startswith(f"{job.progress:.0f}%")
+    assert "left" in bar.kwargs["text"]
+    details = draw(ui.jobs.KILN_PT_jobs, blender.context)
+    (detail_bar,) = details.of("progress")
+    assert detail_bar.kwargs["factor"] == bar.kwargs["factor"]
+    assert [c.args[0] for c in details.of("operator") if c.props.__dict__.get("job_id") == job_id] == [
+        "kiln.cancel_job",
+        "kiln.copy_task_id",
+    ]
+
+
+def test_done_job_shows_thumbnail_triangles_and_import_again(service: Any, blender: Any, ui: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    job = _engine(blender).jobs()[-1]
+    assert job.state.value == "imported" and job.preview_path and job.triangles
+    layout = draw_synced(blender, ui)
+    ((_, row),) = draw_rows(blender, ui)
+    preview = ui.thumbnails._previews[f"job:{job.id}"]
+    name, status = row.of("label")
+    assert name.kwargs["icon_value"] == preview.icon_id
+    assert "icon" not in name.kwargs
+    assert status.text == f"{job.triangles:,} triangles"
+    assert not row.of("progress")
+    (big,) = layout.of("template_icon")
+    assert big.kwargs["icon_value"] == preview.icon_id
+    assert tuple(preview.image_size) != (0, 0)
+    buttons = {c.args[0]: c for c in layout.of("operator")}
+    assert buttons["kiln.import_job"].text == "Import Again"
+    for action in ("kiln.import_job", "kiln.retry_job", "kiln.remove_job", "kiln.copy_task_id"):
+        assert buttons[action].props.job_id == job.id
+    assert "kiln.cancel_job" not in buttons
+    assert "kiln.open_cache_folder" in buttons
+    assert f"Task {job.task_id}" in layout.labels()
+
+
+def test_failed_job_shows_the_error_sentence_and_retry(
+    blender: Any, fresh_jobs: Any, sandbox_factory: Any, sandbox_key: str, monkeypatch: Any, ui: Any
+) -> None:
+    server = sandbox_factory(faults="fail=1")
+    monkeypatch.setenv("KILN_BASE_URL", server.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    job_id = submit(blender, "an impossible shape")
+    engine = _engine(blender)
+    assert engine.wait([job_id], timeout=60)
+    job = engine.get(job_id)
+    assert job.state.value == "failed" and job.error
+    layout = draw_synced(blender, ui)
+    ((_, row),) = draw_rows(blender, ui)
+    assert [c.kwargs.get("icon") for c in row.of("label")] == ["ERROR", None]
+    assert row.labels() == ["an impossible shape", "Failed"]
+    assert job.error in layout.text()
+    error_lines = [c for c in layout.of("label") if c.text and c.text in job.error]
+    assert error_lines and all(c.alert for c in error_lines)
+    ops = layout.operator_ids()
+    assert "kiln.retry_job" in ops and "kiln.remove_job" in ops
+    assert "kiln.import_job" not in ops and "kiln.cancel_job" not in ops
+
+
+def test_newest_first_and_a_new_job_becomes_active(slow_service: Any, blender: Any, ui: Any) -> None:
+    first = submit(blender, "first")
+    draw_synced(blender, ui)
+    second = submit(blender, "second")
+    layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
+    assert blender.app.timers.is_registered(ui.jobs._sync_later), "a new job must trigger a resync"
+    run_pending_sync(blender, ui.jobs)
+    wm = blender.context.window_manager
+    assert [row.job_id for row in wm.kiln_jobs] == [second, first]
+    assert wm.kiln_job_index == 0
+    wm.kiln_job_index = 1
+    layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
+    assert not blender.app.timers.is_registered(ui.jobs._sync_later), "nothing changed: no resync"
+    assert layout.operators("kiln.cancel_job")[0].props.job_id == first
+    _engine(blender).remove(second)
+    draw_synced(blender, ui)
+    assert [row.job_id for row in wm.kiln_jobs] == [first]
+    assert wm.kiln_job_index == 0
+
+
+def test_filter_shows_active_done_or_failed(service: Any, blender: Any, ui: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="done chair") == {"FINISHED"}
+    engine = _engine(blender)
+    done = engine.jobs()[-1].id
+    cancelled = submit(blender, "cancelled lamp")
+    engine.cancel(cancelled)
+    draw_synced(blender, ui)
+    wm = blender.context.window_manager
+    ids = [row.job_id for row in wm.kiln_jobs]
+    flt = SimpleNamespace(filter_name="", bitflag_filter_item=1 << 30)
+
+    def shown(value: str, name: str = "") -> list[str]:
+        wm.kiln_job_filter = value
+        flt.filter_name = name
+        flags, order = ui.jobs.KILN_UL_jobs.filter_items(flt, blender.context, wm, "kiln_jobs")
+        assert order == []
+        return [job_id for job_id, flag in zip(ids, flags, strict=True) if flag]
+
+    assert shown("ALL") == [cancelled, done]
+    assert shown("DONE") == [done]
+    assert shown("FAILED") == [cancelled]
+    assert shown("ACTIVE") == []
+    assert shown("ALL", "LAMP") == [cancelled]
+    layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
+    (filter_prop,) = [c for c in layout.of("prop") if c.args[1] == "kiln_job_filter"]
+    assert filter_prop.kwargs["expand"] is True
+
+
+def test_clear_finished_empties_the_list(service: Any, blender: Any, ui: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a stool") == {"FINISHED"}
+    draw_synced(blender, ui)
+    assert blender.ops.kiln.clear_finished() == {"FINISHED"}
+    layout = draw_synced(blender, ui)
+    assert len(blender.context.window_manager.kiln_jobs) == 0
+    assert "No jobs yet: press Generate above" in layout.labels()

@@ -1,0 +1,171 @@
+"""Kiln's preferences: key, service, Test Connection on a worker, cache size and Clear."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from conftest import Recorder, main_thread_must_not_wait, wait_for
+
+
+def draw_prefs(ui: Any) -> Recorder:
+    prefs = ui.preferences.get()
+    layout = Recorder()
+    ui.preferences.KilnPreferences.draw(_WithLayout(prefs, layout), SimpleNamespace(region=None))
+    return layout
+
+
+class _WithLayout:
+    """The real preferences, drawn into a recorder (``layout`` of the real one is read-only)."""
+
+    def __init__(self, real: Any, layout: Recorder) -> None:
+        self._real, self.layout = real, layout
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+@pytest.fixture
+def check(ui: Any) -> Iterator[Any]:
+    """The session's connection check, forgotten before and after."""
+    current = ui.prefs_actions.connection_check
+    current.reset()
+    yield current
+    current.reset()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """A loopback address that accepts connections and never answers."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+
+
+def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
+    layout = draw_prefs(ui)
+    assert layout.props() == [
+        "api_key",
+        "base_url",
+        "poll_interval",
+        "max_in_flight",
+        "timeout_minutes",
+        "auto_import",
+        "placement",
+        "collection_name",
+        "log_level",
+    ]
+    ops = layout.operator_ids()
+    assert {"kiln.test_connection", "kiln.open_cache_folder", "kiln.clear_cache"} <= set(ops)
+    prefs = ui.preferences.get()
+    assert prefs.bl_rna.properties["api_key"].subtype == "PASSWORD"
+    assert (
+        prefs.bl_rna.properties["poll_interval"].hard_min,
+        prefs.bl_rna.properties["poll_interval"].hard_max,
+    ) == (
+        2.0,
+        3.0,
+    )
+
+
+def test_env_key_override_is_labelled(blender: Any, fresh_jobs: Any, ui: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("KILN_API_KEY", "env_live_abcdefgh12345")
+    assert "KILN_API_KEY is set and overrides this key" in draw_prefs(ui).labels()
+    monkeypatch.delenv("KILN_API_KEY")
+    assert "KILN_API_KEY is set and overrides this key" not in draw_prefs(ui).labels()
+
+
+def test_an_odd_key_gets_a_hint_not_a_refusal(
+    blender: Any, fresh_jobs: Any, ui: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("KILN_API_KEY", raising=False)
+    prefs = ui.preferences.get()
+    prefs.api_key = "12345"
+    assert prefs.api_key == "12345"
+    assert "does not look like a live secret key" in draw_prefs(ui).text()
+    prefs.api_key = "tsk_live_Abcdef0123456789"
+    assert "does not look like" not in draw_prefs(ui).text()
+    prefs.api_key = ""
+
+
+def test_test_connection_runs_on_a_worker_and_the_answer_appears(
+    service: Any, blender: Any, ui: Any, check: Any
+) -> None:
+    with main_thread_must_not_wait() as offences:
+        assert blender.ops.kiln.test_connection() == {"FINISHED"}
+        draw_prefs(ui)
+    assert offences == []
+    wait_for(lambda: check.state.value != "running", what="the answer")
+    assert check.state.value == "ok"
+    assert ui.prefs_actions._watch_check() is None, "the timer must end once the answer is in"
+    layout = draw_prefs(ui)
+    (answer,) = [c for c in layout.of("label") if c.text.startswith("Connected to")]
+    assert answer.kwargs["icon"] == "CHECKMARK"
+    assert not answer.alert
+
+
+def test_a_slow_service_never_holds_the_ui(
+    blender: Any, fresh_jobs: Any, ui: Any, check: Any, silent_server: str, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("KILN_BASE_URL", silent_server)
+    monkeypatch.setenv("KILN_API_KEY", "sbx_live_test0000000000")
+    with main_thread_must_not_wait() as offences:
+        assert blender.ops.kiln.test_connection() == {"FINISHED"}
+        layout = draw_prefs(ui)
+        assert ui.prefs_actions._watch_check() == ui.prefs_actions.POLL_SECONDS
+    assert offences == []
+    assert check.state.value == "running"
+    assert "Asking the service…" in layout.labels()
+    assert blender.app.timers.is_registered(ui.prefs_actions._watch_check)
+    blender.app.timers.unregister(ui.prefs_actions._watch_check)
+
+
+def test_a_rejected_key_is_said_plainly(
+    blender: Any, fresh_jobs: Any, ui: Any, check: Any, sandbox: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("KILN_API_KEY", "sbx_live_wrongkey00000")
+    assert blender.ops.kiln.test_connection() == {"FINISHED"}
+    wait_for(lambda: check.state.value != "running", what="the answer")
+    assert check.state.value == "failed"
+    layout = draw_prefs(ui)
+    assert "rejected the API key" in layout.text()
+    errors = [c for c in layout.of("label") if c.kwargs.get("icon") == "ERROR"]
+    assert errors and errors[0].alert
+    assert "sbx_live_wrongkey00000" not in layout.text()
+
+
+def test_test_connection_is_refused_offline(offline: Any, fresh_jobs: Any, check: Any) -> None:
+    with pytest.raises(RuntimeError):
+        offline.ops.kiln.test_connection()
+    assert check.state.value == "idle"
+
+
+def test_changing_the_url_forgets_the_old_answer(service: Any, blender: Any, ui: Any, check: Any) -> None:
+    assert blender.ops.kiln.test_connection() == {"FINISHED"}
+    wait_for(lambda: check.state.value == "ok", what="ok")
+    ui.preferences.get().base_url = "https://other.example.com"
+    assert check.state.value == "idle"
+    assert not any(t.startswith("Connected to") for t in draw_prefs(ui).labels())
+    ui.preferences.get().base_url = ""
+
+
+def test_cache_size_and_clear_keep_files_of_unfinished_jobs(slow_service: Any, blender: Any, ui: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="still running", wait=False) == {"FINISHED"}
+    engine = ui.runtime.engine()
+    running = wait_for(lambda: engine.jobs()[-1].task_id and engine.jobs()[-1], what="a task id")
+    cache = ui.preferences.cache_dir()
+    assert cache == engine.cache_dir
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / "old-task.glb").write_bytes(b"x" * 1500)
+    (cache / "old-task.png").write_bytes(b"x" * 500)
+    (cache / f"{running.task_id}.glb.part").write_bytes(b"x" * 100)
+    ui.preferences.cache_size.forget()
+    assert "Cache: 2.1 KB in" in draw_prefs(ui).text()
+    assert blender.ops.kiln.clear_cache() == {"FINISHED"}
+    assert sorted(p.name for p in cache.iterdir()) == [f"{running.task_id}.glb.part"]
+    assert "Cache: 100 B in" in draw_prefs(ui).text()

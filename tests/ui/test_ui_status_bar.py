@@ -1,0 +1,31 @@
+"""The status bar hears about finished and failed jobs from the watcher, Sidebar open or not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def test_a_finished_job_is_reported(service: Any, blender: Any, ui: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair", wait=False) == {"FINISHED"}
+    engine = ui.runtime.engine()
+    job = engine.jobs()[-1]
+    assert engine.wait([job.id], timeout=60)
+    messages = ui.watcher.tick(blender.context)
+    assert (
+        "INFO",
+        f"Kiln: “a red chair” is in the scene ({engine.get(job.id).triangles:,} triangles)",
+    ) in messages
+
+
+def test_a_failed_job_is_reported_with_its_sentence(
+    blender: Any, fresh_jobs: Any, sandbox_factory: Any, sandbox_key: str, monkeypatch: Any, ui: Any
+) -> None:
+    server = sandbox_factory(faults="fail=1")
+    monkeypatch.setenv("KILN_BASE_URL", server.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    assert blender.ops.kiln.generate_from_text(prompt="doomed", wait=False) == {"FINISHED"}
+    engine = ui.runtime.engine()
+    job = engine.jobs()[-1]
+    assert engine.wait([job.id], timeout=60)
+    messages = ui.watcher.tick(blender.context)
+    assert ("WARNING", f"Kiln: {engine.get(job.id).error}") in messages
