@@ -26,7 +26,7 @@ for _name in ("KILN_API_KEY", "KILN_BASE_URL"):
 
 ADDON_MODULE = "bl_ext.kiln_dev.kiln"
 
-pytest_plugins = ["sandbox.pytest_plugin"]
+pytest_plugins = ["sandbox.pytest_plugin", "key_watch"]
 
 
 def pytest_report_header(config: pytest.Config) -> str:
