@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 #: HTTP-level faults, drawn once per in-scope request in this order.
-HTTP_FAULTS = ("500", "502", "503", "429", "reset")
+HTTP_FAULTS = ("500", "502", "503", "429", "reset", "lost")
 SCOPES = frozenset({"submit", "poll", "files"})
 
 _FRACTIONS = {*HTTP_FAULTS, "fail", "fail_object", "corrupt", "truncate"}
@@ -66,7 +66,7 @@ class FaultSpec:
                 known = ", ".join(sorted({*_FRACTIONS, *_NUMBERS, "scope"}))
                 raise ValueError(f"unknown fault {name!r} (known: {known})")
         if sum(http.values()) > 1.0:
-            raise ValueError("fractions of 500, 502, 503, 429 and reset add up to more than 1")
+            raise ValueError("fractions of 500, 502, 503, 429, reset and lost add up to more than 1")
         for group in (("fail", "fail_object"), ("corrupt", "truncate")):
             if sum(values.get(name, 0.0) for name in group) > 1.0:
                 raise ValueError(f"fractions of {' and '.join(group)} add up to more than 1")

@@ -50,6 +50,10 @@ def fault_response(fault: str, retry_after: int) -> Response:
     return JSONResponse(body, status_code=500)
 
 
+async def swallow(message: Message) -> None:
+    """A response nobody receives: the request was handled, the answer is lost on the way."""
+
+
 async def drop_connection(receive: Receive) -> None:
     """Close the socket without any response, like a crashed proxy (uvicorn's cycle owns the transport)."""
     cycle: Any = getattr(receive, "__self__", None)
@@ -91,6 +95,10 @@ class FaultMiddleware:
                 await asyncio.sleep(spec.latency)
             fault = state.dice.http_fault(spec)
             if fault == "reset":
+                await drop_connection(receive)
+                return
+            if fault == "lost":
+                await self.app(scope, receive, swallow)
                 await drop_connection(receive)
                 return
             if fault is not None:

@@ -53,7 +53,7 @@ from api.models import TaskStatus
 
 KEY = "sbx_live_LOCALsecret0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # image checks look at the magic only
-SAMPLE = Path("/work/shared/samples/chair.png")
+SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "samples" / "chair.png"
 
 
 @pytest.fixture(autouse=True)

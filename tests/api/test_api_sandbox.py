@@ -44,7 +44,7 @@ from api.glb import check_glb, check_preview
 from api.models import Task, TaskStatus
 from sandbox.server import Sandbox
 
-SAMPLE = Path("/work/shared/samples/chair.png")
+SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "samples" / "chair.png"
 MakeSandbox = Callable[..., Sandbox]
 
 
@@ -515,6 +515,18 @@ def test_outcome_unknown_keeps_the_key_that_was_sent_and_resubmitting_with_it_ch
         first = c.submit_text("a chair", idempotency_key=caught.value.idempotency_key)
         again = c.submit_text("a chair", idempotency_key=caught.value.idempotency_key)
     assert first.id == again.id and sandbox.submit_count == 1
+    assert sandbox.credits_left(sandbox_key) == before - 1
+
+
+def test_a_task_created_but_its_answer_lost_is_outcome_unknown_and_never_resent(
+    sandbox: Sandbox, sandbox_key: str
+) -> None:
+    """The service made (and billed) the task, the answer never arrived: surfaced, not re-sent."""
+    sandbox.set_faults("lost=1,scope=submit")
+    before = sandbox.credits_left(sandbox_key)
+    with client_for(sandbox, sandbox_key) as c, raises(OutcomeUnknownError, sandbox_key):
+        c.submit_text("a chair")
+    assert sandbox.submit_attempts == 1 and sandbox.submit_count == 1
     assert sandbox.credits_left(sandbox_key) == before - 1
 
 

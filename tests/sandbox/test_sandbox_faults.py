@@ -103,6 +103,14 @@ def test_connection_reset_gives_the_client_a_connection_error(sandbox, sandbox_k
     assert submit_text(sandbox.base_url, sandbox_key).status_code == 200, "the server survives resets"
 
 
+def test_lost_answer_creates_the_task_but_drops_the_connection(sandbox, sandbox_key):
+    sandbox.set_faults("lost=1,scope=submit")
+    with pytest.raises(requests.ConnectionError):
+        submit_text(sandbox.base_url, sandbox_key)
+    assert sandbox.submit_attempts == 1 and sandbox.submit_count == 1
+    assert len(sandbox.tasks) == 1
+
+
 def test_latency_delays_answers(sandbox, sandbox_key):
     sandbox.set_faults("latency=0.4")
     started = time.monotonic()
