@@ -64,9 +64,17 @@ def main() -> int:
     try:
         return run(args.out.resolve(), work)
     finally:
-        sandbox.terminate()
-        sandbox.wait(timeout=15)
+        stop_sandbox(sandbox)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def stop_sandbox(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def run(out: Path, work: Path) -> int:
@@ -89,7 +97,7 @@ def run(out: Path, work: Path) -> int:
     bpy.ops.kiln.generate_from_image(filepath=str(IMAGE), resolution="1024")
     line_up(kiln, before)
     print(f"Batch: {PROMPTS.relative_to(ROOT)}", flush=True)
-    low, high = kiln.operators.layout.world_bounds(kiln_objects(bpy))
+    high = kiln.operators.layout.world_bounds(kiln_objects(bpy))[1]
     bpy.context.scene.cursor.location = (high.x + GAP, high.y, 0.0)
     bpy.ops.kiln.generate_batch(filepath=str(PROMPTS))
 
@@ -166,8 +174,11 @@ def frame(camera: Any, objects: list[Any], world_bounds: Any) -> None:
         for corner in obj.bound_box:
             offset = obj.matrix_world @ Vector(corner) - center
             near = offset.dot(back)
-            distance = max(distance, near + abs(offset.dot(right)) / tan_x, near + abs(offset.dot(up)) / tan_y)
+            distance = max(
+                distance, near + abs(offset.dot(right)) / tan_x, near + abs(offset.dot(up)) / tan_y
+            )
     camera.location = center + back * distance * MARGIN
+
 
 if __name__ == "__main__":
     sys.exit(main())

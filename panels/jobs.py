@@ -58,7 +58,8 @@ def sync_rows(wm: bpy.types.WindowManager, jobs: list[Job]) -> bool:
         return False
     index = wm.kiln_job_index  # type: ignore[attr-defined]
     active = current[index] if 0 <= index < len(current) else None
-    new = [job_id for job_id in wanted if job_id not in set(current)]
+    known = set(current)
+    new = [job_id for job_id in wanted if job_id not in known]
     labels = {job.id: job.request.label for job in jobs}
     rows.clear()
     for job_id in wanted:

@@ -20,7 +20,13 @@ def run_child(args: list[str], *, cwd: Path, sandbox: Any = None, key: str = "",
     if sandbox is not None:
         env.update(KILN_BASE_URL=sandbox.base_url, KILN_API_KEY=key)
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 

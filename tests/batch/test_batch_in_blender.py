@@ -27,7 +27,9 @@ def world_box(objects: list[Any]) -> tuple[tuple[float, ...], tuple[float, ...]]
     from mathutils import Vector
 
     points = [o.matrix_world @ Vector(c) for o in objects if o.type == "MESH" for c in o.bound_box]
-    return tuple(min(p[i] for p in points) for i in range(3)), tuple(max(p[i] for p in points) for i in range(3))
+    return tuple(min(p[i] for p in points) for i in range(3)), tuple(
+        max(p[i] for p in points) for i in range(3)
+    )
 
 
 def overlap(a: tuple[tuple[float, ...], ...], b: tuple[tuple[float, ...], ...]) -> bool:
@@ -98,7 +100,10 @@ def test_one_failed_task_does_not_stop_the_others(service: Any, blender: Any, tm
     with failing(service, "a doomed lamp"):
         result = blender.ops.kiln.generate_batch(filepath=str(prompt_file), summary_path=str(summary_path))
     assert result == {"FINISHED"}
-    assert sorted(name for name, objects in kiln_groups(blender).items() if objects) == ["a blue mug", "a red chair"]
+    assert sorted(name for name, objects in kiln_groups(blender).items() if objects) == [
+        "a blue mug",
+        "a red chair",
+    ]
     summary = json.loads(summary_path.read_text())
     assert (summary["imported"], summary["failed"]) == (2, 1)
     doomed = next(row for row in summary["jobs"] if row["name"] == "a doomed lamp")
@@ -106,7 +111,9 @@ def test_one_failed_task_does_not_stop_the_others(service: Any, blender: Any, tm
     assert "could not make this one" in doomed["error"]
 
 
-def test_csv_batch_skips_bad_rows_and_sends_text_and_image(service: Any, blender: Any, tmp_path: Path) -> None:
+def test_csv_batch_skips_bad_rows_and_sends_text_and_image(
+    service: Any, blender: Any, tmp_path: Path
+) -> None:
     shutil.copy(SAMPLES / "chair.png", tmp_path / "chair.png")
     table = tmp_path / "props.csv"
     table.write_text(

@@ -18,7 +18,10 @@ SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 def test_txt_skips_blank_lines_and_comments_and_keeps_line_numbers() -> None:
     text = "# props for level 3\n\na red chair\n   \n  # not this one\n  a wooden table  \nbad\x00line\n"
     batch = parse_txt(text, resolution=1024)
-    assert [(item.line, item.request.prompt) for item in batch.items] == [(3, "a red chair"), (6, "a wooden table")]
+    assert [(item.line, item.request.prompt) for item in batch.items] == [
+        (3, "a red chair"),
+        (6, "a wooden table"),
+    ]
     assert all(item.request.kind == "text" and item.request.resolution == 1024 for item in batch.items)
     assert [str(problem) for problem in batch.problems] == [
         "line 7: contains control characters (is this a text file?)"
@@ -57,7 +60,7 @@ def test_csv_bad_rows_are_reported_with_their_line_numbers(tmp_path: Path) -> No
         ",missing.png,\n"
         ",notes.png,\n"
         "a mug,,2048\n"
-        ',http://example.com/x.png,\n'
+        ",http://example.com/x.png,\n"
         '"a chair\nover two lines",,\n'
         ",,1024\n"
         "a good mug,,\n"
@@ -78,7 +81,9 @@ def test_csv_bad_rows_are_reported_with_their_line_numbers(tmp_path: Path) -> No
 
 
 def test_csv_header_must_name_a_prompt_or_image_column(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"\(line 2\) needs a 'prompt' or an 'image' column; it has: prompts, size"):
+    with pytest.raises(
+        InputError, match=r"\(line 2\) needs a 'prompt' or an 'image' column; it has: prompts, size"
+    ):
         parse_csv("\nprompts,size\nchair,1\n", folder=tmp_path)
     with pytest.raises(InputError, match="empty"):
         parse_csv("# nothing here\n\n", folder=tmp_path)
@@ -99,7 +104,9 @@ def test_read_batch_refuses_what_it_cannot_read(tmp_path: Path) -> None:
 
 def test_group_names_are_short_unique_and_fit_blender() -> None:
     long_prompt = "a very long prompt " * 10
-    names = group_names(["a red chair", "a red chair", "Kiln", long_prompt, "  spaced\tout  ", "ü" * 60], ["Kiln"])
+    names = group_names(
+        ["a red chair", "a red chair", "Kiln", long_prompt, "  spaced\tout  ", "ü" * 60], ["Kiln"]
+    )
     assert names[:3] == ["a red chair", "a red chair 2", "Kiln 2"]
     assert len(names[3]) <= 40 and not names[3].endswith(" ")
     assert names[4] == "spaced out"
@@ -111,7 +118,12 @@ def test_summary_per_job_and_as_json(tmp_path: Path) -> None:
     done = Job(id="a", request=JobRequest(kind="text", prompt="a red chair"), task_id="task_1")
     done.state, done.triangles, done.created_at, done.finished_at = JobState.IMPORTED, 3072, 100.0, 104.25
     failed = Job(id="b", request=JobRequest(kind="text", prompt="a mug", name="Mug"), task_id="task_2")
-    failed.state, failed.error, failed.created_at, failed.finished_at = JobState.FAILED, "No mesh.", 100.0, 102.0
+    failed.state, failed.error, failed.created_at, failed.finished_at = (
+        JobState.FAILED,
+        "No mesh.",
+        100.0,
+        102.0,
+    )
     summary = summarize([done, failed])
     assert summary["imported"] == 1 and summary["failed"] == 1
     assert summary["jobs"][0] == {

@@ -45,7 +45,9 @@ def test_python_snippets_run_in_blender(
     objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
     # one prompt, one image, three + two batch lines, two waited-for jobs
     assert len({obj["kiln_task_id"] for obj in objects}) == 9
-    assert {"Hero lamp", "Scanned chair", "a blue lantern"} <= set(blender.data.collections["Kiln"].children.keys())
+    assert {"Hero lamp", "Scanned chair", "a blue lantern"} <= set(
+        blender.data.collections["Kiln"].children.keys()
+    )
     assert json.loads((workdir / "props-summary.json").read_text())["imported"] == 3
     printed = capsys.readouterr().out
     assert all(obj["kiln_task_id"] in printed for obj in objects)

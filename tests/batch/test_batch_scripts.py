@@ -39,7 +39,9 @@ def test_pipeline_script_generates_a_csv_and_saves_the_blend(
     )
 
 
-def test_pipeline_script_exits_1_when_nothing_succeeds(sandbox_factory: Any, sandbox_key: str, tmp_path: Path) -> None:
+def test_pipeline_script_exits_1_when_nothing_succeeds(
+    sandbox_factory: Any, sandbox_key: str, tmp_path: Path
+) -> None:
     (tmp_path / "props.txt").write_text("a red chair\n")
     result = run_child(
         [PIPELINE, "--", "--prompts", "props.txt", "--out", "props.blend"],

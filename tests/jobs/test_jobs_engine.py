@@ -123,7 +123,9 @@ def test_a_failed_send_is_outcome_unknown_and_sent_once(
     assert sandbox.submit_attempts == 1
 
 
-def test_a_submit_whose_answer_is_lost_is_never_resent(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+def test_a_submit_whose_answer_is_lost_is_never_resent(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
     sandbox.set_faults("lost=1,scope=submit")
     engine = make_engine(config(sandbox, sandbox_key))
     job = engine.submit(TEXT)
