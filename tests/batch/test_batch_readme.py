@@ -1,4 +1,4 @@
-"""The Scripting snippets of examples/README_SECTIONS.md, run as written against the sandbox."""
+"""The Scripting snippets of README.md, run as written against the sandbox."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from batch_scripts import ROOT, SAMPLES, kiln_task_ids, run_child
 
-SECTIONS = ROOT / "examples" / "README_SECTIONS.md"
+SECTIONS = ROOT / "README.md"
 
 
 def blocks(language: str) -> list[str]:
