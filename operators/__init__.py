@@ -15,5 +15,6 @@ def register() -> None:
 
 
 def unregister() -> None:
+    batch.unregister()
     watcher.unregister()
     _unregister_classes()

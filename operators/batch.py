@@ -176,3 +176,10 @@ def _check_followed() -> float | None:
 
 
 classes = (KILN_OT_generate_batch,)
+
+
+def unregister() -> None:
+    """Stop following batches; their jobs stay in the list."""
+    _followed.clear()
+    if bpy.app.timers.is_registered(_check_followed):
+        bpy.app.timers.unregister(_check_followed)

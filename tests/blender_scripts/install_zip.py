@@ -47,12 +47,16 @@ def main() -> None:
     sys.modules[f"{MODULE}.operators.runtime"].engine()
     if not any(t.name.startswith("kiln") for t in threading.enumerate()):
         raise SystemExit("the job engine started no worker thread")
-    timer_fn = sys.modules[f"{MODULE}.operators.watcher"]._start_later
+    watcher, batch = sys.modules[f"{MODULE}.operators.watcher"], sys.modules[f"{MODULE}.operators.batch"]
+    watcher.schedule_start()
+    batch._follow(batch._Followed("prompts.txt", [], ""))
+    timers = {"watcher start": watcher._start_later, "batch follow-up": batch._check_followed}
+    if not all(bpy.app.timers.is_registered(fn) for fn in timers.values()):
+        raise SystemExit("the timers to check were not registered")
 
     bpy.ops.preferences.addon_disable(module=MODULE)
     left = leftovers()
-    if bpy.app.timers.is_registered(timer_fn):
-        left.append("timer _start_later")
+    left += [f"timer {name}" for name, fn in timers.items() if bpy.app.timers.is_registered(fn)]
     if left:
         raise SystemExit(f"left behind after disable: {left}")
 
