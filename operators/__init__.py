@@ -16,5 +16,6 @@ def register() -> None:
 
 def unregister() -> None:
     batch.unregister()
+    prefs_actions.unregister()
     watcher.unregister()
     _unregister_classes()

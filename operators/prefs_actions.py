@@ -82,3 +82,9 @@ class KILN_OT_clear_cache(bpy.types.Operator):
 
 
 classes = (KILN_OT_test_connection, KILN_OT_clear_cache)
+
+
+def unregister() -> None:
+    """Stop waiting for a connection test; its worker ends by itself within the client's timeout."""
+    if bpy.app.timers.is_registered(_watch_check):
+        bpy.app.timers.unregister(_watch_check)

@@ -16,7 +16,8 @@ import bpy
 from bpy.app.handlers import persistent
 
 from .. import preferences
-from ..api.jobs import Job, JobState
+from ..api.jobs import Job, JobEngine, JobState
+from ..panels.widgets import tag_sidebar_redraw
 from ..registration import classes_factory
 from . import layout, runtime
 from .scene_import import ImportFailed, import_job
@@ -35,20 +36,15 @@ _timer: bpy.types.Timer | None = None
 _running = False
 
 
-def _redraw_sidebars() -> None:
-    wm = bpy.context.window_manager
-    if wm is None:
-        return
-    for window in wm.windows:
-        for area in window.screen.areas:
-            if area.type == "VIEW_3D":
-                for region in area.regions:
-                    if region.type == "UI":
-                        region.tag_redraw()
-
-
 def _importable_here(job: Job) -> bool:
     return job.state is JobState.READY and job.origin == runtime.current_origin()
+
+
+def _next_import(engine: JobEngine, auto_import: bool) -> Job | None:
+    """The next job the watcher imports on its own: finished, from this file, auto-import on."""
+    if not auto_import:
+        return None
+    return next((job for job in engine.jobs() if _importable_here(job)), None)
 
 
 def import_one(context: bpy.types.Context, job: Job) -> Report:
@@ -71,15 +67,21 @@ def tick(context: bpy.types.Context) -> list[Report]:
         return []
     messages: list[Report] = []
     events = engine.drain_events()
+    auto_import = preferences.get(context).auto_import
     for event in events:
         if event.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN, JobState.TIMED_OUT) and event.message:
             messages.append(("WARNING", f"Kiln: {event.message}"))
-    if preferences.get(context).auto_import:
-        ready = next((job for job in engine.jobs() if _importable_here(job)), None)
-        if ready is not None:
-            messages.append(import_one(context, ready))
+        elif event.state is JobState.READY:
+            job = engine.get(event.job_id)
+            if job is not None and not (auto_import and _importable_here(job)):
+                messages.append(
+                    ("INFO", f"Kiln: “{job.request.label[:40]}” is ready: press Import in the Kiln panel")
+                )
+    ready = _next_import(engine, auto_import)
+    if ready is not None:
+        messages.append(import_one(context, ready))
     if events or messages:
-        _redraw_sidebars()
+        tag_sidebar_redraw()
     return messages
 
 
@@ -96,7 +98,7 @@ def is_idle() -> bool:
     engine = runtime.engine_if_started()
     if engine is None:
         return True
-    return not engine.has_active() and not any(_importable_here(job) for job in engine.jobs())
+    return not engine.has_active() and _next_import(engine, preferences.get().auto_import) is None
 
 
 class KILN_OT_watch_jobs(bpy.types.Operator):

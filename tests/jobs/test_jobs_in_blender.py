@@ -220,8 +220,10 @@ def test_a_job_from_another_file_waits_for_an_explicit_import(
     job = engine.jobs()[0]
     blender.ops.wm.read_homefile(use_empty=True)
     assert engine.wait([job.id], timeout=60)
-    watcher.tick(blender.context)
+    messages = watcher.tick(blender.context)
+    assert ("INFO", "Kiln: “a rock” is ready: press Import in the Kiln panel") in messages
     assert kiln_objects(blender) == []
+    assert watcher.is_idle()
     assert engine.get(job.id).state.value == "ready"
     assert blender.ops.kiln.import_job(job_id=job.id) == {"FINISHED"}
     assert kiln_objects(blender)
