@@ -85,6 +85,7 @@ class KILN_PT_generate(bpy.types.Panel):
         else:
             _draw_image_inputs(layout, settings)
         _draw_generate_button(layout, context, settings)
+        layout.operator("kiln.generate_batch", text="Batch from File…", icon="FILE_TEXT")
 
 
 def _draw_text_inputs(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:

@@ -66,6 +66,7 @@ def test_a_prompt_enables_generate_with_the_panel_values(service: Any, blender: 
     }
     assert "prompt" in layout.props() and "text_resolution" in layout.props()
     assert not [c for c in layout.of("label") if c.kwargs.get("icon") == "ERROR"]
+    assert [c.kwargs["text"] for c in layout.operators("kiln.generate_batch")] == ["Batch from File…"]
 
 
 def test_pressing_generate_sends_what_the_panel_shows(service: Any, blender: Any, ui: Any) -> None:
