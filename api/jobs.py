@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .client import Client
+from .convert import ConversionError, convert_to_blend
 from .errors import (
+    CancelledError,
     InvalidMeshError,
     KilnError,
     NetworkError,
@@ -87,6 +89,11 @@ class ServiceConfig:
     poll_interval: float = 2.5
     max_in_flight: int = 4
     timeout_seconds: float = 30 * 60.0
+    #: Results above either size are imported through a helper Blender, so the UI does not freeze.
+    large_import_triangles: int = 200_000
+    large_import_bytes: int = 20 * 1024 * 1024
+    #: The helper's command line (``convert.helper_command``); empty: always import in-process.
+    helper_command: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,7 @@ class Job:
     resolution: int | None = None
     triangles: int | None = None
     mesh_path: str = ""
+    blend_path: str = ""
     preview_path: str = ""
     objects: list[str] = field(default_factory=list)
 
@@ -307,6 +315,7 @@ class JobEngine:
         with self._lock:
             job = self._jobs.pop(job_id, None)
             if job is not None:
+                _drop_blend(job)
                 self._save()
                 self._changed.notify_all()
 
@@ -435,6 +444,8 @@ class JobEngine:
         self._changed.notify_all()
 
     def _settle(self, job: Job, state: JobState, *, note: str = "") -> None:
+        if state is not JobState.READY:
+            _drop_blend(job)
         job.state, job.note = state, note
         job.finished_at = time.time()
         self._save()
@@ -682,12 +693,19 @@ class JobEngine:
             self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
             return
         preview_ok = self._fetch_preview(client, preview_url, preview)
+        try:
+            blend = self._prepare_import(job_id, mesh)
+        except CancelledError:
+            return  # cancelled, or the engine is stopping (the job then resumes here next start)
         with self._lock:
             job = self._current(job_id, JobState.DOWNLOADING)
             if job is None:
+                if blend:
+                    Path(blend).unlink(missing_ok=True)
                 return
             self._failures.pop(job_id, None)
             job.mesh_path = str(mesh)
+            job.blend_path = blend
             job.preview_path = str(preview) if preview_ok else ""
             job.note = ""
             self._settle(job, JobState.READY)
@@ -716,6 +734,36 @@ class JobEngine:
             self._emit(job, "")
             self._schedule(job_id, "download", delay)
 
+    def _prepare_import(self, job_id: str, mesh: Path) -> str:
+        """A large mesh is turned into a .blend by a helper Blender; returns its path, or "".
+
+        "" means import the GLB in-process: the mesh is small, or the helper is missing or
+        failed (logged). This never fails the job.
+        """
+        with self._lock:
+            job, config = self._current(job_id, JobState.DOWNLOADING), self._config
+            if job is None or config is None or not _is_large(config, mesh, job.triangles):
+                return ""
+            if not config.helper_command:
+                log.info("%s is large but no helper Blender is set up; importing it in-process", mesh.name)
+                return ""
+            job.note = "Preparing the import"
+            self._emit(job, "")
+        try:
+            blend = convert_to_blend(
+                config.helper_command, mesh, mesh.with_suffix(".blend"), cancelled=lambda: self._gone(job_id)
+            )
+        except ConversionError as exc:
+            log.warning("The helper Blender failed on %s (%s); importing it in-process", mesh.name, exc)
+            return ""
+        log.info("%s prepared by the helper Blender as %s", mesh.name, blend.name)
+        return str(blend)
+
+    def _gone(self, job_id: str) -> bool:
+        """The engine is stopping or the job was cancelled: its helper must not outlive that."""
+        with self._lock:
+            return self._stop.is_set() or self._current(job_id, JobState.DOWNLOADING) is None
+
     @staticmethod
     def _fetch_preview(client: Client, url: str, dest: Path) -> bool:
         """The thumbnail is a nicety: a missing or broken one never fails the job."""
@@ -730,6 +778,23 @@ class JobEngine:
             dest.unlink(missing_ok=True)
             return False
         return True
+
+
+def _is_large(config: ServiceConfig, mesh: Path, triangles: int | None) -> bool:
+    """Worth a helper: more triangles than the threshold, or (when unknown or small) a big file."""
+    if triangles is not None and triangles > config.large_import_triangles:
+        return True
+    try:
+        return mesh.stat().st_size > config.large_import_bytes
+    except OSError:
+        return False
+
+
+def _drop_blend(job: Job) -> None:
+    """Imported (the import deletes it too), cancelled, failed or removed: the helper's file is done with."""
+    if job.blend_path:
+        Path(job.blend_path).unlink(missing_ok=True)
+        job.blend_path = ""
 
 
 def _default_client(config: ServiceConfig, stop: threading.Event) -> Client:

@@ -1,0 +1,75 @@
+"""Kiln enabled from the working tree inside this process, isolated from the developer's Blender.
+
+``isolate()`` must run before anything imports bpy: Blender reads its user folder at import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+REPO_MODULE = "kiln_dev"
+ADDON_MODULE = f"bl_ext.{REPO_MODULE}.kiln"
+
+
+def isolate() -> Path:
+    """A throwaway Blender user folder, and no key or URL leaking in from the environment."""
+    folder = Path(tempfile.mkdtemp(prefix="kiln-bench-user-"))
+    os.environ["BLENDER_USER_RESOURCES"] = str(folder)
+    for name in ("KILN_API_KEY", "KILN_BASE_URL"):
+        os.environ.pop(name, None)
+    return folder
+
+
+def mount(user_folder: Path) -> None:
+    """Make the working tree a local extension repository (as the tests do); not enabled yet."""
+    import bpy
+
+    repo = user_folder / "extensions-repo"
+    repo.mkdir()
+    (repo / "kiln").symlink_to(ROOT, target_is_directory=True)
+    bpy.context.preferences.extensions.repos.new(
+        name="Kiln (working tree)", module=REPO_MODULE, custom_directory=str(repo), source="USER"
+    )
+
+
+def enable() -> None:
+    import bpy
+
+    bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
+    bpy.context.preferences.system.use_online_access = True
+
+
+def preferences() -> Any:
+    import bpy
+
+    return bpy.context.preferences.addons[ADDON_MODULE].preferences
+
+
+def module(name: str) -> Any:
+    """A submodule of the enabled add-on, e.g. ``module("operators.watcher")``."""
+    return importlib.import_module(f"{ADDON_MODULE}.{name}")
+
+
+def reset_jobs() -> None:
+    """Stop Kiln's engine and empty its job list and cache, so a phase starts from nothing."""
+    import bpy
+
+    module("operators.runtime").shutdown()
+    folder = Path(bpy.utils.extension_path_user(ADDON_MODULE, create=True))
+    for child in folder.iterdir():
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def use_service(base_url: str, key: str) -> None:
+    """Point Kiln at a service the way a pipeline does: through the environment."""
+    os.environ["KILN_BASE_URL"] = base_url
+    os.environ["KILN_API_KEY"] = key

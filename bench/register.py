@@ -1,0 +1,54 @@
+"""Row 6: time to register the add-on, each run in a fresh Blender (the bpy module) process.
+
+"Cold" is what Blender's start-up pays: import every module of the add-on, then ``register()``.
+"Warm" is disable + enable again in the same process: ``register()`` alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+from bench.addon import ADDON_MODULE, ROOT, enable, isolate, mount
+
+RUNS = 3
+
+
+def measure() -> dict[str, float]:
+    """In the child: time enabling Kiln cold, then again warm."""
+    folder = isolate()
+    import bpy
+
+    mount(folder)
+    start = time.perf_counter()
+    enable()
+    cold = time.perf_counter() - start
+    bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
+    start = time.perf_counter()
+    enable()
+    warm = time.perf_counter() - start
+    assert ADDON_MODULE in bpy.context.preferences.addons
+    bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"cold_ms": cold * 1000.0, "warm_ms": warm * 1000.0}
+
+
+def run(runs: int = RUNS) -> dict[str, float]:
+    """Median over ``runs`` fresh processes."""
+    results = []
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.register"], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return {key: statistics.median(r[key] for r in results) for key in ("cold_ms", "warm_ms")} | {
+        "runs": float(runs)
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure()))

@@ -1,0 +1,141 @@
+"""The issue's rows, each with its target and whether it is met; printed, and written as JSON and Markdown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+TICK_P99_MS, TICK_MAX_MS = 1.0, 5.0
+IMPORT_STALL_S, IMPORT_RATIO = 0.15, 20.0
+BEYOND_POLL_S = 0.5
+MEMORY_MB = 64.0
+REGISTER_MS = 50.0
+WORKERS = 4  # Kiln's worker threads, each keeping one keep-alive connection
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int
+    what: str
+    result: str
+    target: str
+    met: bool | None  # None: context, no target
+
+
+def rows(r: dict[str, Any]) -> list[Row]:
+    out = []
+    for count, t in r["ticks"].items():
+        out.append(
+            Row(
+                1,
+                f"Watcher tick, {count} job(s) in flight",
+                f"median {t['median_ms']:.3f} / p99 {t['p99_ms']:.3f} / max {t['max_ms']:.3f} ms",
+                f"p99 ≤ {TICK_P99_MS:g} ms, max ≤ {TICK_MAX_MS:g} ms (at 100)",
+                t["p99_ms"] <= TICK_P99_MS and t["max_ms"] <= TICK_MAX_MS,
+            )
+        )
+    for label, i in r["imports"].items():
+        big = label == "1M"
+        out.append(
+            Row(
+                2,
+                f"Import stall, {i['triangles']:,.0f} triangles ({i['glb_mb']:.0f} MB)",
+                f"in-process {i['in_process_s']:.3f} s, Kiln {i['kiln_s']:.3f} s: {i['ratio']:.0f}× less "
+                f"(helper {i['helper_s']:.1f} s off the main thread)",
+                f"≤ {IMPORT_STALL_S:g} s and ≥ {IMPORT_RATIO:g}× less"
+                if big
+                else "— (below the helper threshold)",
+                (i["kiln_s"] <= IMPORT_STALL_S and i["ratio"] >= IMPORT_RATIO) if big else None,
+            )
+        )
+    lat = r["latency"]
+    m = lat["median_s"]
+    out.append(
+        Row(
+            3,
+            "Completion → in scene (median)",
+            f"{m['total']:.2f} s = polling {m['poll_wait']:.2f} + download {m['download']:.3f} "
+            f"+ import {m['import']:.3f} + rest {m['beyond']:.3f}",
+            f"rest (beyond polling, download, import) ≤ {BEYOND_POLL_S:g} s",
+            m["beyond"] <= BEYOND_POLL_S,
+        )
+    )
+    worst = max(lat["requests_per_task"])
+    out.append(
+        Row(
+            4,
+            "HTTP requests per task",
+            f"{worst} at most ({lat['task_seconds']:.1f} s tasks, poll {lat['poll_interval_s']:g} s)",
+            f"≤ ceil(task s / poll) + 3 = {min(lat['request_budget'])}",
+            all(n <= b for n, b in zip(lat["requests_per_task"], lat["request_budget"], strict=True)),
+        )
+    )
+    out.append(
+        Row(
+            4,
+            "TCP connections opened",
+            f"{lat['connections_opened']} for {lat['requests_total']} requests ({lat['jobs']} tasks)",
+            f"reused (≤ {WORKERS}: one per worker)",
+            lat["connections_opened"] <= WORKERS,
+        )
+    )
+    dl = r["download"]
+    out.append(
+        Row(
+            5,
+            "Memory growth, 500 MB download",
+            f"{dl['growth_mb']:.1f} MB ({dl['bytes'] / dl['seconds'] / 1e6:.0f} MB/s)",
+            f"≤ {MEMORY_MB:g} MB",
+            dl["growth_mb"] <= MEMORY_MB,
+        )
+    )
+    reg = r["register"]
+    out.append(
+        Row(
+            6,
+            "Register the add-on",
+            f"{reg['cold_ms']:.0f} ms cold (imports + register), {reg['warm_ms']:.1f} ms register() alone",
+            f"≤ {REGISTER_MS:g} ms",
+            reg["cold_ms"] <= REGISTER_MS,
+        )
+    )
+    naive, kiln = r["naive"]["stall_per_job_s"], lat["main_thread_s_per_job"]
+    out.append(
+        Row(
+            7,
+            "Main-thread stall per job: naive vs Kiln",
+            f"naive {naive:.2f} s, Kiln {kiln * 1000:.1f} ms: {naive / kiln:.0f}× less",
+            "— (context: the other add-ons)",
+            None,
+        )
+    )
+    return out
+
+
+def _met(row: Row) -> str:
+    return "—" if row.met is None else ("met" if row.met else "NOT met")
+
+
+def table(all_rows: list[Row]) -> str:
+    header = ("#", "Measure", "Result", "Target", "Met")
+    cells = [header, *((str(r.number), r.what, r.result, r.target, _met(r)) for r in all_rows)]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def markdown(all_rows: list[Row]) -> str:
+    lines = ["| # | Measure | Result | Target | Met |", "|---|---|---|---|---|"]
+    lines += [f"| {r.number} | {r.what} | {r.result} | {r.target} | {_met(r)} |" for r in all_rows]
+    return "\n".join(lines) + "\n"
+
+
+def write(out_dir: Path, results: dict[str, Any], all_rows: list[Row]) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "latest.json"
+    path.write_text(json.dumps({"results": results, "rows": [asdict(r) for r in all_rows]}, indent=1))
+    (out_dir / "latest.md").write_text(markdown(all_rows))
+    return path
