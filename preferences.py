@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from .api import secrets
+from .api import convert, secrets
 from .api.cache import SizeCache
 from .api.connection_check import CheckState
 from .api.connection_check import current as connection_check
@@ -125,6 +125,14 @@ class KilnPreferences(bpy.types.AddonPreferences):
         description="Collection that receives imported meshes",
         default="Kiln",
     )
+    large_import_triangles: IntProperty(  # type: ignore[valid-type]
+        name="Large Mesh Threshold",
+        description="Meshes with more triangles than this (or files over 20 MB) are imported by a "
+        "background Blender and appended, so Blender does not freeze",
+        default=200_000,
+        min=0,
+        soft_max=5_000_000,
+    )
     log_level: EnumProperty(  # type: ignore[valid-type]
         name="Log Level",
         items=(
@@ -149,6 +157,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "auto_import")
         col.prop(self, "placement")
         col.prop(self, "collection_name")
+        col.prop(self, "large_import_triangles")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
 
@@ -200,6 +209,8 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
         poll_interval=prefs.poll_interval,
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
+        large_import_triangles=prefs.large_import_triangles,
+        helper_command=convert.helper_command(bpy.app.binary_path),
     )
 
 

@@ -7,7 +7,6 @@ import logging
 import threading
 from collections.abc import Callable
 
-from .client import Client
 from .errors import KilnError
 
 log = logging.getLogger(__name__)
@@ -21,6 +20,8 @@ class CheckState(enum.StrEnum):
 
 
 def _ask_service(base_url: str, api_key: str) -> str:
+    from .client import Client  # on the worker: keeps requests out of Blender's start-up
+
     with Client(base_url, api_key, retries=0) as client:
         return client.check_connection()
 

@@ -26,9 +26,8 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .client import Client
 from .convert import ConversionError, convert_to_blend
 from .errors import (
     CancelledError,
@@ -42,6 +41,9 @@ from .errors import (
 )
 from .glb import check_glb, check_preview
 from .models import Task, TaskStatus
+
+if TYPE_CHECKING:
+    from .client import Client
 
 log = logging.getLogger(__name__)
 
@@ -350,6 +352,14 @@ class JobEngine:
         """Snapshot copies, oldest first."""
         with self._lock:
             return [replace(job) for job in self._jobs.values()]
+
+    def ready_for(self, origin: str) -> Job | None:
+        """The first finished, not yet imported job started from ``origin`` (cheap: one copy at most)."""
+        with self._lock:
+            job = next(
+                (j for j in self._jobs.values() if j.state is JobState.READY and j.origin == origin), None
+            )
+            return replace(job) if job else None
 
     def has_active(self) -> bool:
         with self._lock:
@@ -798,4 +808,7 @@ def _drop_blend(job: Job) -> None:
 
 
 def _default_client(config: ServiceConfig, stop: threading.Event) -> Client:
+    # Imported here: requests and urllib3 cost Blender's start-up ~40 ms, and are only needed on a worker.
+    from .client import Client
+
     return Client(config.base_url, config.api_key, cancel_event=stop)

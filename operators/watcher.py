@@ -42,9 +42,7 @@ def _importable_here(job: Job) -> bool:
 
 def _next_import(engine: JobEngine, auto_import: bool) -> Job | None:
     """The next job the watcher imports on its own: finished, from this file, auto-import on."""
-    if not auto_import:
-        return None
-    return next((job for job in engine.jobs() if _importable_here(job)), None)
+    return engine.ready_for(runtime.current_origin()) if auto_import else None
 
 
 def import_one(context: bpy.types.Context, job: Job) -> Report:

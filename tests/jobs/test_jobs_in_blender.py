@@ -227,3 +227,11 @@ def test_a_job_from_another_file_waits_for_an_explicit_import(
     assert engine.get(job.id).state.value == "ready"
     assert blender.ops.kiln.import_job(job_id=job.id) == {"FINISHED"}
     assert kiln_objects(blender)
+
+
+def test_the_preferences_hand_workers_a_helper_blender(service: Any, blender: Any, kiln_module: Any) -> None:
+    config = kiln_module("preferences").service_config()
+    assert config.large_import_triangles == 200_000
+    script = Path(config.helper_command[-1])
+    assert script.name == "glb_to_blend.py" and script.is_file()
+    assert Path(config.helper_command[0]).is_file()

@@ -57,6 +57,7 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "auto_import",
         "placement",
         "collection_name",
+        "large_import_triangles",
         "log_level",
     ]
     ops = layout.operator_ids()
