@@ -5,12 +5,11 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from guards import main_thread_must_not_wait
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
@@ -138,32 +137,6 @@ def test_online_access_off_refuses_and_sends_nothing(service: Any, offline: Any)
     with pytest.raises(RuntimeError, match=r"(?i)online access"):
         offline.ops.kiln.generate_from_image(filepath=str(SAMPLES / "chair.png"))
     assert service.requests == []
-
-
-@contextmanager
-def main_thread_must_not_wait() -> Iterator[list[str]]:
-    """Record any socket connect or sleep made on the main thread while the block runs."""
-    offences: list[str] = []
-    main = threading.main_thread()
-    real_connect, real_sleep = socket.socket.connect, time.sleep
-
-    def connect(self: socket.socket, address: Any) -> Any:
-        if threading.current_thread() is main:
-            offences.append(f"socket connect to {address}")
-        return real_connect(self, address)
-
-    def sleep(seconds: float) -> None:
-        if threading.current_thread() is main:
-            offences.append(f"sleep({seconds})")
-        real_sleep(seconds)
-
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    time.sleep = sleep
-    try:
-        yield offences
-    finally:
-        socket.socket.connect = real_connect  # type: ignore[method-assign]
-        time.sleep = real_sleep
 
 
 def test_ui_path_never_waits_on_the_main_thread(service: Any, blender: Any, kiln_module: Any) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, Recorder, draw, main_thread_must_not_wait
+from guards import main_thread_must_not_wait
+from recording_layout import SAMPLES, Recorder, draw
 
 
 def generate_button(layout: Recorder) -> Any:

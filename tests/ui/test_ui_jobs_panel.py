@@ -6,7 +6,7 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
-from conftest import ADDON_MODULE, Recorder, draw, run_pending_sync, wait_for
+from recording_layout import ADDON_MODULE, Recorder, draw, run_pending_sync, wait_for
 
 ROW = SimpleNamespace(layout_type="DEFAULT")
 

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import Recorder, main_thread_must_not_wait, wait_for
+from guards import main_thread_must_not_wait
+from recording_layout import Recorder, wait_for
 
 
 def draw_prefs(ui: Any) -> Recorder:

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import Recorder, draw, run_pending_sync
+from recording_layout import Recorder, draw, run_pending_sync
 
 
 @pytest.fixture
