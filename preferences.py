@@ -211,6 +211,7 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
         timeout_seconds=prefs.timeout_minutes * 60.0,
         large_import_triangles=prefs.large_import_triangles,
         helper_command=convert.helper_command(bpy.app.binary_path),
+        online=bpy.app.online_access,
     )
 
 

@@ -54,6 +54,8 @@ POLL_JITTER = 0.10
 MAX_BACKOFF = 60.0
 DOWNLOAD_ATTEMPTS = 5
 SLOT_WAIT = 0.5
+OFFLINE_WAIT = 1.0
+OFFLINE_NOTE = "Waiting: Blender's online access is off"
 
 
 class JobState(enum.StrEnum):
@@ -91,6 +93,8 @@ class ServiceConfig:
     poll_interval: float = 2.5
     max_in_flight: int = 4
     timeout_seconds: float = 30 * 60.0
+    #: Blender's "Allow Online Access"; while it is off, jobs wait and nothing is sent.
+    online: bool = True
     #: Results above either size are imported through a helper Blender, so the UI does not freeze.
     large_import_triangles: int = 200_000
     large_import_bytes: int = 20 * 1024 * 1024
@@ -479,6 +483,8 @@ class JobEngine:
     def _work(self) -> None:
         while (item := self._next_step()) is not None:
             job_id, step = item
+            if self._wait_while_offline(job_id, step):
+                continue
             try:
                 getattr(self, f"_step_{step}")(job_id)
             except Exception:
@@ -488,6 +494,19 @@ class JobEngine:
                     if job is not None and job.state.is_active:
                         job.error = "Kiln hit an unexpected error; see the system console for details."
                         self._settle(job, JobState.FAILED)
+
+    def _wait_while_offline(self, job_id: str, step: str) -> bool:
+        """Online access turned off: keep the job, send nothing, look again shortly."""
+        with self._lock:
+            if self._config is None or self._config.online:
+                return False
+            job = self._jobs.get(job_id)
+            if job is not None and job.state.is_active:
+                if job.note != OFFLINE_NOTE:
+                    job.note = OFFLINE_NOTE
+                    self._emit(job, "")
+                self._schedule(job_id, step, OFFLINE_WAIT)
+            return True
 
     def _current(self, job_id: str, *states: JobState) -> Job | None:
         """The live job if it is still in one of ``states`` (it may have been cancelled meanwhile)."""

@@ -211,6 +211,10 @@ class KILN_OT_wait_jobs(bpy.types.Operator):
     bl_label = "Wait for Kiln Jobs"
     bl_options = {"REGISTER"}
 
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return online_poll(cls)
+
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         engine = runtime.engine(context)
         if not bpy.app.background:

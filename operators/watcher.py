@@ -63,6 +63,8 @@ def tick(context: bpy.types.Context) -> list[Report]:
     engine = runtime.engine_if_started()
     if engine is None:
         return []
+    # Settings may have changed (key, URL, online access turned on): workers pick them up.
+    engine.configure(preferences.service_config(context))
     messages: list[Report] = []
     events = engine.drain_events()
     auto_import = preferences.get(context).auto_import

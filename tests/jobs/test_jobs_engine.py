@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,15 @@ def test_jobs_in_flight_are_bounded(sandbox_factory: Any, sandbox_key: str, make
     assert peak <= 2
     assert all(j.state is JobState.READY for j in engine.jobs())
     assert sandbox.submit_count == 5
+
+
+def test_nothing_is_sent_while_online_access_is_off(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
+    offline = replace(config(sandbox, sandbox_key), online=False)
+    engine = make_engine(offline)
+    job = engine.submit(TEXT)
+    assert not engine.wait([job.id], timeout=1.5)
+    assert engine.get(job.id).note == "Waiting: Blender's online access is off"
+    assert sandbox.requests == []
+    engine.configure(replace(offline, online=True))
+    assert engine.wait([job.id], timeout=60)
+    assert engine.get(job.id).state is JobState.READY
