@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 JOBS_FILE = "jobs.json"
 CACHE_DIR = "cache"
+UPLOADS_DIR = "uploads"  # PNGs saved from Blender images, kept for Retry until the job is removed
 FILE_FORMAT = 1
 POLL_JITTER = 0.10
 MAX_BACKOFF = 60.0
@@ -74,11 +75,6 @@ class JobState(enum.StrEnum):
     def is_active(self) -> bool:
         """Still being worked on by the engine (the watcher must keep running)."""
         return self in ACTIVE_STATES
-
-    @property
-    def is_settled(self) -> bool:
-        """Nothing more will happen on its own: a script waiting on it can go on."""
-        return self not in ACTIVE_STATES
 
 
 ACTIVE_STATES = frozenset({JobState.SUBMITTING, JobState.QUEUED, JobState.RUNNING, JobState.DOWNLOADING})
@@ -115,6 +111,7 @@ class JobRequest:
     quality: str = ""
     webhook_url: str = ""
     name: str = ""
+    blender_image: str = ""  # the Blender image ``image_path`` was saved from, for provenance
 
     @property
     def label(self) -> str:
@@ -255,13 +252,11 @@ class JobEngine:
             old = self._config
             self._config = config
             if old is None or (old.base_url, old.api_key) != (config.base_url, config.api_key):
+                # The new client is made by a worker on first use: building one loads requests,
+                # which the main thread should not pay for.
                 if self._client is not None:
                     self._client.close()
                 self._client, self._client_error = None, None
-                try:
-                    self._client = self._client_factory(config, self._stop)
-                except KilnError as exc:
-                    self._client_error = exc
             self._changed.notify_all()
 
     # ----------------------------------------------------------------- main-thread API
@@ -271,6 +266,7 @@ class JobEngine:
         job = Job(id=uuid.uuid4().hex[:12], request=request, origin=origin, group=group)
         with self._lock:
             self._jobs[job.id] = job
+            self._save()
             self._schedule(job.id, "submit", 0.0)
             self._emit(job, "")
             return replace(job)
@@ -303,6 +299,7 @@ class JobEngine:
         """Submit the same request again as a new task (costs credits)."""
         with self._lock:
             job = self._jobs[job_id]
+            _drop_blend(job)
             fresh = Job(id=job.id, request=job.request, origin=job.origin, group=job.group)
             self._jobs[job_id] = fresh
             self._save()
@@ -322,6 +319,9 @@ class JobEngine:
             job = self._jobs.pop(job_id, None)
             if job is not None:
                 _drop_blend(job)
+                upload = Path(job.request.image_path)
+                if job.request.blender_image and upload.parent == self.state_dir / UPLOADS_DIR:
+                    upload.unlink(missing_ok=True)
                 self._save()
                 self._changed.notify_all()
 
@@ -485,6 +485,7 @@ class JobEngine:
             job_id, step = item
             if self._wait_while_offline(job_id, step):
                 continue
+            self._ensure_client()
             try:
                 getattr(self, f"_step_{step}")(job_id)
             except Exception:
@@ -494,6 +495,24 @@ class JobEngine:
                     if job is not None and job.state.is_active:
                         job.error = "Kiln hit an unexpected error; see the system console for details."
                         self._settle(job, JobState.FAILED)
+
+    def _ensure_client(self) -> None:
+        """Make the client for the current settings, outside the lock (worker threads only)."""
+        with self._lock:
+            config = self._config
+            if self._client is not None or self._client_error is not None or config is None:
+                return
+        if not (config.base_url and config.api_key):
+            return
+        try:
+            client, error = self._client_factory(config, self._stop), None
+        except KilnError as exc:
+            client, error = None, exc
+        with self._lock:
+            if self._config is config and self._client is None and self._client_error is None:
+                self._client, self._client_error = client, error
+            elif client is not None:
+                client.close()
 
     def _wait_while_offline(self, job_id: str, step: str) -> bool:
         """Online access turned off: keep the job, send nothing, look again shortly."""
@@ -552,6 +571,9 @@ class JobEngine:
             request, key = job.request, job.idempotency_key
         try:
             task = self._send(client, request, key)
+        except CancelledError:
+            self._interrupted_submit(job_id)
+            return
         except OutcomeUnknownError as exc:
             self._after_submit(job_id, None, exc, JobState.OUTCOME_UNKNOWN)
         except KilnError as exc:
@@ -575,6 +597,22 @@ class JobEngine:
             webhook_url=request.webhook_url or None,
             idempotency_key=key,
         )
+
+    def _interrupted_submit(self, job_id: str) -> None:
+        """The client gave up before (re)sending: no task exists, so the job may be sent later."""
+        with self._lock:
+            self._submitting -= 1
+            job = self._current(job_id, JobState.SUBMITTING)
+            if job is not None:
+                job.submit_sent = False
+                self._save()
+        self._interrupted(job_id, "submit")
+
+    def _interrupted(self, job_id: str, step: str) -> None:
+        """A request was cut short by shutdown (the job resumes next start) or by new settings (go again)."""
+        with self._lock:
+            if not self._stop.is_set() and self._jobs.get(job_id) is not None:
+                self._schedule(job_id, step, 0.0)
 
     def _after_submit(self, job_id: str, task: Task | None, exc: KilnError | None, state: JobState) -> None:
         with self._lock:
@@ -619,6 +657,7 @@ class JobEngine:
             task_id = job.task_id
         try:
             task = client.get_task(task_id)
+            task.raise_if_failed()
         except (NetworkError, ServiceError, RateLimitError) as exc:
             self._poll_later(job_id, exc)
             return
@@ -630,6 +669,9 @@ class JobEngine:
                 JobState.QUEUED,
                 JobState.RUNNING,
             )
+            return
+        except CancelledError:
+            self._interrupted(job_id, "poll")
             return
         except KilnError as exc:
             self._fail(job_id, exc.user_message, JobState.QUEUED, JobState.RUNNING)
@@ -660,10 +702,6 @@ class JobEngine:
                 self._save()
                 self._emit(job, "")
                 self._schedule(job_id, "download", 0.0)
-                return
-            if task.status is TaskStatus.FAILED:
-                job.error = f"The service could not generate this mesh: {task.error or 'no reason given'}."
-                self._settle(job, JobState.FAILED)
                 return
             new_state = JobState.QUEUED if task.status is TaskStatus.QUEUED else JobState.RUNNING
             if new_state is not job.state:
@@ -717,6 +755,9 @@ class JobEngine:
             return
         except (NetworkError, ServiceError, RateLimitError) as exc:
             self._download_later(job_id, exc)
+            return
+        except CancelledError:
+            self._interrupted(job_id, "download")
             return
         except KilnError as exc:
             self._fail(job_id, exc.user_message, JobState.DOWNLOADING)

@@ -171,7 +171,7 @@ def _check_followed() -> float | None:
         if all(_settled_here(engine.get(job_id), auto_import) for job_id in followed.job_ids):
             _followed.remove(followed)
             _, headline = _conclude(followed.job_ids, followed.summary_path)
-            log.info("Kiln batch %s is done: %s", followed.source, headline)
+            watcher.announce("INFO", f"Kiln: batch {followed.source}: {headline}")
     return FOLLOW_SECONDS if _followed else None
 
 

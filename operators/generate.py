@@ -13,7 +13,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from .. import preferences
 from ..api import inputs
 from ..api.errors import InputError
-from ..api.jobs import JobRequest
+from ..api.jobs import UPLOADS_DIR, JobRequest
 from .common import WAIT_DESCRIPTION, launch, online_poll, setup_problem
 
 if TYPE_CHECKING:
@@ -134,7 +134,12 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
             name = ""
         inputs.read_image_file(path)
         return JobRequest(
-            kind="image", image_path=str(path), resolution=resolution, webhook_url=webhook, name=name
+            kind="image",
+            image_path=str(path),
+            resolution=resolution,
+            webhook_url=webhook,
+            name=name,
+            blender_image=name,
         )
 
 
@@ -147,7 +152,7 @@ def save_blender_image(name: str) -> Path:
         image.reload()
     if image.type != "RENDER_RESULT" and tuple(image.size) == (0, 0):
         raise InputError(f"The image “{name}” has no pixels (is its file missing?).")
-    folder = preferences.user_dir() / "uploads"
+    folder = preferences.user_dir() / UPLOADS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex}.png"
     scene = bpy.context.scene

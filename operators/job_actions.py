@@ -133,7 +133,7 @@ class KILN_OT_import_job(_JobOperator, bpy.types.Operator):
 
     bl_idname = "kiln.import_job"
     bl_label = "Import"
-    bl_options = {"INTERNAL", "UNDO"}
+    bl_options = {"INTERNAL"}  # import_one pushes the one undo step itself
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         job = _job_or_report(self, context, self.job_id)

@@ -2,7 +2,7 @@
 
 A large result arrives already imported into a .blend by a helper Blender (``api.convert``);
 appending its objects costs the UI thread a few hundredths of what importing the GLB here would.
-Both ways end in the same placement, provenance, selection and undo step.
+Both ways end in the same placement, provenance and selection (the caller pushes the undo step).
 """
 
 from __future__ import annotations
@@ -63,8 +63,6 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
         obj.select_set(obj in new_objects)
     roots = [obj for obj in new_objects if obj.parent is None]
     context.view_layer.objects.active = roots[0] if roots else new_objects[0]
-    if not bpy.app.background:
-        bpy.ops.ed.undo_push(message=f"Kiln: import {job.request.label[:40]}")
     return [obj.name for obj in new_objects]
 
 
@@ -117,5 +115,5 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     if job.request.kind == "text":
         obj["kiln_prompt"] = job.request.prompt
     else:
-        obj["kiln_image"] = job.request.image_path or job.request.image_url
+        obj["kiln_image"] = job.request.blender_image or job.request.image_path or job.request.image_url
     obj["kiln_resolution"] = job.resolution or job.request.resolution or 0

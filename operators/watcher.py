@@ -31,9 +31,11 @@ Report = tuple["WmReportItems", str]
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 0.25
+UNEXPECTED_ERROR = "Kiln hit an unexpected error while updating jobs; see the system console"
 
 _timer: bpy.types.Timer | None = None
 _running = False
+_announcements: list[Report] = []
 
 
 def _importable_here(job: Job) -> bool:
@@ -54,18 +56,28 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
         engine.mark_failed(job.id, str(exc))
         return "ERROR", f"Kiln: {exc}"
     layout.place(context, job.id, names)
+    if not bpy.app.background:
+        # One undo step for the whole import (the importer, called from Python, pushes none).
+        bpy.ops.ed.undo_push(message=f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names)
     return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
 
 
+def announce(level: WmReportItems, message: str) -> None:
+    """Put a sentence in the status bar from code with no operator to report through (timers)."""
+    _announcements.append((level, message))
+    ensure_running()
+
+
 def tick(context: bpy.types.Context) -> list[Report]:
     """One watcher step; returns what the status bar should say."""
+    messages: list[Report] = _announcements[:]
+    _announcements.clear()
     engine = runtime.engine_if_started()
     if engine is None:
-        return []
+        return messages
     # Settings may have changed (key, URL, online access turned on): workers pick them up.
     engine.configure(preferences.service_config(context))
-    messages: list[Report] = []
     events = engine.drain_events()
     auto_import = preferences.get(context).auto_import
     for event in events:
@@ -123,7 +135,16 @@ class KILN_OT_watch_jobs(bpy.types.Operator):
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
-        for level, message in tick(context):
+        try:
+            reports = tick(context)
+        except Exception:
+            # Never let one bad tick end the watcher for the session: log it, say so, start again.
+            log.exception("Kiln's job watcher hit an unexpected error")
+            self.report({"ERROR"}, UNEXPECTED_ERROR)
+            stop()
+            schedule_start()
+            return {"CANCELLED"}
+        for level, message in reports:
             self.report({level}, message)
         if is_idle():
             stop()

@@ -8,6 +8,7 @@ installed extension would.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -46,6 +47,8 @@ def kiln(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     from blender_scripts.harness import enable_kiln
 
     enable_kiln(tmp_path_factory.mktemp("extensions-repo"))
+    # Everything Kiln logs, DEBUG included, passes the suite-wide key watch (tests/key_watch.py).
+    logging.getLogger(ADDON_MODULE).setLevel(logging.DEBUG)
     yield sys.modules[ADDON_MODULE]
     if ADDON_MODULE in bpy.context.preferences.addons:
         bpy.ops.preferences.addon_disable(module=ADDON_MODULE)

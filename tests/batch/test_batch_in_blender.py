@@ -180,6 +180,8 @@ def test_a_ui_batch_writes_its_summary_once_its_jobs_settle(
         assert batch_ops._check_followed() == batch_ops.FOLLOW_SECONDS  # ready, waiting for the watcher
         kiln_module("operators.watcher").tick(blender.context)
         assert batch_ops._check_followed() is None
+        watcher = kiln_module("operators.watcher")
+        assert ("INFO", "Kiln: batch props.txt: 1 of 1 imported") in watcher.tick(blender.context)
     finally:
         blender.app.timers.unregister(batch_ops._check_followed)
     assert json.loads(summary_path.read_text())["imported"] == 1

@@ -48,9 +48,18 @@ def main() -> None:
     if not any(t.name.startswith("kiln") for t in threading.enumerate()):
         raise SystemExit("the job engine started no worker thread")
     watcher, batch = sys.modules[f"{MODULE}.operators.watcher"], sys.modules[f"{MODULE}.operators.batch"]
+    jobs_panel = sys.modules[f"{MODULE}.panels.jobs"]
+    prefs_actions = sys.modules[f"{MODULE}.operators.prefs_actions"]
     watcher.schedule_start()
     batch._follow(batch._Followed("prompts.txt", [], ""))
-    timers = {"watcher start": watcher._start_later, "batch follow-up": batch._check_followed}
+    timers = {
+        "watcher start": watcher._start_later,
+        "batch follow-up": batch._check_followed,
+        "job list resync": jobs_panel._sync_later,
+        "connection test": prefs_actions._watch_check,
+    }
+    for fn in (jobs_panel._sync_later, prefs_actions._watch_check):
+        bpy.app.timers.register(fn, first_interval=60.0)
     if not all(bpy.app.timers.is_registered(fn) for fn in timers.values()):
         raise SystemExit("the timers to check were not registered")
 

@@ -139,7 +139,7 @@ def test_a_submit_whose_answer_is_lost_is_never_resent(
 @pytest.mark.parametrize(
     ("setup", "expected"),
     [
-        ({"faults": "fail=1"}, "could not generate"),
+        ({"faults": "fail=1"}, "could not make this mesh"),
         ({"faults": "corrupt=1"}, "mesh"),
         ({"credits": 0}, "credit"),
     ],
@@ -243,3 +243,23 @@ def test_nothing_is_sent_while_online_access_is_off(sandbox: Any, sandbox_key: s
     engine.configure(replace(offline, online=True))
     assert engine.wait([job.id], timeout=60)
     assert engine.get(job.id).state is JobState.READY
+
+
+def test_shutdown_mid_download_keeps_the_job_for_the_next_start(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    sandbox.set_faults("slow=20000,scope=files")
+    first = make_engine(config(sandbox, sandbox_key))
+    job = first.submit(TEXT)
+    while first.get(job.id).state is not JobState.DOWNLOADING:
+        first.wait([job.id], timeout=0.05)
+    first.wait([job.id], timeout=0.3)
+    first.shutdown()
+    saved = on_disk(first.state_dir)[0]
+    assert saved["state"] == "downloading" and not saved["error"]
+
+    sandbox.set_faults("")
+    second = make_engine(config(sandbox, sandbox_key))
+    assert second.wait([job.id], timeout=60)
+    assert second.get(job.id).state is JobState.READY
+    assert sandbox.submit_count == 1

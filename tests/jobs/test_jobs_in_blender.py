@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -61,17 +62,23 @@ def test_image_job_in_background_mode_lands_in_the_scene(
     assert objects[0]["kiln_resolution"] == 1024
 
 
-def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any) -> None:
+def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any, kiln_module: Any) -> None:
     image = blender.data.images.new("Concept", 64, 64, alpha=True)
     image.generated_type = "COLOR_GRID"
     assert blender.ops.kiln.generate_from_image(image_name="Concept", resolution="1024") == {"FINISHED"}
-    assert kiln_objects(blender)[0]["kiln_image"].endswith(".png")
+    assert kiln_objects(blender)[0]["kiln_image"] == "Concept"
+    engine = engine_of(kiln_module)
+    (job,) = engine.jobs()
+    upload = Path(job.request.image_path)
+    assert upload.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    engine.remove(job.id)
+    assert not upload.exists()
 
 
 @pytest.mark.parametrize(
     ("setup", "words"),
     [
-        ({"faults": "fail=1"}, "could not generate"),
+        ({"faults": "fail=1"}, "could not make this mesh"),
         ({"faults": "corrupt=1"}, "mesh"),
         ({"credits": 0}, "credits"),
     ],
@@ -208,3 +215,25 @@ def test_the_preferences_hand_workers_a_helper_blender(service: Any, blender: An
     script = Path(config.helper_command[-1])
     assert script.name == "glb_to_blend.py" and script.is_file()
     assert Path(config.helper_command[0]).is_file()
+
+
+def test_the_watcher_survives_an_unexpected_error_and_comes_back(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    watcher = kiln_module("operators.watcher")
+    blender.ops.kiln.generate_from_text(prompt="a mug", wait=False)
+    engine = engine_of(kiln_module)
+    assert engine.wait([engine.jobs()[0].id], timeout=60)
+    real_state_dir = engine.state_dir
+    engine.state_dir = Path("/proc/kiln-cannot-write-here")  # the disk refuses the job list
+    reports: list[tuple[set[str], str]] = []
+    operator = SimpleNamespace(report=lambda level, message: reports.append((level, message)))
+    watcher._running = True
+    try:
+        result = watcher.KILN_OT_watch_jobs.modal(operator, blender.context, SimpleNamespace(type="TIMER"))
+    finally:
+        engine.state_dir = real_state_dir
+    assert result == {"CANCELLED"}
+    assert reports == [({"ERROR"}, watcher.UNEXPECTED_ERROR)]
+    assert not watcher._running
+    assert blender.app.timers.is_registered(watcher._start_later)
