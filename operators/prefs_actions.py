@@ -12,6 +12,7 @@ from ..api import cache
 from ..api.connection_check import CheckState
 from ..api.connection_check import current as connection_check
 from ..api.ui_text import human_size
+from ..panels.widgets import tag_redraw
 from . import runtime
 from .common import online_poll
 
@@ -23,21 +24,11 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.25
 
 
-def _redraw_preferences() -> None:
-    wm = bpy.context.window_manager
-    if wm is None:
-        return
-    for window in wm.windows:
-        for area in window.screen.areas:
-            if area.type == "PREFERENCES":
-                area.tag_redraw()
-
-
 def _watch_check() -> float | None:
     """Timer: look (never wait) whether the answer arrived; redraw the preferences when it has."""
     if connection_check.state is CheckState.RUNNING:
         return POLL_SECONDS
-    _redraw_preferences()
+    tag_redraw("PREFERENCES")
     return None
 
 

@@ -17,7 +17,7 @@ from bpy.app.handlers import persistent
 
 from .. import preferences
 from ..api.jobs import Job, JobEngine, JobState
-from ..panels.widgets import tag_sidebar_redraw
+from ..panels.widgets import tag_redraw
 from ..registration import classes_factory
 from . import layout, runtime
 from .scene_import import ImportFailed, import_job
@@ -93,7 +93,7 @@ def tick(context: bpy.types.Context) -> list[Report]:
     if ready is not None:
         messages.append(import_one(context, ready))
     if events or messages:
-        tag_sidebar_redraw()
+        tag_redraw()
     return messages
 
 

@@ -19,7 +19,7 @@ from ..api.jobs import Job, JobState
 from ..api.ui_text import progress_text, shown_by_filter, status_text
 from ..operators import runtime
 from . import thumbnails
-from .widgets import tag_sidebar_redraw, wrapped_label
+from .widgets import tag_redraw, wrapped_label
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -78,7 +78,7 @@ def _sync_later() -> None:
     jobs = _jobs()
     if wm is not None and sync_rows(wm, jobs):
         thumbnails.forget_jobs_except({job.id for job in jobs})
-        tag_sidebar_redraw()
+        tag_redraw()
 
 
 def _request_sync(wm: bpy.types.WindowManager, jobs: list[Job]) -> None:

@@ -31,14 +31,15 @@ def wrapped_label(
         col.label(text=line, icon=icon if i == 0 else indent)
 
 
-def tag_sidebar_redraw() -> None:
-    """Ask every 3D View Sidebar to draw again (after the job rows changed outside a draw)."""
+def tag_redraw(area_type: str = "VIEW_3D") -> None:
+    """Ask every area of a kind (3D Views by default, for the Sidebar) to draw again.
+
+    For changes made outside a draw: job rows, progress, a connection test's answer.
+    """
     wm = bpy.context.window_manager
     if wm is None:
         return
     for window in wm.windows:
         for area in window.screen.areas:
-            if area.type == "VIEW_3D":
-                for region in area.regions:
-                    if region.type == "UI":
-                        region.tag_redraw()
+            if area.type == area_type:
+                area.tag_redraw()
