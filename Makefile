@@ -1,12 +1,14 @@
 # Kiln developer commands. Everything here is dev-only and never ships in the extension zip.
 # `make test` and `make demo` set up what they need (pinned virtual environments) on a fresh machine.
 
-PYTHON ?= python3
+# Each venv is made from the Python its Blender's bpy wheel needs; tools/find_python.sh finds it
+# on PATH or under pyenv, or stops with one sentence naming what to install.
+PYTHON_NEWEST ?= $$(tools/find_python.sh 3.13 "5.2 LTS")
+PYTHON_LTS ?= $$(tools/find_python.sh 3.11 "4.2 LTS")
 VENV := .venv
 VENV_LTS := .venv-lts
 PY := $(VENV)/bin/python
 PY_LTS := $(VENV_LTS)/bin/python
-BPY_DIR := $(VENV)/lib/python3.11/site-packages/bpy
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
 .PHONY: all venv test lint typecheck pytest build demo bench clean
@@ -16,13 +18,13 @@ all: test
 # A venv is rebuilt when its requirement files change (the stamp is older than them).
 $(VENV)/.stamp: requirements/dev.txt requirements/common.txt
 	rm -rf $(VENV)
-	$(PYTHON) -m venv $(VENV)
+	python="$(PYTHON_NEWEST)" && "$$python" -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
 	touch $@
 
 $(VENV_LTS)/.stamp: requirements/lts.txt requirements/common.txt
 	rm -rf $(VENV_LTS)
-	$(PYTHON) -m venv $(VENV_LTS)
+	python="$(PYTHON_LTS)" && "$$python" -m venv $(VENV_LTS)
 	$(PY_LTS) -m pip install --quiet --disable-pip-version-check -r requirements/lts.txt
 	touch $@
 
