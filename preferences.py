@@ -30,6 +30,10 @@ ENV_KEY = "KILN_API_KEY"
 ENV_BASE_URL = "KILN_BASE_URL"
 
 _cached_key: str | None = None
+#: The test harness's poll interval, below the 2 s floor, so a job test takes a second rather than a
+#: poll interval. Only Python code can set it (tests/conftest.py does): no property, preference or
+#: environment variable an artist can reach reads or writes it.
+_test_poll_interval: float | None = None
 #: The cache folder's size, re-measured at most every few seconds while the preferences redraw.
 cache_size = SizeCache()
 
@@ -206,7 +210,7 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     return ServiceConfig(
         base_url=os.environ.get(ENV_BASE_URL) or prefs.base_url,
         api_key=os.environ.get(ENV_KEY) or prefs.api_key,
-        poll_interval=prefs.poll_interval,
+        poll_interval=_test_poll_interval or prefs.poll_interval,
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
         large_import_triangles=prefs.large_import_triangles,

@@ -22,7 +22,6 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-IMAGE = ROOT.parent / "shared" / "samples" / "chair.png"
 PROMPTS = ROOT / "examples" / "prompts.txt"
 TEXT_PROMPT = "a red armchair"
 DEMO_KEY = "sbx_live_kilndemo00000000"
@@ -53,8 +52,6 @@ def start_sandbox(speed: float) -> tuple[subprocess.Popen[str], str]:
 
 def main() -> int:
     args = parse_args()
-    if not IMAGE.is_file():
-        raise SystemExit(f"demo: the sample image {IMAGE} is missing (shared/ belongs beside the repository)")
     work = Path(tempfile.mkdtemp(prefix="kiln-demo-"))
     # Before bpy is imported: this Blender must neither read nor change the user's own settings.
     os.environ["BLENDER_USER_RESOURCES"] = str(work / "blender")
@@ -81,7 +78,12 @@ def run(out: Path, work: Path) -> int:
     import bpy
 
     sys.path.insert(0, str(ROOT / "tests" / "blender_scripts"))
+    sys.path.insert(0, str(ROOT))
     from harness import enable_kiln
+
+    from fixtures.concept_images import write_concept
+
+    image = write_concept(work / "concepts", "chair")
 
     addon = enable_kiln(work / "extensions")
     kiln = importlib.import_module(addon)
@@ -92,9 +94,9 @@ def run(out: Path, work: Path) -> int:
     print(f"Text:  “{TEXT_PROMPT}”", flush=True)
     before = kiln_objects(bpy)
     bpy.ops.kiln.generate_from_text(prompt=TEXT_PROMPT)
-    print(f"Image: {IMAGE.name}", flush=True)
+    print(f"Image: {image.name} (drawn by fixtures/concept_images.py)", flush=True)
     before = line_up(kiln, before)
-    bpy.ops.kiln.generate_from_image(filepath=str(IMAGE), resolution="1024")
+    bpy.ops.kiln.generate_from_image(filepath=str(image), resolution="1024")
     line_up(kiln, before)
     print(f"Batch: {PROMPTS.relative_to(ROOT)}", flush=True)
     high = kiln.operators.layout.world_bounds(kiln_objects(bpy))[1]

@@ -26,6 +26,8 @@ for _name in ("KILN_API_KEY", "KILN_BASE_URL"):
     os.environ.pop(_name, None)
 
 ADDON_MODULE = "bl_ext.kiln_dev.kiln"
+#: Seconds between polls inside the harness (artists get 2–3 s): the sandbox finishes a task in ~0.1 s.
+TEST_POLL_INTERVAL = 0.2
 
 pytest_plugins = ["sandbox.pytest_plugin", "key_watch"]
 
@@ -61,6 +63,8 @@ def blender(kiln: ModuleType) -> Iterator[Any]:
 
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.context.preferences.system.use_online_access = True
+    # Set on every test: re-enabling the add-on (the install test does) loads a fresh module.
+    sys.modules[f"{ADDON_MODULE}.preferences"]._test_poll_interval = TEST_POLL_INTERVAL
     yield bpy
     bpy.context.preferences.system.use_online_access = True
 

@@ -31,6 +31,7 @@ FORBIDDEN_PARTS = {
     "sandbox",
     "bench",
     "examples",
+    "fixtures",
     "tools",
     "requirements",
     "__pycache__",

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
+from concepts import CONCEPTS
 
 from api.client import Client, parse_retry_after
 from api.errors import (
@@ -53,7 +54,7 @@ from api.models import TaskStatus
 
 KEY = "sbx_live_LOCALsecret0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # image checks look at the magic only
-SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "samples" / "chair.png"
+SAMPLE = CONCEPTS / "chair.png"
 
 
 @pytest.fixture(autouse=True)

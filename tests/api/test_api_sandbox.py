@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import trimesh
+from concepts import CONCEPTS
 from PIL import Image
 
 from api.client import Client
@@ -44,7 +45,7 @@ from api.glb import check_glb, check_preview
 from api.models import Task, TaskStatus
 from sandbox.server import Sandbox
 
-SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "samples" / "chair.png"
+SAMPLE = CONCEPTS / "chair.png"
 MakeSandbox = Callable[..., Sandbox]
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT.parent / "shared" / "samples"
 
 
 def run_child(args: list[str], *, cwd: Path, sandbox: Any = None, key: str = "", timeout: float = 120) -> Any:

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+from concepts import CONCEPTS
 
 
 def kiln_groups(bpy: Any) -> dict[str, list[Any]]:
@@ -114,7 +113,7 @@ def test_one_failed_task_does_not_stop_the_others(service: Any, blender: Any, tm
 def test_csv_batch_skips_bad_rows_and_sends_text_and_image(
     service: Any, blender: Any, tmp_path: Path
 ) -> None:
-    shutil.copy(SAMPLES / "chair.png", tmp_path / "chair.png")
+    shutil.copy(CONCEPTS / "chair.png", tmp_path / "chair.png")
     table = tmp_path / "props.csv"
     table.write_text(
         "name,prompt,image,resolution\n"

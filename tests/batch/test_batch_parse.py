@@ -7,12 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from concepts import CONCEPTS
 
 from api.batch import group_names, parse_csv, parse_txt, read_batch, summarize, summary_lines, write_summary
 from api.errors import InputError
 from api.jobs import Job, JobRequest, JobState
-
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 
 def test_txt_skips_blank_lines_and_comments_and_keeps_line_numbers() -> None:
@@ -29,7 +28,7 @@ def test_txt_skips_blank_lines_and_comments_and_keeps_line_numbers() -> None:
 
 
 def test_csv_rows_become_text_and_image_requests(tmp_path: Path) -> None:
-    shutil.copy(SAMPLES / "chair.png", tmp_path / "chair.png")
+    shutil.copy(CONCEPTS / "chair.png", tmp_path / "chair.png")
     text = (
         "# level 3 props\n"
         "name,prompt,image,resolution\n"

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_scripts import ROOT, SAMPLES, kiln_task_ids, run_child
+from batch_scripts import ROOT, kiln_task_ids, run_child
+from concepts import CONCEPTS
 
 SECTIONS = ROOT / "README.md"
 
@@ -22,7 +23,7 @@ def blocks(language: str) -> list[str]:
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder holding what the snippets name: concept.png and the prompt files shown."""
-    shutil.copy(SAMPLES / "chair.png", tmp_path / "concept.png")
+    shutil.copy(CONCEPTS / "chair.png", tmp_path / "concept.png")
     (tmp_path / "props.txt").write_text(blocks("text")[0])
     (tmp_path / "props.csv").write_text(blocks("csv")[0])
     monkeypatch.chdir(tmp_path)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_scripts import ROOT, SAMPLES, kiln_task_ids, run_child
+from batch_scripts import ROOT, kiln_task_ids, run_child
+from concepts import CONCEPTS
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +20,7 @@ PIPELINE = str(ROOT / "examples" / "generate_from_prompts.py")
 def test_pipeline_script_generates_a_csv_and_saves_the_blend(
     blender: Any, sandbox: Any, sandbox_key: str, tmp_path: Path
 ) -> None:
-    shutil.copy(SAMPLES / "robot.png", tmp_path / "robot.png")
+    shutil.copy(CONCEPTS / "robot.png", tmp_path / "robot.png")
     (tmp_path / "props.csv").write_text(
         "prompt,image,name\na red chair,,Chair\n,robot.png,Robot\n,missing.png,Lost\n"
     )

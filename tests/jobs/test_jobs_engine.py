@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from concepts import CONCEPTS
 
 from api.jobs import JOBS_FILE, JobEngine, JobRequest, JobState, ServiceConfig
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 TEXT = JobRequest(kind="text", prompt="a red chair")
 
 
@@ -62,7 +62,7 @@ def test_text_job_runs_to_a_checked_glb_in_the_cache(
 
 def test_image_job_uploads_the_file(sandbox: Any, sandbox_key: str, make_engine: Any) -> None:
     engine = make_engine(config(sandbox, sandbox_key))
-    request = JobRequest(kind="image", image_path=str(SAMPLES / "chair.png"), resolution=1024)
+    request = JobRequest(kind="image", image_path=str(CONCEPTS / "chair.png"), resolution=1024)
     job = engine.submit(request)
     assert engine.wait([job.id], timeout=60)
     done = engine.get(job.id)

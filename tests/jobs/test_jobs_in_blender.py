@@ -10,9 +10,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from concepts import CONCEPTS
 from guards import main_thread_must_not_wait
-
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 
 def kiln_objects(bpy: Any) -> list[Any]:
@@ -53,7 +52,7 @@ def test_text_job_in_background_mode_lands_in_the_scene(service: Any, blender: A
 def test_image_job_in_background_mode_lands_in_the_scene(
     service: Any, blender: Any, kiln_module: Any
 ) -> None:
-    path = SAMPLES / "chair.png"
+    path = CONCEPTS / "chair.png"
     assert blender.ops.kiln.generate_from_image(filepath=str(path), resolution="1024") == {"FINISHED"}
     objects = kiln_objects(blender)
     job = engine_of(kiln_module).jobs()[-1]
@@ -142,7 +141,7 @@ def test_online_access_off_refuses_and_sends_nothing(service: Any, offline: Any)
     with pytest.raises(RuntimeError, match=r"(?i)online access"):
         offline.ops.kiln.generate_from_text(prompt="a red chair")
     with pytest.raises(RuntimeError, match=r"(?i)online access"):
-        offline.ops.kiln.generate_from_image(filepath=str(SAMPLES / "chair.png"))
+        offline.ops.kiln.generate_from_image(filepath=str(CONCEPTS / "chair.png"))
     assert service.requests == []
 
 

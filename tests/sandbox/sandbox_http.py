@@ -7,13 +7,11 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import requests
 from PIL import Image, ImageDraw
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples"
 ERROR_KEYS = {"code", "message"}
 
 

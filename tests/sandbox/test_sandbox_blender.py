@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 import requests
-from sandbox_http import SAMPLES, picture, run_text, submit_image, wait_final
+from concepts import CONCEPTS
+from sandbox_http import picture, run_text, submit_image, wait_final
 
 SHAPES = [
     "a chair",
@@ -46,7 +47,7 @@ def test_text_glbs_import_in_blender(sandbox, sandbox_key, tmp_path, resolution)
 def test_image_glbs_import_in_blender(sandbox, sandbox_key, tmp_path):
     bpy = pytest.importorskip("bpy")
     uploads = {"generated": picture()}
-    uploads.update({p.stem: p.read_bytes() for p in sorted(SAMPLES.glob("*.png"))})
+    uploads.update({p.stem: p.read_bytes() for p in sorted(CONCEPTS.glob("*.png"))})
     for name, data in uploads.items():
         for resolution in (1024, 1536):
             poll = submit_image(sandbox.base_url, sandbox_key, data, resolution=resolution).json()["links"][

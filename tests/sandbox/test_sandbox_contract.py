@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import requests
 import trimesh
+from concepts import CONCEPTS
 from PIL import Image
 from sandbox_http import (
-    SAMPLES,
     LoopbackPeer,
     assert_error,
     auth,
@@ -224,9 +224,8 @@ def test_image_mesh_is_textured_with_the_picture(sandbox, sandbox_key):
     assert wide_extent[0] > wide_extent[1] and tall_extent[1] > tall_extent[0]
 
 
-@pytest.mark.skipif(not (SAMPLES / "chair.png").exists(), reason="shared samples not present")
 def test_sample_chair_upload_completes(sandbox, sandbox_key):
-    response = submit_image(sandbox.base_url, sandbox_key, (SAMPLES / "chair.png").read_bytes(), "chair.png")
+    response = submit_image(sandbox.base_url, sandbox_key, (CONCEPTS / "chair.png").read_bytes(), "chair.png")
     final = wait_final(response.json()["links"]["poll"], sandbox_key)
     assert final["status"] == "completed"
     assert len(_load_glb(_download(final["result"]["mesh_url"])).faces) == final["result"]["triangles"]

@@ -10,11 +10,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 ADDON_MODULE = "bl_ext.kiln_dev.kiln"
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from concepts import CONCEPTS
 from guards import main_thread_must_not_wait
-from recording_layout import SAMPLES, Recorder, draw
+from recording_layout import Recorder, draw
 
 
 def generate_button(layout: Recorder) -> Any:
@@ -113,18 +114,18 @@ def test_image_file_chosen_shows_its_thumbnail_and_enables_generate(
 ) -> None:
     settings = blender.context.scene.kiln
     settings.mode, settings.image_source = "IMAGE", "FILE"
-    settings.image_path = str(SAMPLES / "chair.png")
+    settings.image_path = str(CONCEPTS / "chair.png")
     layout = draw(ui.generate.KILN_PT_generate, blender.context)
     button = generate_button(layout)
     assert button.args[0] == "kiln.generate_from_image"
     assert button.enabled
     assert vars(button.props) == {
-        "filepath": str(SAMPLES / "chair.png"),
+        "filepath": str(CONCEPTS / "chair.png"),
         "resolution": "1536",
         "webhook_url": "",
     }
     (thumb,) = layout.of("template_icon")
-    preview = ui.thumbnails._previews[f"file:{SAMPLES / 'chair.png'}"]
+    preview = ui.thumbnails._previews[f"file:{CONCEPTS / 'chair.png'}"]
     assert thumb.kwargs["icon_value"] == preview.icon_id
     assert tuple(preview.image_size) == (256, 256)
 
