@@ -15,13 +15,14 @@ import os
 import tempfile
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
 from .inputs import check_prompt, check_web_url, read_image_file
 from .jobs import Job, JobRequest, JobState
+from .text_files import csv_dialect, decode_text, relative_path
 
 RESOLUTIONS = {"1024": 1024, "1536": 1536}
 CSV_COLUMNS = ("prompt", "image", "resolution", "name")
@@ -53,6 +54,8 @@ class LineProblem:
 class Batch:
     items: list[BatchItem]
     problems: list[LineProblem]
+    #: Things worth saying that skipped nothing (e.g. the encoding had to be guessed).
+    notes: list[str] = field(default_factory=list)
 
 
 def read_batch(path: Path, *, resolution: int | None = None) -> Batch:
@@ -61,16 +64,18 @@ def read_batch(path: Path, *, resolution: int | None = None) -> Batch:
     if suffix not in (".txt", ".csv"):
         raise InputError(f"{path.name} is not a prompt file: use a .txt (one prompt a line) or a .csv.")
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        decoded = decode_text(path.read_bytes(), path.name)
     except FileNotFoundError:
         raise InputError(f"The prompt file {path} does not exist.") from None
-    except UnicodeDecodeError:
-        raise InputError(f"The prompt file {path} is not UTF-8 text.") from None
     except OSError as exc:
         raise InputError(f"The prompt file {path} cannot be read: {exc.strerror or exc}.") from None
     if suffix == ".txt":
-        return parse_txt(text, resolution=resolution)
-    return parse_csv(text, folder=path.parent, resolution=resolution)
+        batch = parse_txt(decoded.text, resolution=resolution)
+    else:
+        batch = parse_csv(decoded.text, folder=path.parent, resolution=resolution)
+    if decoded.note:
+        batch.notes.append(decoded.note)
+    return batch
 
 
 def parse_txt(text: str, *, resolution: int | None = None) -> Batch:
@@ -88,9 +93,15 @@ def parse_txt(text: str, *, resolution: int | None = None) -> Batch:
 
 
 def parse_csv(text: str, *, folder: Path, resolution: int | None = None) -> Batch:
-    """Rows become requests; image paths are relative to ``folder`` (the CSV's own)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header, header_line = _header(reader)
+    """Rows become requests; image paths are relative to ``folder`` (the CSV's own).
+
+    The separator is ``,``, ``;`` or tab (Excel's ``sep=`` line, else the one the header uses);
+    line numbers stay those of the file.
+    """
+    separator, body = csv_dialect(text, ("prompt", "image"))
+    skipped = text.count("\n") - body.count("\n")
+    reader = csv.reader(io.StringIO(body, newline=""), delimiter=separator)
+    header, header_line = _header(reader, skipped)
     items: list[BatchItem] = []
     problems: list[LineProblem] = []
     line = header_line + 1
@@ -102,11 +113,11 @@ def parse_csv(text: str, *, folder: Path, resolution: int | None = None) -> Batc
                 items.append(BatchItem(line, _row_request(values, folder, resolution)))
             except InputError as exc:
                 problems.append(LineProblem(line, exc.user_message))
-        line = reader.line_num + 1
+        line = skipped + reader.line_num + 1
     return Batch(items, problems)
 
 
-def _header(reader: Any) -> tuple[dict[str, int], int]:
+def _header(reader: Any, skipped: int) -> tuple[dict[str, int], int]:
     """Column positions by name, and the line the header was on (blank and # lines before it skipped)."""
     for row in reader:
         cells = [cell.strip().lower() for cell in row]
@@ -115,10 +126,10 @@ def _header(reader: Any) -> tuple[dict[str, int], int]:
         header = {name: cells.index(name) for name in CSV_COLUMNS if name in cells}
         if "prompt" not in header and "image" not in header:
             raise InputError(
-                f"The CSV header (line {reader.line_num}) needs a 'prompt' or an 'image' column; "
+                f"The CSV header (line {skipped + reader.line_num}) needs a 'prompt' or an 'image' column; "
                 f"it has: {', '.join(c for c in cells if c) or 'nothing'}."
             )
-        return header, reader.line_num
+        return header, skipped + reader.line_num
     raise InputError("The CSV file is empty: it needs a header line with a 'prompt' or 'image' column.")
 
 
@@ -135,7 +146,7 @@ def _row_request(values: dict[str, str], folder: Path, default: int | None) -> J
     if "://" in image:
         url = check_web_url(image, "image URL")
         return JobRequest(kind="image", image_url=url, resolution=resolution, name=name)
-    path = (folder / Path(image).expanduser()).resolve()
+    path = relative_path(folder, image).resolve()
     read_image_file(path)
     return JobRequest(kind="image", image_path=str(path), resolution=resolution, name=name)
 

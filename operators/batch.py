@@ -87,6 +87,8 @@ class KILN_OT_generate_batch(bpy.types.Operator):
             return {"CANCELLED"}
         for line in parsed.problems:
             self.report({"WARNING"}, f"Kiln: {path.name} {line} (skipped)")
+        for note in parsed.notes:
+            self.report({"WARNING"}, f"Kiln: {note}")
         if not parsed.items:
             self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
             return {"CANCELLED"}
