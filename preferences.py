@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,15 @@ from .registration import classes_factory
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
+log = logging.getLogger(__name__)
+
 ENV_KEY = "KILN_API_KEY"
 ENV_BASE_URL = "KILN_BASE_URL"
 
 _cached_key: str | None = None
+#: Where the key was last saved, or why it could not be (shown under the key; set by the save thread).
+key_status = ""
+_key_saves: ThreadPoolExecutor | None = None
 #: The test harness's poll interval, below the 2 s floor, so a job test takes a second rather than a
 #: poll interval. Only Python code can set it (tests/conftest.py does): no property, preference or
 #: environment variable an artist can reach reads or writes it.
@@ -58,8 +64,32 @@ def _get_key(_self: bpy.types.AddonPreferences) -> str:
 def _set_key(_self: bpy.types.AddonPreferences, value: str) -> None:
     global _cached_key
     _cached_key = value.strip()
-    secrets.write_key(user_dir(), _cached_key)
+    # Saved on a thread: a system keyring, or a file an antivirus holds for a moment, must not stall
+    # the UI. One thread, so saves land in the order they were made.
+    global _key_saves
+    if _key_saves is None:
+        _key_saves = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-key-save")
+    _key_saves.submit(_save_key, user_dir(), _cached_key)
     connection_check.reset()
+
+
+def finish_key_saves() -> None:
+    """Let a pending save of the key finish (on unregister, and before tests look at the disk)."""
+    global _key_saves
+    if _key_saves is not None:
+        _key_saves.shutdown(wait=True)
+        _key_saves = None
+
+
+def _save_key(directory: Path, key: str) -> None:
+    global key_status
+    try:
+        where = secrets.write_key(directory, key)
+    except secrets.KeyStoreError as exc:
+        key_status = f"{exc.user_message} It is used until Blender quits."
+        log.warning("%s", exc.user_message)
+    else:
+        key_status = f"Stored in {where}" if key else ""
 
 
 def _forget_connection_check(_self: KilnPreferences, _context: bpy.types.Context) -> None:
@@ -77,7 +107,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     api_key: StringProperty(  # type: ignore[valid-type]
         name="API Key",
         description="Secret key from the service's dashboard (API Keys ▸ Create Secret Key). "
-        "Stored in a private file, never in a .blend",
+        "Stored in the system's keychain (or a private file), never in a .blend",
         subtype="PASSWORD",
         get=_get_key,
         set=_set_key,
@@ -170,6 +200,11 @@ class KilnPreferences(bpy.types.AddonPreferences):
         from .panels.widgets import wrapped_label
 
         col.prop(self, "api_key")
+        if key_status:
+            saved = key_status.startswith("Stored")
+            status = col.column()
+            status.alert = not saved
+            wrapped_label(status, context, key_status, icon="LOCKED" if saved else "ERROR")
         if os.environ.get(ENV_KEY):
             col.label(text=f"{ENV_KEY} is set and overrides this key", icon="INFO")
         hint = key_hint(os.environ.get(ENV_KEY) or self.api_key)
@@ -232,5 +267,6 @@ def register() -> None:
 
 def unregister() -> None:
     global _cached_key
+    finish_key_saves()
     _cached_key = None
     _unregister_classes()

@@ -215,11 +215,15 @@ class InvalidPreviewError(KilnError):
 
 
 class StorageError(KilnError):
-    """Writing a download to disk failed (disk full, permissions, missing folder)."""
+    """Writing, renaming or deleting a file failed (disk full, permissions, missing folder, a lock)."""
 
-    def __init__(self, path: Path, error: OSError) -> None:
-        super().__init__(
-            f"Could not write {path}: {error.strerror or error}. "
-            "Check free disk space and that the folder is writable."
-        )
+    def __init__(self, path: Path, error: OSError, *, locked: bool = False) -> None:
+        if locked:
+            advice = (
+                "Another program (an antivirus, a backup or sync tool, another Blender) keeps it open: "
+                "try again in a moment, or exclude Kiln's folder from that program."
+            )
+        else:
+            advice = "Check free disk space and that the folder is writable."
+        super().__init__(f"Could not write {path}: {error.strerror or error}. {advice}")
         self.path = path

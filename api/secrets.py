@@ -1,37 +1,341 @@
-"""The API key's home on disk: a private file beside the job list, never inside a .blend.
+"""The API key's home: the system's secret store where there is one, else a private file; never a .blend.
 
-Blender saves add-on preferences into ``userpref.blend``; keeping the key in its own file
-(mode 0600) means no .blend, user preferences included, ever carries it.
+Blender saves add-on preferences into ``userpref.blend``, so the key is not a stored property.
+Where it goes instead, by system:
+
+* **Windows**: a file in Kiln's user folder encrypted with DPAPI for the signed-in Windows account
+  (``CryptProtectData``, the protection Credential Manager itself uses): another account, or anyone
+  who copies the file off a shared or network folder, cannot read it. File modes mean nothing there.
+* **macOS**: the login Keychain (service "Kiln", account "api_key").
+* **Linux desktops**: the Secret Service (GNOME Keyring, KWallet) through ``secret-tool``, the key
+  passed on its standard input, never on a command line.
+* **Elsewhere** (headless farms, containers, a desktop whose keyring is locked or missing): a file
+  readable by its owner only (mode 0600) in Kiln's user folder.
+
+A key found in the private file while a system store works is moved into the store. All calls are
+quick (ctypes, or one small process), and the caller keeps the key in memory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Protocol
+
+from . import fs
+from .errors import KilnError
+
+log = logging.getLogger(__name__)
 
 KEY_FILE_NAME = "api_key"
+SERVICE = "Kiln"
+ACCOUNT = "api_key"
+TOOL_TIMEOUT = 5.0
+
+
+class KeyStoreError(KilnError):
+    """The key could not be saved or removed where it belongs."""
+
+
+class KeyStore(Protocol):
+    #: Where the key is, in words for the preferences ("the macOS Keychain").
+    label: str
+
+    def read(self) -> str:
+        """The stored key, or "" when none is stored."""
+        ...
+
+    def write(self, key: str) -> None: ...
+
+    def delete(self) -> None: ...
+
+
+class PrivateFile:
+    """A file only its owner may read (mode 0600 where the system honours modes)."""
+
+    label = "a private file in Kiln's user folder"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> str:
+        try:
+            return self.path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def write(self, key: str) -> None:
+        self.write_bytes(key.encode("utf-8"))
+
+    def write_bytes(self, data: bytes) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise KeyStoreError(_not_saved(self.path, exc)) from None
+        try:
+            fs.replace(tmp, self.path)
+        except KilnError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise KeyStoreError(f"The API key was not saved. {exc.user_message}") from None
+
+    def delete(self) -> None:
+        try:
+            fs.unlink(self.path)
+        except KilnError as exc:
+            raise KeyStoreError(f"The old API key could not be removed. {exc.user_message}") from None
+
+
+class WindowsProtectedFile(PrivateFile):
+    """The private file's bytes encrypted for the signed-in Windows account (DPAPI)."""
+
+    label = "Kiln's user folder, encrypted for your Windows account"
+
+    def read(self) -> str:
+        try:
+            blob = self.path.read_bytes()
+        except OSError:
+            return ""
+        try:
+            return _dpapi(blob, protect=False).decode("utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("The saved API key cannot be decrypted for this Windows account (%s)", exc)
+            return ""
+
+    def write(self, key: str) -> None:
+        try:
+            blob = _dpapi(key.encode("utf-8"), protect=True)
+        except OSError as exc:
+            raise KeyStoreError(f"Windows could not encrypt the API key ({exc}); it was not saved.") from None
+        self.write_bytes(blob)
+
+
+class MacKeychain:
+    """The login Keychain, through the Security framework (ctypes; no process, no command line)."""
+
+    label = "the macOS Keychain"
+
+    def read(self) -> str:
+        return _keychain().find() or ""
+
+    def write(self, key: str) -> None:
+        try:
+            _keychain().store(key)
+        except OSError as exc:
+            raise KeyStoreError(f"The macOS Keychain did not take the API key ({exc}).") from None
+
+    def delete(self) -> None:
+        try:
+            _keychain().delete()
+        except OSError as exc:
+            raise KeyStoreError(f"The macOS Keychain did not remove the API key ({exc}).") from None
+
+
+class SecretService:
+    """The desktop's Secret Service (GNOME Keyring, KWallet) through ``secret-tool``."""
+
+    label = "your desktop's keyring (Secret Service)"
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+
+    def read(self) -> str:
+        result = self._run("lookup", check=False)
+        return result.stdout.strip() if result.returncode == 0 else ""
+
+    def write(self, key: str) -> None:
+        self._run("store", f"--label={SERVICE} API key", key=key)
+
+    def delete(self) -> None:
+        self._run("clear", check=False)
+
+    def available(self) -> bool:
+        """The keyring answers (a locked or missing one makes ``lookup`` fail with no output)."""
+        try:
+            result = self._run("lookup", check=False)
+        except KeyStoreError:
+            return False
+        return result.returncode == 0 or not result.stderr.strip()
+
+    def _run(
+        self, verb: str, *extra: str, key: str = "", check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        command = [self.tool, verb, *extra, "service", SERVICE, "account", ACCOUNT]
+        try:
+            result = subprocess.run(
+                command, input=key, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise KeyStoreError(f"The desktop keyring did not answer ({exc}).") from None
+        if check and result.returncode != 0:
+            said = result.stderr.strip().splitlines()[-1:] or ["no reason given"]
+            raise KeyStoreError(f"The desktop keyring did not take the API key ({said[0]}).")
+        return result
+
+
+def system_store(directory: Path) -> KeyStore | None:
+    """This system's secret store, or None where there is none (then the private file is used)."""
+    if sys.platform == "win32":
+        return WindowsProtectedFile(directory / f"{KEY_FILE_NAME}.dpapi")
+    if sys.platform == "darwin":
+        return MacKeychain()
+    tool = shutil.which("secret-tool")
+    if tool and os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        store = SecretService(tool)
+        if store.available():
+            return store
+    return None
+
+
+def key_store(directory: Path) -> KeyStore:
+    return system_store(directory) or PrivateFile(directory / KEY_FILE_NAME)
 
 
 def read_key(directory: Path) -> str:
-    """The stored key, or an empty string when none was saved."""
-    try:
-        return (directory / KEY_FILE_NAME).read_text(encoding="utf-8").strip()
-    except OSError:
-        return ""
+    """The saved key, or "" when none was saved; a key left in the plain file moves to the system store."""
+    plain = PrivateFile(directory / KEY_FILE_NAME)
+    store = system_store(directory)
+    if store is None:
+        return plain.read()
+    key = store.read()
+    legacy = plain.read()
+    if legacy and not key:
+        try:
+            store.write(legacy)
+            plain.delete()
+            log.info("Moved the API key from its plain file into %s", store.label)
+        except KeyStoreError as exc:
+            log.warning("%s", exc.user_message)
+        return legacy
+    return key
 
 
-def write_key(directory: Path, key: str) -> None:
-    """Store (or, for an empty key, forget) the key with owner-only permissions."""
-    path = directory / KEY_FILE_NAME
+def write_key(directory: Path, key: str) -> str:
+    """Save (or, for an empty key, forget) the key; returns where it went. Raises KeyStoreError."""
+    store = key_store(directory)
     key = key.strip()
-    if not key:
-        path.unlink(missing_ok=True)
-        return
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(key)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    if key:
+        store.write(key)
+    else:
+        store.delete()
+    if not isinstance(store, PrivateFile) or store.path.name != KEY_FILE_NAME:
+        PrivateFile(directory / KEY_FILE_NAME).delete()  # no stale plain copy beside the store
+    return store.label
+
+
+def _not_saved(path: Path, exc: OSError) -> str:
+    return f"The API key was not saved: {path.parent} is not writable ({exc.strerror or exc})."
+
+
+# --------------------------------------------------------------------------------- system calls
+
+
+def _dpapi(data: bytes, *, protect: bool) -> bytes:
+    """CryptProtectData / CryptUnprotectData for the current user (Windows only)."""
+    import ctypes
+    from ctypes import wintypes
+
+    class Blob(ctypes.Structure):
+        _fields_ = [("cbData", wintypes.DWORD), ("pbData", ctypes.POINTER(ctypes.c_char))]
+
+    crypt32 = ctypes.WinDLL("crypt32", use_last_error=True)  # type: ignore[attr-defined]
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    source = ctypes.create_string_buffer(data, len(data))
+    blob_in = Blob(len(data), ctypes.cast(source, ctypes.POINTER(ctypes.c_char)))
+    blob_out = Blob()
+    ui_forbidden = 0x1
+    call = crypt32.CryptProtectData if protect else crypt32.CryptUnprotectData
+    description = ctypes.c_wchar_p(SERVICE) if protect else None
+    if not call(ctypes.byref(blob_in), description, None, None, None, ui_forbidden, ctypes.byref(blob_out)):
+        raise ctypes.WinError(ctypes.get_last_error())  # type: ignore[attr-defined]
+    try:
+        return ctypes.string_at(blob_out.pbData, blob_out.cbData)
+    finally:
+        kernel32.LocalFree(blob_out.pbData)
+
+
+class _Keychain:
+    """The legacy generic-password calls of Security.framework: small, and in every macOS since 10.0."""
+
+    def __init__(self) -> None:
+        import ctypes
+        import ctypes.util
+
+        self.ct = ctypes
+        path = (
+            ctypes.util.find_library("Security") or "/System/Library/Frameworks/Security.framework/Security"
+        )
+        self.sec = ctypes.CDLL(path)
+        self.cf = ctypes.CDLL(
+            ctypes.util.find_library("CoreFoundation")
+            or "/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation"
+        )
+        self.service, self.account = SERVICE.encode(), ACCOUNT.encode()
+
+    def _find(self) -> tuple[bytes | None, object]:
+        ct = self.ct
+        length, data, item = ct.c_uint32(), ct.c_void_p(), ct.c_void_p()
+        status = self.sec.SecKeychainFindGenericPassword(
+            None,
+            len(self.service),
+            self.service,
+            len(self.account),
+            self.account,
+            ct.byref(length),
+            ct.byref(data),
+            ct.byref(item),
+        )
+        if status == -25300:  # errSecItemNotFound
+            return None, None
+        if status != 0:
+            raise OSError(f"Security framework status {status}")
+        try:
+            return ct.string_at(data, length.value), item
+        finally:
+            self.sec.SecKeychainItemFreeContent(None, data)
+
+    def find(self) -> str | None:
+        try:
+            secret, item = self._find()
+        except OSError as exc:
+            log.warning("The macOS Keychain could not be read (%s)", exc)
+            return None
+        if item:
+            self.cf.CFRelease(item)
+        return secret.decode("utf-8") if secret is not None else None
+
+    def store(self, key: str) -> None:
+        data = key.encode("utf-8")
+        _, item = self._find()
+        if item:
+            status = self.sec.SecKeychainItemModifyAttributesAndData(item, None, len(data), data)
+            self.cf.CFRelease(item)
+        else:
+            status = self.sec.SecKeychainAddGenericPassword(
+                None, len(self.service), self.service, len(self.account), self.account, len(data), data, None
+            )
+        if status != 0:
+            raise OSError(f"Security framework status {status}")
+
+    def delete(self) -> None:
+        _, item = self._find()
+        if item:
+            status = self.sec.SecKeychainItemDelete(item)
+            self.cf.CFRelease(item)
+            if status != 0:
+                raise OSError(f"Security framework status {status}")
+
+
+def _keychain() -> _Keychain:
+    return _Keychain()

@@ -90,11 +90,14 @@ def fresh_jobs(kiln: ModuleType) -> Iterator[Path]:
     import bpy
 
     runtime = sys.modules[f"{ADDON_MODULE}.operators.runtime"]
+    preferences = sys.modules[f"{ADDON_MODULE}.preferences"]
     runtime.shutdown()
+    preferences.finish_key_saves()
     state_dir = Path(bpy.utils.extension_path_user(ADDON_MODULE, create=True))
     _empty(state_dir)
     yield state_dir
     runtime.shutdown()
+    preferences.finish_key_saves()
     _empty(state_dir)
 
 

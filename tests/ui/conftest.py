@@ -30,6 +30,7 @@ def no_key(blender: Any, fresh_jobs: Path, ui: SimpleNamespace, monkeypatch: pyt
     monkeypatch.delenv("KILN_API_KEY", raising=False)
     monkeypatch.setenv("KILN_BASE_URL", "https://kiln.example.com")
     ui.preferences.get().api_key = ""
+    ui.preferences.finish_key_saves()
     return blender
 
 
