@@ -8,6 +8,7 @@ import bpy
 
 from .. import preferences
 from ..api.jobs import JobEngine
+from ..api.paths import file_identity
 
 _engine: JobEngine | None = None
 _unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
@@ -38,13 +39,13 @@ def shutdown() -> None:
 
 def current_origin() -> str:
     """Identity of the open .blend: its path, or a per-session token while it is unsaved."""
-    return bpy.data.filepath or _unsaved_origin
+    return file_identity(bpy.data.filepath) if bpy.data.filepath else _unsaved_origin
 
 
 def file_saved() -> None:
     """Jobs started in the unsaved file now belong to the path it was saved as."""
     if _engine is not None and bpy.data.filepath:
-        _engine.set_origin(_unsaved_origin, bpy.data.filepath)
+        _engine.set_origin(_unsaved_origin, file_identity(bpy.data.filepath))
 
 
 def file_loaded() -> None:
