@@ -25,6 +25,7 @@ SHIPPED_TOP_LEVEL = {
     "api",
     "operators",
     "panels",
+    "wheels",
 }
 FORBIDDEN_PARTS = {
     "tests",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from pathlib import Path
 
 import bpy
 
@@ -40,6 +41,10 @@ def main() -> None:
     bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
     if MODULE not in bpy.context.preferences.addons:
         raise SystemExit(f"{MODULE} is not enabled after install")
+    # The manifest's wheels land in Blender's own site-packages for extensions.
+    local = Path(bpy.utils.user_resource("EXTENSIONS", path=".local"))
+    if not list(local.glob("lib/python3*/site-packages/truststore/__init__.py")):
+        raise SystemExit(f"the bundled truststore wheel was not installed under {local}")
     classes = kiln_classes()
     missing = [cls.__name__ for cls in classes if not cls.is_registered]
     if missing:
