@@ -21,6 +21,7 @@ from .api.connection_check import CheckState
 from .api.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, ServiceConfig
 from .api.ui_text import human_size, key_hint
+from .drawing import wrapped_label
 from .registration import classes_factory
 
 if TYPE_CHECKING:
@@ -162,9 +163,6 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.prop(self, "log_level")
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
-        # Imported here: the panels package imports this module while it loads.
-        from .panels.widgets import wrapped_label
-
         col.prop(self, "api_key")
         if os.environ.get(ENV_KEY):
             col.label(text=f"{ENV_KEY} is set and overrides this key", icon="INFO")
