@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.handlers import persistent
-from bpy.props import EnumProperty, StringProperty
+from bpy.props import StringProperty
 
 from .. import preferences
 from ..api.jobs import Job, JobEngine, JobState
@@ -43,6 +43,7 @@ IDLE_SECONDS = 1.0
 UNEXPECTED_ERROR = "Kiln hit an unexpected error while updating jobs; see the system console"
 
 _announcements: list[Report] = []
+_LEVELS: dict[str, WmReportItems] = {"INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR"}
 
 
 def _importable_here(job: Job) -> bool:
@@ -125,25 +126,26 @@ def beat() -> float:
         log.exception("Kiln's job watcher hit an unexpected error")
         messages, idle = [("ERROR", UNEXPECTED_ERROR)], False
     try:
-        for level, message in messages:
-            _show(level, message)
+        _show(messages)
     except Exception:
         log.exception("Kiln could not put a sentence in the status bar")
     return IDLE_SECONDS if idle else BUSY_SECONDS
 
 
-def _show(level: WmReportItems, message: str) -> None:
-    """Status bar in the UI (through a one-shot announcer); the log in background mode."""
-    log.log(logging.WARNING if level in ("WARNING", "ERROR") else logging.INFO, "%s", message)
+def _show(messages: list[Report]) -> None:
+    """Status bar in the UI (one announcer for the whole beat); the log in background mode."""
+    for level, message in messages:
+        log.log(logging.WARNING if level in ("WARNING", "ERROR") else logging.INFO, "%s", message)
     wm = bpy.context.window_manager
-    if bpy.app.background or wm is None or not wm.windows:
+    if not messages or bpy.app.background or wm is None or not wm.windows:
         return
+    lines = "\n".join(f"{level} {' '.join(message.split())}" for level, message in messages)
     with bpy.context.temp_override(window=wm.windows[0]):
-        bpy.ops.kiln.announce("INVOKE_DEFAULT", level=level, message=message)  # type: ignore[attr-defined]
+        bpy.ops.kiln.announce("INVOKE_DEFAULT", reports=lines)  # type: ignore[attr-defined]
 
 
 class KILN_OT_announce(bpy.types.Operator):
-    """Show one of Kiln's sentences in the status bar"""
+    """Show Kiln's sentences in the status bar"""
 
     # Reports reach the status bar only from an operator the window manager runs itself: those
     # of an operator called from Python (as from a timer) stay with the caller. So this one
@@ -154,10 +156,8 @@ class KILN_OT_announce(bpy.types.Operator):
     bl_label = "Kiln Announcement"
     bl_options = {"INTERNAL"}
 
-    level: EnumProperty(  # type: ignore[valid-type]
-        items=(("INFO", "Info", ""), ("WARNING", "Warning", ""), ("ERROR", "Error", "")), default="INFO"
-    )
-    message: StringProperty()  # type: ignore[valid-type]
+    #: One sentence a line, each after its level: "INFO Kiln: …", "WARNING Kiln: …".
+    reports: StringProperty()  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         wm = context.window_manager
@@ -169,7 +169,9 @@ class KILN_OT_announce(bpy.types.Operator):
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
         context.window_manager.event_timer_remove(self.timer)
-        self.report({self.level}, self.message)
+        for line in self.reports.splitlines():
+            level, _, message = line.partition(" ")
+            self.report({_LEVELS.get(level, "INFO")}, message)
         return {"FINISHED"}
 
 

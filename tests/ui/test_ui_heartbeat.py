@@ -47,8 +47,7 @@ def test_the_announcer_ends_at_its_first_timer_event(blender: Any, ui: Any) -> N
     reports: list[tuple[set[str], str]] = []
     announcer = SimpleNamespace(
         timer=object(),
-        level="WARNING",
-        message="Kiln: the service could not make this mesh",
+        reports="WARNING Kiln: the service could not make this mesh\nINFO Kiln: “a rock” is in the scene",
         report=lambda level, message: reports.append((level, message)),
     )
     context = SimpleNamespace(window_manager=SimpleNamespace(event_timer_remove=removed.append))
@@ -56,7 +55,10 @@ def test_the_announcer_ends_at_its_first_timer_event(blender: Any, ui: Any) -> N
     assert modal(announcer, context, SimpleNamespace(type="MOUSEMOVE")) == {"PASS_THROUGH"}
     assert reports == [] and removed == []
     assert modal(announcer, context, SimpleNamespace(type="TIMER")) == {"FINISHED"}
-    assert reports == [({"WARNING"}, "Kiln: the service could not make this mesh")]
+    assert reports == [
+        ({"WARNING"}, "Kiln: the service could not make this mesh"),
+        ({"INFO"}, "Kiln: “a rock” is in the scene"),
+    ]
     assert removed == [announcer.timer]
 
 
