@@ -20,9 +20,9 @@ from .api.cache import SizeCache
 from .api.connection_check import CheckState
 from .api.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, ServiceConfig
-from .api.ui_text import human_size, key_hint
 from .drawing import wrapped_label
 from .registration import classes_factory
+from .ui_text import human_size, key_hint
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems

@@ -11,8 +11,8 @@ from .. import preferences
 from ..api import cache
 from ..api.connection_check import CheckState
 from ..api.connection_check import current as connection_check
-from ..api.ui_text import human_size
 from ..drawing import tag_redraw
+from ..ui_text import human_size
 from . import runtime
 from .common import OnlineOperator
 

@@ -174,6 +174,10 @@ class KILN_OT_announce(bpy.types.Operator):
             self.report({_LEVELS.get(level, "INFO")}, message)
         return {"FINISHED"}
 
+    def cancel(self, context: bpy.types.Context) -> None:
+        """Ended before its timer fired (a file load, a closed window): its timer must not outlive it."""
+        context.window_manager.event_timer_remove(self.timer)
+
 
 def ensure_running() -> None:
     """Make the next beat come soon (registering the timer if it is not); safe from any main-thread code."""

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ..api.jobs import Job, JobState
-from ..api.ui_text import progress_text, shown_by_filter, status_text
 from ..drawing import tag_redraw, wrapped_label
 from ..operators import runtime
+from ..ui_text import progress_text, shown_by_filter, status_text
 from . import thumbnails
 
 if TYPE_CHECKING:

@@ -21,6 +21,7 @@ SHIPPED_TOP_LEVEL = {
     "drawing.py",
     "preferences.py",
     "registration.py",
+    "ui_text.py",
     "README.md",
     "LICENSE",
     "api",

@@ -60,6 +60,9 @@ def test_the_announcer_ends_at_its_first_timer_event(blender: Any, ui: Any) -> N
         ({"INFO"}, "Kiln: “a rock” is in the scene"),
     ]
     assert removed == [announcer.timer]
+    removed.clear()
+    ui.watcher.KILN_OT_announce.cancel(announcer, context)  # e.g. a file load ends it first
+    assert removed == [announcer.timer]
 
 
 def test_an_idle_watcher_beats_slowly_and_a_submit_wakes_it(slow_service: Any, blender: Any, ui: Any) -> None:
@@ -118,3 +121,21 @@ def test_unregister_removes_the_timer_and_register_brings_it_back(blender: Any, 
     finally:
         operators.register()
     assert blender.app.timers.is_registered(ui.watcher.beat)
+
+
+def test_in_background_mode_the_operators_wait_and_import_themselves(
+    service: Any, blender: Any, ui: Any
+) -> None:
+    """No beat ever comes in background mode: wait_jobs and resume_task block, then import."""
+    for prompt in ("a stone", "a wooden cabin"):
+        assert blender.ops.kiln.generate_from_text(prompt=prompt, wait=False) == {"FINISHED"}
+    assert kiln_objects(blender) == []
+    assert blender.ops.kiln.wait_jobs() == {"FINISHED"}
+    assert {obj["kiln_prompt"] for obj in kiln_objects(blender)} == {"a stone", "a wooden cabin"}
+    engine = ui.runtime.engine()
+    task_id = engine.jobs()[0].task_id
+    blender.ops.wm.read_homefile(use_empty=True)
+    assert blender.ops.kiln.resume_task(task_id=task_id, name="Resumed stone") == {"FINISHED"}
+    (resumed,) = [job for job in engine.jobs() if job.request.name == "Resumed stone"]
+    assert resumed.state.value == "imported"
+    assert {obj["kiln_task_id"] for obj in kiln_objects(blender)} == {task_id}
