@@ -21,8 +21,9 @@ from .api.cache import SizeCache
 from .api.connection_check import CheckState
 from .api.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, ServiceConfig
-from .api.ui_text import human_size, key_hint
+from .drawing import wrapped_label
 from .registration import classes_factory
+from .ui_text import human_size, key_hint
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -196,9 +197,6 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.prop(self, "log_level")
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
-        # Imported here: the panels package imports this module while it loads.
-        from .panels.widgets import wrapped_label
-
         col.prop(self, "api_key")
         if key_status:
             saved = key_status.startswith("Stored")

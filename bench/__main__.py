@@ -62,8 +62,10 @@ def measure(user_dir: Path) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="kiln-bench-") as work:
             step("import stall, in-process vs helper + append")
             results["imports"] = imports.run(Path(work))
-        step("watcher tick with 1, 10, 100 jobs in flight")
+        step("watcher beat with 1, 10, 100 jobs in flight")
         results["ticks"] = ticks.run()
+        step("longest beat while 100 jobs change state")
+        results["stall"] = ticks.run_state_changes()
         with Sandbox(keys=[KEY], speed=latency.SPEED) as sandbox:
             step("completion → in-scene latency, requests, connections")
             results["latency"] = latency.run(sandbox, KEY)

@@ -1,13 +1,23 @@
-"""Row 1: the watcher's tick on the main thread with 1, 10 and 100 jobs in flight (imports excluded).
+"""Rows 1 and 8: the watcher's beat (its ``bpy.app.timers`` function) on the main thread.
 
-The sandbox runs so slowly that no job finishes while we measure, so every tick is pure
-bookkeeping: drain the workers' events, look for a finished job, tag the Sidebar. Ticks come
-faster than Blender's 0.25 s timer to get enough samples; workers poll at the real interval.
+Row 1: with 1, 10 and 100 jobs in flight, the sandbox so slow that no job finishes while we
+measure, so every beat is pure bookkeeping: drain the workers' events, look for a finished job,
+tag the Sidebar. Beats come faster than the timer's 0.25 s to get enough samples.
+
+Row 8: the longest UI-thread stall in Kiln code while 100 jobs change state — sent, queued,
+running (progress), downloading, ready — with a history of finished jobs already in the store.
+The beat runs every 0.25 s like the timer, so each one drains what piled up meanwhile.
+Automatic import is off: an import is Blender's importer at work (row 2), not bookkeeping;
+each ready job still makes its "press Import" sentence. Beside the wall-clock stall the row
+keeps the beat's own CPU time, to tell Kiln's work from waiting on the workers.
 """
 
 from __future__ import annotations
 
+import json
 import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 from bench import addon
@@ -18,6 +28,11 @@ IN_FLIGHT = (1, 10, 100)
 TICKS = 250
 TICK_EVERY = 0.02
 SLOW = 0.05  # sandbox speed: a task takes well over a minute
+
+CHANGING = 100
+HISTORY = 5_000
+CHANGE_SPEED = 1.0  # a text task takes about 5 s
+CHANGE_TIMEOUT = 600.0
 
 
 def run() -> dict[str, dict[str, float]]:
@@ -38,7 +53,7 @@ def run() -> dict[str, dict[str, float]]:
             samples = []
             for _ in range(TICKS):
                 start = time.perf_counter()
-                watcher.tick(bpy.context)
+                watcher.beat()
                 samples.append(time.perf_counter() - start)
                 time.sleep(TICK_EVERY)
             assert all(job.state.is_active for job in engine.jobs()), "a job finished: imports would count"
@@ -47,6 +62,89 @@ def run() -> dict[str, dict[str, float]]:
                 engine.cancel(job_id)
         addon.reset_jobs()
     return results
+
+
+def run_state_changes(history: int = HISTORY) -> dict[str, float]:
+    """Beat every 0.25 s until 100 jobs, sent together, are all ready; the longest beat is the row."""
+    import bpy
+
+    jobs, runtime = addon.module("api.jobs"), addon.module("operators.runtime")
+    watcher = addon.module("operators.watcher")
+    prefs = addon.preferences()
+    auto_import = prefs.auto_import
+    prefs.auto_import = False
+    try:
+        with sandbox_process(CHANGE_SPEED) as base_url:
+            addon.use_service(base_url, KEY)
+            addon.reset_jobs()
+            _seed_history(jobs, history)
+            engine = runtime.engine(bpy.context)
+            origin = runtime.current_origin()
+            ids = [
+                engine.submit(jobs.JobRequest(kind="text", prompt=f"a stool {i}"), origin=origin).id
+                for i in range(CHANGING)
+            ]
+            samples: list[float] = []
+            own_cpu: list[float] = []
+            deadline = time.monotonic() + CHANGE_TIMEOUT
+            started = time.monotonic()
+            while not all(engine.get(i).state.value == "ready" for i in ids):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("bench jobs did not all finish in time")
+                settled = [engine.get(i) for i in ids]
+                failed = [job.error for job in settled if job.state.value in ("failed", "timed out")]
+                if failed:
+                    raise RuntimeError(f"bench job failed: {failed[0]}")
+                time.sleep(watcher.BUSY_SECONDS)
+                start, start_cpu = time.perf_counter(), time.thread_time()
+                watcher.beat()
+                samples.append(time.perf_counter() - start)
+                own_cpu.append(time.thread_time() - start_cpu)
+            seconds = time.monotonic() - started
+            addon.reset_jobs()
+    finally:
+        prefs.auto_import = auto_import
+    return {
+        **summary_ms(samples),
+        # The main thread's own work; the rest of a stall is waiting for the GIL or the engine's lock.
+        "max_cpu_ms": max(own_cpu) * 1000.0,
+        "jobs": float(CHANGING),
+        "history": float(history),
+        "seconds": seconds,
+    }
+
+
+def _seed_history(jobs: Any, count: int) -> None:
+    """Months of use: ``count`` imported jobs in the store before the engine starts.
+
+    Written as the job list Kiln has always kept; a newer store takes it over on its first start.
+    """
+    import bpy
+
+    if not count:
+        return
+    folder = Path(bpy.utils.extension_path_user(addon.ADDON_MODULE, create=True))
+    now = time.time()
+    records = []
+    for i in range(count):
+        job = jobs.Job(
+            id=uuid.uuid4().hex,
+            request=jobs.JobRequest(kind="text", prompt=f"an old crate {i}"),
+            origin="/projects/old.blend",
+            state=jobs.JobState.IMPORTED,
+            task_id=uuid.uuid4().hex,
+            submit_sent=True,
+            progress=100.0,
+            created_at=now - 86_400 - i,
+            submitted_at=now - 86_400 - i,
+            finished_at=now - 86_000 - i,
+            resolution=1024,
+            triangles=65_522,
+            objects=[f"crate.{i:04d}"],
+        )
+        records.append(job.to_json())
+    payload = {"format": jobs.FILE_FORMAT, "jobs": records}
+    (folder / jobs.JOBS_FILE).write_text(json.dumps(payload), encoding="utf-8")
 
 
 def _wait_in_flight(engine: Any, ids: list[str], timeout: float = 60.0) -> None:

@@ -21,7 +21,7 @@ from ..api import batch
 from ..api.errors import InputError
 from ..api.jobs import Job, JobState
 from . import layout, runtime, watcher
-from .common import online_poll, setup_problem
+from .common import OnlineOperator, setup_problem, wait_then_import
 from .generate import TEXT_RESOLUTIONS
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class _Followed:
 _followed: list[_Followed] = []
 
 
-class KILN_OT_generate_batch(bpy.types.Operator):
+class KILN_OT_generate_batch(OnlineOperator):
     """Generate a mesh for every line of a prompt file (.txt: a prompt a line; .csv: prompt or image)"""
 
     bl_idname = "kiln.generate_batch"
@@ -64,10 +64,6 @@ class KILN_OT_generate_batch(bpy.types.Operator):
         default="AUTO",
         description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
     )
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         context.window_manager.fileselect_add(self)
@@ -101,9 +97,7 @@ class KILN_OT_generate_batch(bpy.types.Operator):
             self.report({"INFO"}, f"Kiln: generating {len(job_ids)} meshes from {path.name}")
             return {"FINISHED"}
 
-        engine = runtime.engine(context)
-        engine.wait(job_ids)
-        watcher.import_ready(context, job_ids)
+        wait_then_import(context, job_ids)
         jobs, headline = _conclude(job_ids, summary_path)
         for job in jobs:
             if job.state is not JobState.IMPORTED:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import preferences
-from ..api.jobs import JobRequest, JobState
+from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
 
 if TYPE_CHECKING:
@@ -24,12 +24,18 @@ def offline_message() -> str:
     return OFFLINE_OVERRIDE_MESSAGE if bpy.app.online_access_override else OFFLINE_MESSAGE
 
 
-def online_poll(cls: type[bpy.types.Operator]) -> bool:
-    """Refuse networked operators while Blender's online access is off (the reason shows on hover)."""
-    if bpy.app.online_access:
-        return True
-    cls.poll_message_set(offline_message())
-    return False
+class OnlineOperator(bpy.types.Operator):
+    """Base of every operator that reaches the service: greyed out while Blender's online access is off.
+
+    The reason shows on hover, and a script calling the operator gets it in the RuntimeError.
+    """
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if bpy.app.online_access:
+            return True
+        cls.poll_message_set(offline_message())
+        return False
 
 
 def setup_problem(context: bpy.types.Context) -> str:
@@ -60,12 +66,28 @@ def launch(
         watcher.ensure_running()
         op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
         return {"FINISHED"}
-    engine.wait([job.id])
-    watcher.import_ready(context, [job.id])
-    final = engine.get(job.id)
+    settled = wait_then_import(context, [job.id])
+    final = settled[0] if settled else None
     if final is None or final.state is not JobState.IMPORTED:
         reason = final.error if final and final.error else "the job did not finish"
         op.report({"ERROR"}, f"Kiln: {reason}")
         return {"CANCELLED"}
     op.report({"INFO"}, f"Kiln: imported “{request.label[:40]}” (task {final.task_id})")
     return {"FINISHED"}
+
+
+def wait_then_import(context: bpy.types.Context, job_ids: list[str]) -> list[Job]:
+    """Background mode only: block until the jobs settle, import the finished ones; returns the jobs.
+
+    There is no event loop to run the watcher, so the operator waits (fine: there is no UI) and
+    imports before it returns, whatever file the jobs were started from. Jobs no longer in the
+    list are left out.
+    """
+    engine = runtime.engine(context)
+    engine.wait(job_ids)
+    engine.drain_events()
+    for job_id in job_ids:
+        job = engine.get(job_id)
+        if job is not None and job.state is JobState.READY:
+            watcher.import_one(context, job)
+    return [job for job in map(engine.get, job_ids) if job is not None]

@@ -14,7 +14,7 @@ from .. import preferences
 from ..api import inputs
 from ..api.errors import InputError
 from ..api.jobs import UPLOADS_DIR, JobRequest
-from .common import WAIT_DESCRIPTION, launch, online_poll, setup_problem
+from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -36,7 +36,7 @@ def _resolution(value: str) -> int | None:
     return None if value == "AUTO" else int(value)
 
 
-class KILN_OT_generate_from_text(bpy.types.Operator):
+class KILN_OT_generate_from_text(OnlineOperator):
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
     bl_idname = "kiln.generate_from_text"
@@ -54,10 +54,6 @@ class KILN_OT_generate_from_text(bpy.types.Operator):
         description="Quality of the reference views (the service does not publish the values)",
     )
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
@@ -79,7 +75,7 @@ class KILN_OT_generate_from_text(bpy.types.Operator):
         return launch(self, context, request, wait=self.wait)
 
 
-class KILN_OT_generate_from_image(bpy.types.Operator):
+class KILN_OT_generate_from_image(OnlineOperator):
     """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
 
     bl_idname = "kiln.generate_from_image"
@@ -96,10 +92,6 @@ class KILN_OT_generate_from_image(bpy.types.Operator):
         name="Webhook URL", description="HTTPS address the service notifies when the mesh is done (optional)"
     )
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)

@@ -9,7 +9,7 @@ from bpy.props import StringProperty
 
 from ..api.jobs import JobRequest, JobState
 from . import runtime, watcher
-from .common import online_poll, setup_problem
+from .common import OnlineOperator, setup_problem, wait_then_import
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -42,16 +42,12 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class KILN_OT_retry_job(_JobOperator, bpy.types.Operator):
+class KILN_OT_retry_job(_JobOperator, OnlineOperator):
     """Send the same request again as a new task (costs credits)"""
 
     bl_idname = "kiln.retry_job"
     bl_label = "Retry Job"
     bl_options = {"INTERNAL"}
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         return context.window_manager.invoke_confirm(self, event)
@@ -72,16 +68,12 @@ class KILN_OT_retry_job(_JobOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class KILN_OT_resume_job(_JobOperator, bpy.types.Operator):
+class KILN_OT_resume_job(_JobOperator, OnlineOperator):
     """Check on this job's task again (after a time-out or a lost connection)"""
 
     bl_idname = "kiln.resume_job"
     bl_label = "Resume Job"
     bl_options = {"INTERNAL"}
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         job = _job_or_report(self, context, self.job_id)
@@ -95,7 +87,7 @@ class KILN_OT_resume_job(_JobOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class KILN_OT_resume_task(bpy.types.Operator):
+class KILN_OT_resume_task(OnlineOperator):
     """Follow a task by its id, e.g. one started on another machine, and import it when done"""
 
     bl_idname = "kiln.resume_task"
@@ -104,10 +96,6 @@ class KILN_OT_resume_task(bpy.types.Operator):
 
     task_id: StringProperty(name="Task ID")  # type: ignore[valid-type]
     name: StringProperty(name="Name", description="How the job is called in the list")  # type: ignore[valid-type]
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         return context.window_manager.invoke_props_dialog(self)
@@ -121,8 +109,7 @@ class KILN_OT_resume_task(bpy.types.Operator):
         engine = runtime.engine(context)
         job = engine.resume_task(self.task_id, request, origin=runtime.current_origin())
         if bpy.app.background:
-            engine.wait([job.id])
-            watcher.import_ready(context, [job.id])
+            wait_then_import(context, [job.id])
         else:
             watcher.ensure_running()
         return {"FINISHED"}
@@ -204,25 +191,20 @@ class KILN_OT_open_cache_folder(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class KILN_OT_wait_jobs(bpy.types.Operator):
+class KILN_OT_wait_jobs(OnlineOperator):
     """Background mode: block until every unfinished job is imported or failed. UI: make sure they run"""
 
     bl_idname = "kiln.wait_jobs"
     bl_label = "Wait for Kiln Jobs"
     bl_options = {"REGISTER"}
 
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
-
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         engine = runtime.engine(context)
         if not bpy.app.background:
             watcher.ensure_running()
             return {"FINISHED"}
-        engine.wait([job.id for job in engine.jobs()])
-        watcher.import_ready(context)
-        failed = [job for job in engine.jobs() if job.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN)]
+        settled = wait_then_import(context, [job.id for job in engine.jobs()])
+        failed = [job for job in settled if job.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN)]
         for job in failed:
             self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error}")
         return {"FINISHED"}

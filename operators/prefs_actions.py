@@ -11,10 +11,10 @@ from .. import preferences
 from ..api import cache
 from ..api.connection_check import CheckState
 from ..api.connection_check import current as connection_check
-from ..api.ui_text import human_size
-from ..panels.widgets import tag_redraw
+from ..drawing import tag_redraw
+from ..ui_text import human_size
 from . import runtime
-from .common import online_poll
+from .common import OnlineOperator
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -32,16 +32,12 @@ def _watch_check() -> float | None:
     return None
 
 
-class KILN_OT_test_connection(bpy.types.Operator):
+class KILN_OT_test_connection(OnlineOperator):
     """Ask the service whether it answers and accepts the key (costs no credits). The answer appears below"""
 
     bl_idname = "kiln.test_connection"
     bl_label = "Test Connection"
     bl_options = {"INTERNAL"}
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return online_poll(cls)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         config = preferences.service_config(context)

@@ -1,10 +1,15 @@
-"""The watcher: a modal operator whose timer applies what the workers did, on the main thread.
+"""The watcher: Kiln's heartbeat, a ``bpy.app.timers`` function that applies what the workers did.
 
-Each tick drains the engine's events (never waiting), imports at most one finished job,
-and tags the Sidebar for redraw. It ends itself when no job is active and nothing waits to
-be imported, and is started again on submit, after a file load, and when Blender starts
-with unfinished jobs. Timers never fire in background mode; there the operators call
-``import_ready`` themselves after waiting.
+Each beat runs on the main thread and stays bounded: drain the engine's events (never
+waiting), import at most one finished job, tag the Sidebar for redraw, hand sentences to the
+status bar. It beats every 0.25 s while a job is active or waits to be imported, and once a
+second otherwise, so jobs another Kiln hands to this one are still seen.
+
+Why a timer and not a modal operator: Blender postpones autosave while any modal operator
+runs, and jobs can run for half an hour. The timer is persistent, so it survives file loads;
+it is registered on start and registered again (to beat soon) on submit and after a load.
+Timers never fire in background mode; there the operators wait and import themselves
+(``operators.common.wait_then_import``).
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.handlers import persistent
+from bpy.props import StringProperty
 
 from .. import preferences
 from ..api.jobs import Job, JobEngine, JobState
-from ..panels.widgets import tag_redraw
+from ..drawing import tag_redraw
 from ..registration import classes_factory
 from . import layout, runtime
 from .scene_import import ImportFailed, import_job
@@ -30,12 +36,14 @@ Report = tuple["WmReportItems", str]
 
 log = logging.getLogger(__name__)
 
-TICK_SECONDS = 0.25
+#: Seconds between beats while a job is active or waits to be imported.
+BUSY_SECONDS = 0.25
+#: Seconds between beats otherwise: cheap, and no job goes unnoticed for long.
+IDLE_SECONDS = 1.0
 UNEXPECTED_ERROR = "Kiln hit an unexpected error while updating jobs; see the system console"
 
-_timer: bpy.types.Timer | None = None
-_running = False
 _announcements: list[Report] = []
+_LEVELS: dict[str, WmReportItems] = {"INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR"}
 
 
 def _importable_here(job: Job) -> bool:
@@ -70,7 +78,7 @@ def announce(level: WmReportItems, message: str) -> None:
 
 
 def tick(context: bpy.types.Context) -> list[Report]:
-    """One watcher step; returns what the status bar should say."""
+    """One bounded step on the main thread; returns what the status bar should say."""
     messages: list[Report] = _announcements[:]
     _announcements.clear()
     engine = runtime.engine_if_started()
@@ -97,99 +105,98 @@ def tick(context: bpy.types.Context) -> list[Report]:
     return messages
 
 
-def import_ready(context: bpy.types.Context, job_ids: list[str] | None = None) -> None:
-    """Background mode: import every finished job (or just ``job_ids``), whatever file it came from."""
-    engine = runtime.engine(context)
-    engine.drain_events()
-    for job in engine.jobs():
-        if job.state is JobState.READY and (job_ids is None or job.id in job_ids):
-            import_one(context, job)
-
-
 def is_idle() -> bool:
+    """Nothing for the watcher to do soon: no active job, none waiting to be imported here."""
     engine = runtime.engine_if_started()
     if engine is None:
         return True
     return not engine.has_active() and _next_import(engine, preferences.get().auto_import) is None
 
 
-class KILN_OT_watch_jobs(bpy.types.Operator):
-    """Keep Kiln's jobs moving: apply progress, import finished meshes"""
+def beat() -> float:
+    """The timer function: one tick, its sentences to the status bar, and the wait until the next.
 
-    bl_idname = "kiln.watch_jobs"
-    bl_label = "Watch Kiln Jobs"
+    Never raises: Blender unregisters a timer whose function raises, which would stop every
+    job's import for the rest of the session.
+    """
+    try:
+        messages = tick(bpy.context)
+        idle = is_idle()
+    except Exception:
+        log.exception("Kiln's job watcher hit an unexpected error")
+        messages, idle = [("ERROR", UNEXPECTED_ERROR)], False
+    try:
+        _show(messages)
+    except Exception:
+        log.exception("Kiln could not put a sentence in the status bar")
+    return IDLE_SECONDS if idle else BUSY_SECONDS
+
+
+def _show(messages: list[Report]) -> None:
+    """Status bar in the UI (one announcer for the whole beat); the log in background mode."""
+    for level, message in messages:
+        log.log(logging.WARNING if level in ("WARNING", "ERROR") else logging.INFO, "%s", message)
+    wm = bpy.context.window_manager
+    if not messages or bpy.app.background or wm is None or not wm.windows:
+        return
+    lines = "\n".join(f"{level} {' '.join(message.split())}" for level, message in messages)
+    with bpy.context.temp_override(window=wm.windows[0]):
+        bpy.ops.kiln.announce("INVOKE_DEFAULT", reports=lines)  # type: ignore[attr-defined]
+
+
+class KILN_OT_announce(bpy.types.Operator):
+    """Show Kiln's sentences in the status bar"""
+
+    # Reports reach the status bar only from an operator the window manager runs itself: those
+    # of an operator called from Python (as from a timer) stay with the caller. So this one
+    # waits for one event-loop pass (a timer of 0 s), reports there and ends: it lives for
+    # milliseconds, never long enough to hold off autosave.
+
+    bl_idname = "kiln.announce"
+    bl_label = "Kiln Announcement"
     bl_options = {"INTERNAL"}
 
-    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        global _timer, _running
-        if _running or bpy.app.background or context.window is None:
-            return {"CANCELLED"}
-        _running = True
+    #: One sentence a line, each after its level: "INFO Kiln: …", "WARNING Kiln: …".
+    reports: StringProperty()  # type: ignore[valid-type]
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         wm = context.window_manager
-        _timer = wm.event_timer_add(TICK_SECONDS, window=context.window)
+        self.timer = wm.event_timer_add(0.0, window=context.window)
         wm.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
     def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        if not _running:
-            return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
-        try:
-            reports = tick(context)
-        except Exception:
-            # Never let one bad tick end the watcher for the session: log it, say so, start again.
-            log.exception("Kiln's job watcher hit an unexpected error")
-            self.report({"ERROR"}, UNEXPECTED_ERROR)
-            stop()
-            schedule_start()
-            return {"CANCELLED"}
-        for level, message in reports:
-            self.report({level}, message)
-        if is_idle():
-            stop()
-            return {"FINISHED"}
-        return {"PASS_THROUGH"}
+        context.window_manager.event_timer_remove(self.timer)
+        for line in self.reports.splitlines():
+            level, _, message = line.partition(" ")
+            self.report({_LEVELS.get(level, "INFO")}, message)
+        return {"FINISHED"}
 
-
-def stop() -> None:
-    """End the watcher and remove its timer (also on unregister)."""
-    global _timer, _running
-    if _timer is not None and bpy.context.window_manager is not None:
-        bpy.context.window_manager.event_timer_remove(_timer)
-    _timer, _running = None, False
+    def cancel(self, context: bpy.types.Context) -> None:
+        """Ended before its timer fired (a file load, a closed window): its timer must not outlive it."""
+        context.window_manager.event_timer_remove(self.timer)
 
 
 def ensure_running() -> None:
-    """Start the watcher if it is not running; safe from any main-thread context."""
-    if _running or bpy.app.background:
-        return
-    wm = bpy.context.window_manager
-    if wm is None or not wm.windows:
-        return
-    window = bpy.context.window or wm.windows[0]
-    with bpy.context.temp_override(window=window):
-        bpy.ops.kiln.watch_jobs()  # type: ignore[attr-defined]
+    """Make the next beat come soon (registering the timer if it is not); safe from any main-thread code."""
+    if bpy.app.timers.is_registered(beat):
+        bpy.app.timers.unregister(beat)
+    bpy.app.timers.register(beat, first_interval=BUSY_SECONDS, persistent=True)
 
 
-def _start_later() -> None:
-    """Timer callback: handlers and register() run where no window is at hand yet."""
-    if not is_idle():
-        ensure_running()
-
-
-def schedule_start() -> None:
-    if not bpy.app.timers.is_registered(_start_later):
-        bpy.app.timers.register(_start_later, first_interval=0.5)
+def stop() -> None:
+    """Remove the timer (on unregister)."""
+    if bpy.app.timers.is_registered(beat):
+        bpy.app.timers.unregister(beat)
 
 
 @persistent
 def _on_load_post(*_args: object) -> None:
-    global _running, _timer
-    # A file load ends every modal operator; the timer went with the old window manager.
-    _running, _timer = False, None
     runtime.file_loaded()
-    schedule_start()
+    # The timer is persistent and outlives the load; registering again makes it beat soon.
+    ensure_running()
 
 
 @persistent
@@ -197,7 +204,7 @@ def _on_save_post(*_args: object) -> None:
     runtime.file_saved()
 
 
-classes = (KILN_OT_watch_jobs,)
+classes = (KILN_OT_announce,)
 _register_classes, _unregister_classes = classes_factory(classes)
 
 
@@ -206,14 +213,13 @@ def register() -> None:
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
     if not bpy.app.background:
-        runtime.engine()
-        schedule_start()
+        runtime.engine()  # unfinished jobs resume at once
+    ensure_running()
 
 
 def unregister() -> None:
     stop()
-    if bpy.app.timers.is_registered(_start_later):
-        bpy.app.timers.unregister(_start_later)
+    _announcements.clear()
     for handlers, fn in (
         (bpy.app.handlers.load_post, _on_load_post),
         (bpy.app.handlers.save_post, _on_save_post),

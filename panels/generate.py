@@ -11,10 +11,10 @@ import bpy
 from .. import preferences
 from ..api import inputs
 from ..api.errors import InputError
+from ..drawing import wrapped_label
 from ..operators.common import setup_problem
 from . import thumbnails
 from .props import KilnGenerateSettings, effective_prompt, scene_settings
-from .widgets import wrapped_label
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ..api.jobs import Job, JobState
-from ..api.ui_text import progress_text, shown_by_filter, status_text
+from ..drawing import tag_redraw, wrapped_label
 from ..operators import runtime
+from ..ui_text import progress_text, shown_by_filter, status_text
 from . import thumbnails
-from .widgets import tag_redraw, wrapped_label
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems

@@ -18,8 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_TOP_LEVEL = {
     "blender_manifest.toml",
     "__init__.py",
+    "drawing.py",
     "preferences.py",
     "registration.py",
+    "ui_text.py",
     "README.md",
     "LICENSE",
     "api",

@@ -55,10 +55,10 @@ def main() -> None:
     watcher, batch = sys.modules[f"{MODULE}.operators.watcher"], sys.modules[f"{MODULE}.operators.batch"]
     jobs_panel = sys.modules[f"{MODULE}.panels.jobs"]
     prefs_actions = sys.modules[f"{MODULE}.operators.prefs_actions"]
-    watcher.schedule_start()
+    watcher.ensure_running()
     batch._follow(batch._Followed("prompts.txt", [], ""))
     timers = {
-        "watcher start": watcher._start_later,
+        "watcher beat": watcher.beat,
         "batch follow-up": batch._check_followed,
         "job list resync": jobs_panel._sync_later,
         "connection test": prefs_actions._watch_check,

@@ -6,7 +6,6 @@ import socket
 import threading
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -179,7 +178,7 @@ def test_a_file_load_while_a_job_runs_loses_nothing(
     blender.ops.wm.save_as_mainfile(filepath=str(scene_file))
     blender.ops.kiln.generate_from_text(prompt="a wooden table", wait=False)
     blender.ops.wm.read_homefile(use_empty=True)
-    assert blender.app.timers.is_registered(watcher._start_later)
+    assert blender.app.timers.is_registered(watcher.beat)
     engine = engine_of(kiln_module)
     assert [job.request.prompt for job in engine.jobs()] == ["a wooden table"]
 
@@ -216,23 +215,20 @@ def test_the_preferences_hand_workers_a_helper_blender(service: Any, blender: An
     assert Path(config.helper_command[0]).is_file()
 
 
-def test_the_watcher_survives_an_unexpected_error_and_comes_back(
-    service: Any, blender: Any, kiln_module: Any
+def test_the_watcher_survives_an_unexpected_error_and_keeps_beating(
+    service: Any, blender: Any, kiln_module: Any, caplog: Any, monkeypatch: Any
 ) -> None:
     watcher = kiln_module("operators.watcher")
     blender.ops.kiln.generate_from_text(prompt="a mug", wait=False)
     engine = engine_of(kiln_module)
     assert engine.wait([engine.jobs()[0].id], timeout=60)
-    real_state_dir = engine.state_dir
-    engine.state_dir = Path("/proc/kiln-cannot-write-here")  # the disk refuses the job list
-    reports: list[tuple[set[str], str]] = []
-    operator = SimpleNamespace(report=lambda level, message: reports.append((level, message)))
-    watcher._running = True
-    try:
-        result = watcher.KILN_OT_watch_jobs.modal(operator, blender.context, SimpleNamespace(type="TIMER"))
-    finally:
-        engine.state_dir = real_state_dir
-    assert result == {"CANCELLED"}
-    assert reports == [({"ERROR"}, watcher.UNEXPECTED_ERROR)]
-    assert not watcher._running
-    assert blender.app.timers.is_registered(watcher._start_later)
+
+    def broken() -> None:
+        raise RuntimeError("a bug in the engine")
+
+    monkeypatch.setattr(engine, "drain_events", broken)
+    next_beat = watcher.beat()
+    # A timer function that raises is unregistered by Blender: the beat must return its interval.
+    assert next_beat == watcher.BUSY_SECONDS
+    assert watcher.UNEXPECTED_ERROR in caplog.text
+    assert blender.app.timers.is_registered(watcher.beat)

@@ -29,3 +29,17 @@ def test_a_failed_job_is_reported_with_its_sentence(
     assert engine.wait([job.id], timeout=60)
     messages = ui.watcher.tick(blender.context)
     assert ("WARNING", f"Kiln: {engine.get(job.id).error}") in messages
+
+
+def test_the_beat_hands_each_sentence_on(service: Any, blender: Any, ui: Any, caplog: Any) -> None:
+    """The timer has no operator to report through: in the UI a one-shot announcer shows each
+    sentence (see test_ui_heartbeat); in background mode, with no window, the log carries it."""
+    ui.watcher.announce("INFO", "Kiln: batch props.txt: 2 of 2 imported")
+    assert blender.ops.kiln.generate_from_text(prompt="a green lamp", wait=False) == {"FINISHED"}
+    engine = ui.runtime.engine()
+    job = engine.jobs()[-1]
+    assert engine.wait([job.id], timeout=60)
+    ui.watcher.beat()
+    assert "Kiln: batch props.txt: 2 of 2 imported" in caplog.text
+    assert f"Kiln: “a green lamp” is in the scene ({engine.get(job.id).triangles:,} triangles)" in caplog.text
+    assert ui.watcher.tick(blender.context) == []  # each sentence is said once

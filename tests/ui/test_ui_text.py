@@ -1,68 +1,76 @@
-"""The words and disk rules behind the panels, without Blender."""
+"""The words behind the panels and the preferences, and the disk rules behind the cache."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
 
 from api.cache import SizeCache, clear_cache, folder_size
 from api.connection_check import CheckState, ConnectionCheck
 from api.errors import AuthError
 from api.jobs import Job, JobRequest, JobState
-from api.ui_text import (
-    format_eta,
-    human_size,
-    key_hint,
-    progress_text,
-    remaining_seconds,
-    shown_by_filter,
-    status_text,
-)
 
 
 def job(**kw: object) -> Job:
     return Job(id="j1", request=JobRequest(kind="text", prompt="a chair"), **kw)  # type: ignore[arg-type]
 
 
-def test_eta_words() -> None:
+@pytest.fixture
+def words(kiln_module: Any) -> SimpleNamespace:
+    """The add-on's ``ui_text`` (it lives with the UI, beside the rooms that show its words)."""
+    jobs = kiln_module("api.jobs")
+
+    def job(**kw: object) -> Any:
+        return jobs.Job(id="j1", request=jobs.JobRequest(kind="text", prompt="a chair"), **kw)
+
+    return SimpleNamespace(text=kiln_module("ui_text"), State=jobs.JobState, job=job)
+
+
+def test_eta_words(words: Any) -> None:
+    format_eta = words.text.format_eta
     assert format_eta(None) == ""
     assert format_eta(0) == "about 1 s left"
     assert format_eta(42) == "about 42 s left"
     assert format_eta(150) == "about 2 min left"
 
 
-def test_remaining_uses_the_service_eta_then_the_pace() -> None:
-    assert remaining_seconds(job(state=JobState.RUNNING, progress=50)) is None
-    with_eta = job(state=JobState.RUNNING, submitted_at=100.0, eta_seconds=60, progress=10)
+def test_remaining_uses_the_service_eta_then_the_pace(words: Any) -> None:
+    remaining_seconds, job, State = words.text.remaining_seconds, words.job, words.State
+    assert remaining_seconds(job(state=State.RUNNING, progress=50)) is None
+    with_eta = job(state=State.RUNNING, submitted_at=100.0, eta_seconds=60, progress=10)
     assert remaining_seconds(with_eta, now=130.0) == 30
     assert remaining_seconds(with_eta, now=200.0) == 900
-    paced = job(state=JobState.RUNNING, submitted_at=100.0, progress=25)
+    paced = job(state=State.RUNNING, submitted_at=100.0, progress=25)
     assert remaining_seconds(paced, now=120.0) == 60
 
 
-def test_progress_and_status_text() -> None:
-    running = job(state=JobState.RUNNING, submitted_at=100.0, progress=25)
+def test_progress_and_status_text(words: Any) -> None:
+    progress_text, status_text = words.text.progress_text, words.text.status_text
+    job, State = words.job, words.State
+    running = job(state=State.RUNNING, submitted_at=100.0, progress=25)
     assert progress_text(running, now=110.0) == "25% · about 30 s left"
-    assert (
-        progress_text(job(state=JobState.QUEUED, note="Waiting for a free slot")) == "Waiting for a free slot"
-    )
-    assert progress_text(job(state=JobState.SUBMITTING)) == "Sending"
-    assert status_text(job(state=JobState.IMPORTED, triangles=12345)) == "12,345 triangles"
-    assert status_text(job(state=JobState.READY)) == "Ready to import"
-    assert status_text(job(state=JobState.OUTCOME_UNKNOWN)) == "Outcome unknown"
+    assert progress_text(job(state=State.QUEUED, note="Waiting for a free slot")) == "Waiting for a free slot"
+    assert progress_text(job(state=State.SUBMITTING)) == "Sending"
+    assert status_text(job(state=State.IMPORTED, triangles=12345)) == "12,345 triangles"
+    assert status_text(job(state=State.READY)) == "Ready to import"
+    assert status_text(job(state=State.OUTCOME_UNKNOWN)) == "Outcome unknown"
 
 
-def test_filters() -> None:
-    assert shown_by_filter(JobState.RUNNING, "ACTIVE")
-    assert shown_by_filter(JobState.READY, "DONE") and shown_by_filter(JobState.IMPORTED, "DONE")
-    assert all(
-        shown_by_filter(s, "FAILED") for s in (JobState.FAILED, JobState.TIMED_OUT, JobState.CANCELLED)
-    )
-    assert not shown_by_filter(JobState.IMPORTED, "FAILED")
-    assert all(shown_by_filter(s, "ALL") for s in JobState)
+def test_filters(words: Any) -> None:
+    shown_by_filter, State = words.text.shown_by_filter, words.State
+    assert shown_by_filter(State.RUNNING, "ACTIVE")
+    assert shown_by_filter(State.READY, "DONE") and shown_by_filter(State.IMPORTED, "DONE")
+    assert all(shown_by_filter(s, "FAILED") for s in (State.FAILED, State.TIMED_OUT, State.CANCELLED))
+    assert not shown_by_filter(State.IMPORTED, "FAILED")
+    assert all(shown_by_filter(s, "ALL") for s in State)
 
 
-def test_key_hint() -> None:
+def test_key_hint(words: Any) -> None:
+    key_hint = words.text.key_hint
     assert key_hint("") == ""
     assert key_hint("tsk_live_AbCdEf0123456789") == ""
     assert key_hint(" tsk_live_AbCdEf0123456789 ") == ""
@@ -71,7 +79,8 @@ def test_key_hint() -> None:
     assert "does not look like" in key_hint("tsk_live_ab")
 
 
-def test_sizes() -> None:
+def test_sizes(words: Any) -> None:
+    human_size = words.text.human_size
     assert human_size(0) == "0 B"
     assert human_size(999) == "999 B"
     assert human_size(2100) == "2.1 KB"

@@ -1,4 +1,8 @@
-"""Small drawing helpers the panels share."""
+"""Drawing helpers every Blender-side room shares: wrapped labels and redraw requests.
+
+It sits below the preferences, the operators and the panels (it imports none of them), so
+each may use it without a room reaching up into a higher one.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ def wrapped_label(
 ) -> None:
     """Show a sentence over as many lines as the region needs (labels do not wrap by themselves)."""
     region = context.region
-    if region is not None and region.width > 0:
+    if region is not None and region.width > 0 and context.preferences is not None:
         scale = context.preferences.system.ui_scale
         chars = max(12, int((region.width - 40 * scale) / (_CHAR_PIXELS * scale)))
     else:
@@ -40,6 +44,8 @@ def tag_redraw(area_type: str = "VIEW_3D") -> None:
     if wm is None:
         return
     for window in wm.windows:
+        if window.screen is None:
+            continue
         for area in window.screen.areas:
             if area.type == area_type:
                 area.tag_redraw()

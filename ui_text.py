@@ -1,11 +1,11 @@
-"""The words the Sidebar shows for a job and a key, kept free of bpy so they can be tested alone."""
+"""The words the Sidebar and the preferences show for a job, a key and a size (no bpy: easy to test)."""
 
 from __future__ import annotations
 
 import re
 import time
 
-from .jobs import Job, JobState
+from .api.jobs import Job, JobState
 
 #: Filter values of the job list, and which states each one shows.
 FILTER_STATES: dict[str, frozenset[JobState]] = {
