@@ -42,10 +42,11 @@ def serve(memory_limit: int) -> None:
         request = json.loads(line)
         try:
             convert(request["glb"], request["blend"])
-        except MemoryError:
-            say({"ok": False, "error": "memory", "detail": "MemoryError"})
         except Exception as exc:  # the importer's own errors: a sentence on the job, not a crash
-            say({"ok": False, "error": "import", "detail": f"{type(exc).__name__}: {exc}"[-500:]})
+            detail = f"{type(exc).__name__}: {exc}"
+            # bpy.ops reports a MemoryError raised inside the importer as a RuntimeError with its text.
+            kind = "memory" if isinstance(exc, MemoryError) or "MemoryError" in detail else "import"
+            say({"ok": False, "error": kind, "detail": detail[-500:]})
         else:
             say({"ok": True, "peak_rss": peak_resident()})
 
