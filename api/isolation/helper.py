@@ -227,6 +227,7 @@ class ImportHelper:
         try:
             self._cancel_idle()
             child = self._ready_child(tuple(command), limits, cancelled)
+            sent = time.monotonic()
             child.send({"glb": str(glb), "blend": str(part)})
             answer = child.receive(
                 time.monotonic() + limits.seconds_per_mesh,
@@ -244,6 +245,12 @@ class ImportHelper:
             if not part.is_file():
                 raise HelperCrashed("the helper answered but wrote no file")
             part.replace(blend)
+            log.debug(
+                "Helper made %s in %.3f s (%.3f s of it importing and saving)",
+                blend.name,
+                time.monotonic() - sent,
+                float(answer.get("seconds") or 0.0),
+            )
             return blend
         except IsolationError as exc:
             self._discard()
