@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEXT
+from import_support import TEXT
 from scene_fields import describe, differences
 
 CASES = ["textured", "draco", "skinned", "morph", "vertex_colours", "hierarchy", "light_camera", "unpadded"]

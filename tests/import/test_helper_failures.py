@@ -12,12 +12,11 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEXT, alive
+from import_support import TEXT, alive, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,13 +27,6 @@ FAILURES = {
     "hang": ("hang", "took longer than 4 s"),
     "memory": ("grow", "needed more than 1.5 GB of memory"),
 }
-
-
-def wait_for(condition: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def kiln_objects(bpy: Any) -> list[Any]:
@@ -56,7 +48,8 @@ def test_a_failing_helper_is_a_sentence_on_the_job_and_the_next_job_imports(
     command, mode = standin
     behaviour, words = FAILURES[failure]
     busy = mode.parent / "busy"
-    limits = isolation.HelperLimits(memory_bytes=int(1.5 * 1024**3), seconds_per_mesh=4.0)
+    seconds = 4.0 if failure == "hang" else 60.0
+    limits = isolation.HelperLimits(memory_bytes=int(1.5 * 1024**3), seconds_per_mesh=seconds)
     engine = make_engine(service, sandbox_key, helper_command=command, helper_limits=limits)
     blender.ops.mesh.primitive_cube_add()  # the artist's own work, which must come through
     mode.write_text(behaviour)

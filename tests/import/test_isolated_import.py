@@ -9,12 +9,11 @@ from __future__ import annotations
 import logging
 import re
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEXT, alive
+from import_support import TEXT, alive, wait_for
 
 
 def scene_summary(bpy: Any) -> dict[str, Any]:
@@ -48,13 +47,6 @@ def started_pids(caplog: pytest.LogCaptureFixture) -> list[int]:
         for record in caplog.records
         if (match := re.search(r"Helper Blender .* started \(pid (\d+)\)", record.getMessage()))
     ]
-
-
-def wait_for(condition: Any, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def run_job(engine: Any, jobs: Any, prompt: str = TEXT["prompt"]) -> Any:
