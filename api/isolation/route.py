@@ -9,6 +9,7 @@ Kiln imports in place and says so once per session.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -57,7 +58,9 @@ def module_helper_command(python: str = sys.executable) -> tuple[str, ...]:
     return (python, str(SCRIPT))
 
 
+@functools.lru_cache(maxsize=4)
 def _is_blender_program(path: str) -> bool:
+    """Asked once per path: the preferences build the command on every watcher tick."""
     if not path or not Path(path).is_file() or not os.access(path, os.X_OK):
         return False
     pythons = {os.path.realpath(p) for p in (sys.executable, getattr(sys, "_base_executable", "")) if p}
