@@ -196,6 +196,7 @@ class ImportHelper:
         self._key: tuple[tuple[str, ...], int] | None = None
         self._idle: threading.Timer | None = None
         self._generation = 0
+        self._unstartable: dict[tuple[str, ...], str] = {}  # command → why it could not start
         self.peak_bytes = 0
         _live.add(self)
 
@@ -221,6 +222,9 @@ class ImportHelper:
         """
         if not command:
             raise HelperUnavailable(NO_BLENDER_PROGRAM)
+        if tuple(command) in self._unstartable:
+            # It failed to start once this session: do not make every job wait for it again.
+            raise HelperUnavailable(self._unstartable[tuple(command)])
         self._take_turn(cancelled)
         generation = self._generation
         part = blend.with_name(blend.name + ".part")
@@ -286,9 +290,16 @@ class ImportHelper:
         if self._child is not None and self._child.alive() and self._key == key:
             return self._child
         self._discard()
+        try:
+            return self._start(command, limits, cancelled)
+        except HelperUnavailable as exc:
+            self._unstartable[command] = exc.user_message
+            raise
+
+    def _start(self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]) -> _Child:
         started = time.monotonic()
         child = _Child(command, limits.ceiling)
-        self._child, self._key = child, key
+        self._child, self._key = child, (command, limits.ceiling)
         try:
             hello = child.receive(
                 started + limits.start_seconds,

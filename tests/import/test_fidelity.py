@@ -127,3 +127,42 @@ def test_check_glb_passes_every_corpus_file(
             )
         )
     kiln_module("api.glb").check_glb(corpus[case])
+
+
+def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(
+    corpus: dict[str, Path],
+    blender: Any,
+    kiln_module: Any,
+    jobs: Any,
+    isolation: Any,
+    helper: Any,
+    tmp_path: Path,
+) -> None:
+    import_job = kiln_module("operators.scene_import").import_job
+    layout = kiln_module("operators.layout")
+    from mathutils import Vector
+
+    def place_all(isolated: bool) -> dict[str, tuple[float, ...]]:
+        fresh_scene(blender)
+        cases = ["hierarchy", "light_camera", "textured"]
+        layout.reserve(cases, Vector(CURSOR))
+        for case in cases:
+            job = jobs.Job(
+                id=case, request=jobs.JobRequest(**TEXT), task_id=case, mesh_path=str(corpus[case])
+            )
+            if isolated:
+                blend = helper.convert(
+                    isolation.module_helper_command(),
+                    isolation.HelperLimits(),
+                    corpus[case],
+                    tmp_path / f"{case}.blend",
+                    cancelled=lambda: False,
+                )
+                job = replace(job, blend_path=str(blend))
+            layout.place(blender.context, case, import_job(blender.context, job))
+        blender.context.view_layer.update()
+        return {
+            obj.name: tuple(round(v, 5) for v in obj.matrix_world.translation) for obj in blender.data.objects
+        }
+
+    assert place_all(isolated=True) == place_all(isolated=False)

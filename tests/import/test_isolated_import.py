@@ -145,6 +145,8 @@ def test_where_no_helper_can_run_kiln_imports_in_place_and_says_so_once(
         assert import_job(blender.context, ready)
     said = [r.getMessage() for r in caplog.records if "Kiln imports meshes in this Blender" in r.getMessage()]
     assert len(said) == 1, said
+    tries = [r for r in caplog.records if "HelperUnavailable" in r.getMessage()]
+    assert len(tries) == (0 if helper_command == "bpy module" else 1), "one try to start it per session"
     if helper_command == "bpy module":
         assert "bpy module" in said[0]
     assert scene_summary(blender)["objects"] >= 2
@@ -214,3 +216,27 @@ def test_an_unreadable_blend_is_a_sentence_unless_in_place_imports_are_allowed(
     finally:
         prefs.import_in_place = False
     assert not broken.exists() and not list(blender.data.libraries)
+
+
+def test_the_helper_is_the_running_blender_program_never_python(isolation: Any, tmp_path: Path) -> None:
+    blender = tmp_path / "blender"
+    blender.write_text("#!/bin/sh\n")
+    blender.chmod(0o755)
+    command = isolation.helper_command(str(blender))
+    assert command[:4] == (str(blender), "-b", "--factory-startup", "--python-exit-code")
+    assert command[-2:] == ("--python", str(isolation.route.SCRIPT)) and isolation.route.SCRIPT.is_file()
+    assert isolation.helper_command("") == ()
+    assert isolation.helper_command(sys.executable) == ()
+    assert isolation.helper_command(str(tmp_path / "missing")) == ()
+
+
+def test_which_meshes_go_through_the_helper(jobs: Any, isolation: Any, small_glb: tuple[Path, int]) -> None:
+    glb, triangles = small_glb
+    isolated = jobs.ServiceConfig(base_url="", api_key="")
+    assert isolated.import_in_place is False
+    assert isolation.wants_helper(isolated, glb, triangles)
+    in_place = jobs.ServiceConfig(base_url="", api_key="", import_in_place=True)
+    assert not isolation.wants_helper(in_place, glb, triangles)
+    assert isolation.wants_helper(in_place, glb, 250_000)
+    tiny_files = jobs.ServiceConfig(base_url="", api_key="", import_in_place=True, large_import_bytes=10)
+    assert isolation.wants_helper(tiny_files, glb, None)
