@@ -269,7 +269,8 @@ class ImportHelper:
             # Blender saves through "<name>@" and renames; a killed helper may leave either behind.
             for leftover in (part, part.with_name(part.name + "@")):
                 leftover.unlink(missing_ok=True)
-            self._arm_idle(limits.idle_seconds)
+            if self._child is not None:
+                self._arm_idle(limits.idle_seconds)
             self._busy.release()
 
     def close(self) -> None:
