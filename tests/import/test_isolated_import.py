@@ -240,3 +240,28 @@ def test_which_meshes_go_through_the_helper(jobs: Any, isolation: Any, small_glb
     assert isolation.wants_helper(in_place, glb, 250_000)
     tiny_files = jobs.ServiceConfig(base_url="", api_key="", import_in_place=True, large_import_bytes=10)
     assert isolation.wants_helper(tiny_files, glb, None)
+
+
+def test_a_script_generates_through_the_helper_end_to_end(
+    service: Any,
+    blender: Any,
+    kiln_module: Any,
+    isolation: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The operator a pipeline calls, with the helper a real Blender would get (here the bpy module's)."""
+    caplog.set_level(logging.INFO)
+    monkeypatch.setattr(isolation, "helper_command", lambda _binary: isolation.module_helper_command())
+    blender.context.scene.cursor.location = (0.0, 0.0, 2.0)
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
+    assert objects and all(obj.name in blender.data.collections["Kiln"].objects for obj in objects)
+    assert any("prepared by the helper Blender" in r.getMessage() for r in caplog.records)
+    assert not list(blender.data.libraries)
+    engine = kiln_module("operators.runtime").engine_if_started()
+    assert leftovers(engine.cache_dir) == []
+    pids = started_pids(caplog)
+    assert len(pids) == 1 and alive(pids[0])
+    kiln_module("operators.runtime").shutdown()  # what disabling the add-on does
+    wait_for(lambda: not alive(pids[0]), timeout=5.0)
