@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from .api import convert, secrets
+from .api import isolation, secrets
 from .api.cache import SizeCache
 from .api.connection_check import CheckState
 from .api.connection_check import current as connection_check
@@ -160,10 +160,17 @@ class KilnPreferences(bpy.types.AddonPreferences):
         description="Collection that receives imported meshes",
         default="Kiln",
     )
+    import_in_place: BoolProperty(  # type: ignore[valid-type]
+        name="Import in this Blender (faster, less safe)",
+        description="Import meshes with the glTF importer of this Blender instead of a helper Blender "
+        "that saves a .blend this one appends. Faster, but a damaged mesh could crash this Blender "
+        "and lose unsaved work. Meshes over the Large Mesh Threshold still use the helper",
+        default=False,
+    )
     large_import_triangles: IntProperty(  # type: ignore[valid-type]
         name="Large Mesh Threshold",
-        description="Meshes with more triangles than this (or files over 20 MB) are imported by a "
-        "background Blender and appended, so Blender does not freeze",
+        description="With Import in this Blender on, meshes with more triangles than this (or files "
+        "over 20 MB) are still imported by the helper Blender and appended, so Blender does not freeze",
         default=200_000,
         min=0,
         soft_max=5_000_000,
@@ -192,7 +199,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "auto_import")
         col.prop(self, "placement")
         col.prop(self, "collection_name")
-        col.prop(self, "large_import_triangles")
+        col.prop(self, "import_in_place")
+        threshold = col.row()
+        threshold.active = self.import_in_place
+        threshold.prop(self, "large_import_triangles")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
 
@@ -246,8 +256,9 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
         poll_interval=_test_poll_interval or prefs.poll_interval,
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
+        import_in_place=prefs.import_in_place,
         large_import_triangles=prefs.large_import_triangles,
-        helper_command=convert.helper_command(bpy.app.binary_path),
+        helper_command=isolation.helper_command(bpy.app.binary_path),
         online=bpy.app.online_access,
     )
 

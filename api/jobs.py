@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .convert import ConversionError, convert_to_blend
 from .errors import (
     CancelledError,
     InvalidMeshError,
@@ -40,6 +39,14 @@ from .errors import (
     ServiceError,
 )
 from .glb import check_glb, check_preview
+from .isolation import (
+    HelperLimits,
+    HelperUnavailable,
+    ImportHelper,
+    IsolationError,
+    in_place_notice,
+    wants_helper,
+)
 from .models import Task, TaskStatus
 
 if TYPE_CHECKING:
@@ -91,11 +98,14 @@ class ServiceConfig:
     timeout_seconds: float = 30 * 60.0
     #: Blender's "Allow Online Access"; while it is off, jobs wait and nothing is sent.
     online: bool = True
-    #: Results above either size are imported through a helper Blender, so the UI does not freeze.
+    #: Every mesh is imported by the helper Blender and appended (``isolation``), unless the artist
+    #: chose to import in this Blender: then only results above either size still go through it.
+    import_in_place: bool = False
     large_import_triangles: int = 200_000
     large_import_bytes: int = 20 * 1024 * 1024
-    #: The helper's command line (``convert.helper_command``); empty: always import in-process.
+    #: The helper's command line (``isolation.helper_command``); empty: no helper can run here.
     helper_command: tuple[str, ...] = ()
+    helper_limits: HelperLimits = field(default_factory=HelperLimits)
 
 
 @dataclass(frozen=True)
@@ -211,6 +221,7 @@ class JobEngine:
         self._client_error: KilnError | None = None
         self._submitting = 0
         self._failures: dict[str, int] = {}
+        self._import_helper = ImportHelper()
 
     # ----------------------------------------------------------------- life of the engine
 
@@ -236,6 +247,7 @@ class JobEngine:
             thread.join(timeout)
         self._threads.clear()
         self._heap.clear()
+        self._import_helper.close()
         if self._client is not None:
             self._client.close()
             self._client = None
@@ -767,6 +779,9 @@ class JobEngine:
             blend = self._prepare_import(job_id, mesh)
         except CancelledError:
             return  # cancelled, or the engine is stopping (the job then resumes here next start)
+        except IsolationError as exc:
+            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            return
         with self._lock:
             job = self._current(job_id, JobState.DOWNLOADING)
             if job is None:
@@ -805,26 +820,27 @@ class JobEngine:
             self._schedule(job_id, "download", delay)
 
     def _prepare_import(self, job_id: str, mesh: Path) -> str:
-        """A large mesh is turned into a .blend by a helper Blender; returns its path, or "".
+        """The helper Blender turns the mesh into a .blend; returns its path, or "" to import in place.
 
-        "" means import the GLB in-process: the mesh is small, or the helper is missing or
-        failed (logged). This never fails the job.
+        "" when the artist chose in-place imports (and the mesh is small) or no helper can run
+        (said once). A crash, hang or limit of the helper raises IsolationError: a sentence for the job.
         """
         with self._lock:
             job, config = self._current(job_id, JobState.DOWNLOADING), self._config
-            if job is None or config is None or not _is_large(config, mesh, job.triangles):
-                return ""
-            if not config.helper_command:
-                log.info("%s is large but no helper Blender is set up; importing it in-process", mesh.name)
+            if job is None or config is None or not wants_helper(config, mesh, job.triangles):
                 return ""
             job.note = "Preparing the import"
             self._emit(job, "")
         try:
-            blend = convert_to_blend(
-                config.helper_command, mesh, mesh.with_suffix(".blend"), cancelled=lambda: self._gone(job_id)
+            blend = self._import_helper.convert(
+                config.helper_command,
+                config.helper_limits,
+                mesh,
+                mesh.with_suffix(".blend"),
+                cancelled=lambda: self._gone(job_id),
             )
-        except ConversionError as exc:
-            log.warning("The helper Blender failed on %s (%s); importing it in-process", mesh.name, exc)
+        except HelperUnavailable as exc:
+            in_place_notice.record(exc.user_message)
             return ""
         log.info("%s prepared by the helper Blender as %s", mesh.name, blend.name)
         return str(blend)
@@ -848,16 +864,6 @@ class JobEngine:
             dest.unlink(missing_ok=True)
             return False
         return True
-
-
-def _is_large(config: ServiceConfig, mesh: Path, triangles: int | None) -> bool:
-    """Worth a helper: more triangles than the threshold, or (when unknown or small) a big file."""
-    if triangles is not None and triangles > config.large_import_triangles:
-        return True
-    try:
-        return mesh.stat().st_size > config.large_import_bytes
-    except OSError:
-        return False
 
 
 def _drop_blend(job: Job) -> None:

@@ -60,7 +60,7 @@ def measure(user_dir: Path) -> dict[str, Any]:
     addon.preferences().max_in_flight = 100
     try:
         with tempfile.TemporaryDirectory(prefix="kiln-bench-") as work:
-            step("import stall, in-process vs helper + append")
+            step("import stall, in place vs warm helper + append")
             results["imports"] = imports.run(Path(work))
         step("watcher beat with 1, 10, 100 jobs in flight")
         results["ticks"] = ticks.run()

@@ -1,32 +1,135 @@
-"""Helper process script: GLB in, .blend out, so the artist's Blender only has to append.
+"""The helper Blender's script: GLB in, .blend out, one request a line, for as long as it is asked.
 
-Run by ``api.convert`` in a separate Blender (``blender -b --factory-startup --python`` this
-``-- in.glb out.blend``, or the bpy module's Python with this file). Blender's own glTF importer
-does the work, so nothing is lost compared with importing in place; images are packed so the
-.blend carries its textures. Never imported by the add-on: it only runs as ``__main__``.
+Started by ``api.isolation.helper`` as ``blender -b --factory-startup --python`` this file
+``-- --memory-limit BYTES`` (or the bpy module's Python running this file). Blender's own glTF
+importer does the work, so the result is what a plain import gives; images are packed so the
+.blend carries its textures. Each request is a JSON line on stdin; each answer a marked JSON line
+on stdout (Blender prints there too). It ends when stdin closes or its parent goes away. Never
+imported by the add-on: it only runs as ``__main__``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import json
+import os
+import pkgutil
 import sys
+import threading
+import time
+from typing import Any
 
 import bpy
+
+MARK = "KILN-HELPER "  # the same string is in api/isolation/helper.py
+PARENT_CHECK_SECONDS = 1.0
 
 
 def convert(glb: str, blend: str) -> None:
     """Import ``glb`` into an empty file and save it, textures packed, as ``blend``."""
-    bpy.ops.wm.read_factory_settings(use_empty=True)
+    # The factory startup file, emptied: a fresh file each time, a fifth of read_factory_settings'
+    # cost (that one also resets the preferences and reloads every add-on).
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     bpy.ops.import_scene.gltf(filepath=glb)
     bpy.ops.file.pack_all()
     bpy.ops.wm.save_as_mainfile(filepath=blend, compress=False)
 
 
+def serve(memory_limit: int) -> None:
+    """Answer requests until stdin closes."""
+    preload_importer()
+    limit_address_space(memory_limit)
+    watch_parent()
+    say({"ready": True, "pid": os.getpid(), "blender": bpy.app.version_string})
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        started = time.perf_counter()
+        try:
+            convert(request["glb"], request["blend"])
+        except Exception as exc:  # the importer's own errors: a sentence on the job, not a crash
+            detail = f"{type(exc).__name__}: {exc}"
+            # bpy.ops reports a MemoryError raised inside the importer as a RuntimeError with its text.
+            kind = "memory" if isinstance(exc, MemoryError) or "MemoryError" in detail else "import"
+            say({"ok": False, "error": kind, "detail": detail[-500:]})
+        else:
+            say({"ok": True, "seconds": time.perf_counter() - started, "peak_rss": peak_resident()})
+
+
+def preload_importer() -> None:
+    """Load the glTF importer's modules (and numpy) now, so the first mesh is as quick as the next
+    and the memory ceiling measures meshes, not module loading."""
+    import numpy  # noqa: F401
+
+    for package in ("io_scene_gltf2.io.imp", "io_scene_gltf2.blender.imp"):
+        try:
+            found = importlib.import_module(package)
+        except ImportError:
+            continue
+        for info in pkgutil.iter_modules(found.__path__, f"{package}."):
+            with contextlib.suppress(Exception):
+                importlib.import_module(info.name)
+
+
+def say(message: dict[str, Any]) -> None:
+    # A leading newline: Blender may have left half a line in the same stream.
+    sys.stdout.write(f"\n{MARK}{json.dumps(message)}\n")
+    sys.stdout.flush()
+
+
+def limit_address_space(ceiling: int) -> None:
+    """Linux: cap the address space at today's plus what is left under the ceiling.
+
+    An allocation past it fails (Python: MemoryError; Blender's allocator: a crash the parent
+    reports). Elsewhere RLIMIT_AS is missing or not enforced (macOS), and the parent's watchdog,
+    which polls resident memory on every OS, is the limit.
+    """
+    if ceiling <= 0 or not sys.platform.startswith("linux"):
+        return
+    import resource
+
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/statm") as statm:
+        size, resident = (int(field) * page for field in statm.read().split()[:2])
+    limit = size + max(ceiling - resident, 0)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def peak_resident() -> int:
+    """This process's peak resident memory in bytes (0 where the OS does not say)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def watch_parent() -> None:
+    """POSIX: end at once when the parent dies, even mid-import (stdin only closes between meshes)."""
+    if os.name != "posix":
+        return
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     args = argv[argv.index("--") + 1 :] if "--" in argv else []
-    if len(args) != 2:
-        sys.stderr.write("usage: glb_to_blend.py -- IN.glb OUT.blend\n")
+    if len(args) != 2 or args[0] != "--memory-limit" or not args[1].isdigit():
+        sys.stderr.write("usage: glb_to_blend.py -- --memory-limit BYTES\n")
         return 2
-    convert(*args)
+    serve(int(args[1]))
     return 0
 
 

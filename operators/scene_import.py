@@ -1,8 +1,10 @@
-"""Put a checked GLB into the scene with Blender's own glTF importer.
+"""Put a checked GLB into the scene: appended from the helper Blender's .blend, or imported here.
 
-A large result arrives already imported into a .blend by a helper Blender (``api.convert``);
-appending its objects costs the UI thread a few hundredths of what importing the GLB here would.
-Both ways end in the same placement, provenance and selection (the caller pushes the undo step).
+By default every mesh arrives already imported by a helper Blender (``api.isolation``) into a
+.blend, and the UI thread only appends it: a hostile or broken file never reaches this Blender's
+importer, and appending costs a few hundredths of importing. A mesh imports in place when the
+artist chose "Import in this Blender", or when no helper can run (said once). Both ways end in
+the same placement, provenance and selection (the caller pushes the one undo step).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import bpy
 from mathutils import Vector
 
 from .. import preferences
+from ..api.isolation import in_place_notice
 from ..api.jobs import Job
 
 log = logging.getLogger(__name__)
@@ -44,7 +47,10 @@ def target_collection(context: bpy.types.Context, name: str, group: str = "") ->
 def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None = None) -> list[str]:
     """Import the job's mesh; returns the names of the objects it created."""
     prefs = preferences.get(context)
-    new_objects = _append_prepared(job) or _import_glb(job)
+    new_objects = _append_prepared(job, fall_back=prefs.import_in_place)
+    if new_objects is None:
+        new_objects = _import_glb(job)
+        _say_in_place_once()
     if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
 
@@ -67,7 +73,7 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
 
 
 def _import_glb(job: Job) -> list[bpy.types.Object]:
-    """Blender's glTF importer, here on the UI thread: small meshes, or when no .blend was made."""
+    """Blender's glTF importer, here on the UI thread: the artist's choice, or no helper could run."""
     path = Path(job.mesh_path)
     if not path.is_file():
         raise ImportFailed(
@@ -84,13 +90,15 @@ def _import_glb(job: Job) -> list[bpy.types.Object]:
     return [obj for obj in bpy.data.objects if obj not in before]
 
 
-def _append_prepared(job: Job) -> list[bpy.types.Object]:
-    """Append the objects (with materials and packed images) of the helper's .blend, then delete it.
+def _append_prepared(job: Job, *, fall_back: bool) -> list[bpy.types.Object] | None:
+    """Append what the helper imported (objects with their meshes, materials, packed images,
+    armatures, shape keys, lights, cameras and actions), then delete its .blend.
 
-    Returns [] when there is no usable .blend, so the caller imports the GLB instead.
+    None when the job has no .blend: the caller imports the GLB in place. An unreadable .blend
+    is a sentence for the job, unless the artist allows in-place imports (``fall_back``).
     """
     if not job.blend_path:
-        return []
+        return None
     path = Path(job.blend_path)
     libraries = set(bpy.data.libraries)
     # The stubs say load() returns None; it returns a context manager of (source, target) data.
@@ -98,15 +106,33 @@ def _append_prepared(job: Job) -> list[bpy.types.Object]:
     try:
         with load(str(path), link=False) as (source, target):
             target.objects = list(source.objects)
+            # Actions no object uses (stashed animations keep a fake user) come along too.
+            target.actions = list(source.actions)
         return [obj for obj in target.objects if obj is not None]
     except OSError as exc:
-        log.warning("Could not append %s (%s); importing the GLB in-process instead", path, exc)
-        return []
+        if fall_back:
+            log.warning("Could not append %s (%s); importing the GLB in-process instead", path, exc)
+            return None
+        log.warning("Could not append %s: %s", path, exc)
+        raise ImportFailed(
+            f"Kiln could not open the file its helper Blender made for task {job.task_id} "
+            "(the disk may be full or the cache was cleared). Press Retry."
+        ) from exc
     finally:
         # Appended data is local; the library entry would only point at a deleted file.
         for library in set(bpy.data.libraries) - libraries:
             bpy.data.libraries.remove(library)
         path.unlink(missing_ok=True)
+
+
+def _say_in_place_once() -> None:
+    """No helper could run, so the mesh was imported here: tell the artist, once per session."""
+    notice = in_place_notice.take()
+    if notice and not bpy.app.background:
+        # Imported here: the watcher imports this module while it loads.
+        from .watcher import announce
+
+        announce("WARNING", f"Kiln: {notice}")
 
 
 def _stamp(obj: bpy.types.Object, job: Job) -> None:

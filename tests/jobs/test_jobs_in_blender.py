@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -207,12 +208,14 @@ def test_a_job_from_another_file_waits_for_an_explicit_import(
     assert kiln_objects(blender)
 
 
-def test_the_preferences_hand_workers_a_helper_blender(service: Any, blender: Any, kiln_module: Any) -> None:
+def test_the_preferences_ask_for_isolated_imports_and_the_bpy_module_has_no_helper_blender(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
     config = kiln_module("preferences").service_config()
-    assert config.large_import_triangles == 200_000
-    script = Path(config.helper_command[-1])
-    assert script.name == "glb_to_blend.py" and script.is_file()
-    assert Path(config.helper_command[0]).is_file()
+    assert config.import_in_place is False and config.large_import_triangles == 200_000
+    assert blender.app.binary_path == "" and config.helper_command == ()
+    command = kiln_module("api.isolation").helper_command(sys.executable)
+    assert command == (), "the Python running the bpy module is not a Blender program"
 
 
 def test_the_watcher_survives_an_unexpected_error_and_keeps_beating(

@@ -58,6 +58,7 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "auto_import",
         "placement",
         "collection_name",
+        "import_in_place",
         "large_import_triangles",
         "log_level",
     ]

@@ -1,0 +1,35 @@
+"""Every mesh from the network is opened outside the artist's Blender.
+
+A warm helper Blender (``helper``) imports each checked GLB with Blender's own glTF importer
+and saves a .blend, which the artist's Blender only appends (``operators/scene_import.py``):
+a hostile or buggy file can crash or exhaust the helper, never the artist's session.
+``route`` decides which meshes go there; ``memory`` reads a process's memory for the watchdog.
+Plain Python: the script the helper runs imports bpy, so it lives in ``operators/``.
+"""
+
+from .errors import (
+    HelperCrashed,
+    HelperOutOfMemory,
+    HelperTimedOut,
+    HelperUnavailable,
+    IsolationError,
+    MeshRejected,
+)
+from .helper import HelperLimits, ImportHelper
+from .route import helper_command, in_place_notice, is_large, module_helper_command, wants_helper
+
+__all__ = [
+    "HelperCrashed",
+    "HelperLimits",
+    "HelperOutOfMemory",
+    "HelperTimedOut",
+    "HelperUnavailable",
+    "ImportHelper",
+    "IsolationError",
+    "MeshRejected",
+    "helper_command",
+    "in_place_notice",
+    "is_large",
+    "module_helper_command",
+    "wants_helper",
+]

@@ -1,0 +1,359 @@
+"""The warm helper Blender: one long-lived child that turns GLBs into .blend files, one at a time.
+
+Protocol, JSON lines: the child (``operators/glb_to_blend.py``) prints ``MARK {"ready": …}`` once
+started, then answers each request ``{"glb": …, "blend": …}`` read from its stdin with
+``MARK {"ok": true, "peak_rss": …}`` or ``MARK {"ok": false, "error": "memory"|"import", …}``.
+Blender and its importer print freely on the same stdout, so only marked lines count.
+
+Limits: a memory ceiling (on Linux the child caps its own address space with ``RLIMIT_AS``; here
+a watchdog thread polls its resident size on every OS and kills it past the ceiling), a time limit
+per mesh and one for starting. Any failure kills the child and the next mesh starts a fresh one.
+The child ends after some idle minutes, on ``close()`` (engine shutdown: add-on disabled), at
+interpreter exit, and by itself when its stdin closes (the artist's Blender quit or crashed).
+The limit is not set through ``preexec_fn``: CPython documents running Python between fork and
+exec as unsafe in a threaded process, and Blender is one.
+
+Worker threads only: every method may block.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import json
+import logging
+import queue
+import subprocess
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CancelledError
+from .errors import (
+    HelperCrashed,
+    HelperOutOfMemory,
+    HelperTimedOut,
+    HelperUnavailable,
+    IsolationError,
+    MeshRejected,
+)
+from .memory import GIB, physical_bytes, resident_bytes
+from .route import NO_BLENDER_PROGRAM
+
+log = logging.getLogger(__name__)
+
+MARK = "KILN-HELPER "  # the same string is in operators/glb_to_blend.py
+POLL_SECONDS = 0.05
+WATCH_SECONDS = 0.1
+TAIL_LINES = 12
+#: Words in a crashed helper's last output that say it ran out of memory (Blender's allocator, C++, Python).
+OUT_OF_MEMORY_WORDS = ("MemoryError", "malloc", "out of memory", "bad_alloc", "Cannot allocate memory")
+
+
+def default_ceiling() -> int:
+    """Half the machine's memory, at least 2 GB: the artist's Blender keeps the other half."""
+    return max(2 * GIB, physical_bytes() // 2)
+
+
+@dataclass(frozen=True)
+class HelperLimits:
+    """The helper's limits. ``memory_bytes`` 0 means :func:`default_ceiling`."""
+
+    memory_bytes: int = 0
+    seconds_per_mesh: float = 300.0
+    idle_seconds: float = 300.0
+    start_seconds: float = 60.0
+
+    @property
+    def ceiling(self) -> int:
+        return self.memory_bytes or default_ceiling()
+
+
+class _Child:
+    """One helper process, the thread reading its output and the thread watching its memory."""
+
+    def __init__(self, command: Sequence[str], ceiling: int) -> None:
+        self.ceiling = ceiling
+        self.peak = 0
+        self.over_ceiling = False
+        self.messages: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+        argv = [*command, "--", "--memory-limit", str(ceiling)]
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+            )
+        except OSError as exc:
+            raise HelperUnavailable(
+                f"its helper Blender could not start ({argv[0]}: {exc.strerror or exc})"
+            ) from exc
+        for target, name in ((self._read, "reader"), (self._watch, "memory")):
+            threading.Thread(target=target, name=f"kiln-helper-{name}", daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            line = raw.decode("utf-8", "replace").rstrip()
+            at = line.find(MARK)
+            if at >= 0:
+                try:
+                    self.messages.put(json.loads(line[at + len(MARK) :]))
+                    continue
+                except ValueError:
+                    pass
+            if line.strip():
+                self.tail.append(line.strip())
+                log.debug("helper: %s", line.strip())
+        self.messages.put(None)
+
+    def _watch(self) -> None:
+        while self.alive():
+            resident = resident_bytes(self.pid)
+            if resident is not None:
+                self.peak = max(self.peak, resident)
+                if resident > self.ceiling:
+                    log.warning(
+                        "The helper Blender holds %d MB, over its ceiling: stopping it", resident >> 20
+                    )
+                    self.over_ceiling = True
+                    self.kill()
+                    return
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(WATCH_SECONDS)
+
+    def send(self, request: dict[str, str]) -> None:
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write((json.dumps(request) + "\n").encode())
+            self.process.stdin.flush()
+        except OSError as exc:
+            raise self.ended() from exc
+
+    def receive(
+        self, deadline: float, cancelled: Callable[[], bool], late: Callable[[], IsolationError]
+    ) -> dict[str, Any]:
+        """The next marked message; waits in short steps so a cancel is noticed within one."""
+        while True:
+            try:
+                message = self.messages.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if cancelled():
+                    raise CancelledError("The import preparation was cancelled.") from None
+                if time.monotonic() > deadline:
+                    raise late() from None
+                continue
+            if message is None:
+                raise self.ended()
+            return message
+
+    def ended(self) -> IsolationError:
+        """The helper's output ended: why (memory, or a crash), from what it left behind."""
+        try:
+            code = self.process.wait(5.0)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.process.returncode
+        said = " | ".join(self.tail)
+        detail = f"exit code {code}: {said or 'no output'}"
+        if self.over_ceiling or any(word in said for word in OUT_OF_MEMORY_WORDS):
+            return HelperOutOfMemory(self.ceiling, detail)
+        return HelperCrashed(detail)
+
+    def kill(self) -> None:
+        if self.alive():
+            self.process.kill()
+        try:
+            self.process.wait(5.0)
+        except subprocess.TimeoutExpired:
+            log.error("The helper Blender (pid %d) did not stop when killed", self.pid)
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+
+
+class ImportHelper:
+    """The warm helper: started with the first mesh, reused, ended when idle or closed."""
+
+    def __init__(self) -> None:
+        self._busy = threading.Lock()  # one mesh at a time
+        self._child: _Child | None = None
+        self._key: tuple[tuple[str, ...], int] | None = None
+        self._idle: threading.Timer | None = None
+        self._generation = 0
+        self._unstartable: dict[tuple[str, ...], str] = {}  # command → why it could not start
+        self.peak_bytes = 0
+        _live.add(self)
+
+    @property
+    def pid(self) -> int | None:
+        """The running helper's process id (None when none runs)."""
+        child = self._child
+        return child.pid if child is not None and child.alive() else None
+
+    def convert(
+        self,
+        command: Sequence[str],
+        limits: HelperLimits,
+        glb: Path,
+        blend: Path,
+        *,
+        cancelled: Callable[[], bool],
+    ) -> Path:
+        """Have the helper write ``blend`` from ``glb``; returns ``blend``.
+
+        Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
+        the job; the helper is restarted for the next mesh) or CancelledError.
+        """
+        if not command:
+            raise HelperUnavailable(NO_BLENDER_PROGRAM)
+        if tuple(command) in self._unstartable:
+            # It failed to start once this session: do not make every job wait for it again.
+            raise HelperUnavailable(self._unstartable[tuple(command)])
+        self._take_turn(cancelled)
+        generation = self._generation
+        part = blend.with_name(blend.name + ".part")
+        try:
+            self._cancel_idle()
+            child = self._ready_child(tuple(command), limits, cancelled)
+            sent = time.monotonic()
+            child.send({"glb": str(glb), "blend": str(part)})
+            answer = child.receive(
+                time.monotonic() + limits.seconds_per_mesh,
+                cancelled,
+                lambda: HelperTimedOut(limits.seconds_per_mesh),
+            )
+            self.peak_bytes = max(self.peak_bytes, child.peak, int(answer.get("peak_rss") or 0))
+            if not answer.get("ok"):
+                detail = str(answer.get("detail", ""))
+                raise (
+                    HelperOutOfMemory(child.ceiling, detail)
+                    if answer.get("error") == "memory"
+                    else MeshRejected(detail)
+                )
+            if not part.is_file():
+                raise HelperCrashed("the helper answered but wrote no file")
+            part.replace(blend)
+            log.debug(
+                "Helper made %s in %.3f s (%.3f s of it importing and saving)",
+                blend.name,
+                time.monotonic() - sent,
+                float(answer.get("seconds") or 0.0),
+            )
+            return blend
+        except IsolationError as exc:
+            self._discard()
+            if generation != self._generation:
+                raise CancelledError("Kiln stopped its helper Blender.") from exc
+            log.warning("The helper Blender failed on %s: %s (%s)", glb.name, type(exc).__name__, exc.detail)
+            raise
+        except BaseException:
+            self._discard()
+            raise
+        finally:
+            # Blender saves through "<name>@" and renames; a killed helper may leave either behind.
+            for leftover in (part, part.with_name(part.name + "@")):
+                leftover.unlink(missing_ok=True)
+            if self._child is not None:
+                self._arm_idle(limits.idle_seconds)
+            self._busy.release()
+
+    def close(self) -> None:
+        """End the helper now (add-on disabled, engine stopped, Blender quitting)."""
+        self._cancel_idle()
+        self._generation += 1
+        self._discard()
+
+    def _take_turn(self, cancelled: Callable[[], bool]) -> None:
+        while not self._busy.acquire(timeout=POLL_SECONDS):
+            if cancelled():
+                raise CancelledError("The import preparation was cancelled.")
+
+    def _ready_child(
+        self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]
+    ) -> _Child:
+        key = (command, limits.ceiling)
+        if self._child is not None and self._child.alive() and self._key == key:
+            return self._child
+        self._discard()
+        try:
+            return self._start(command, limits, cancelled)
+        except HelperUnavailable as exc:
+            self._unstartable[command] = exc.user_message
+            raise
+
+    def _start(self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]) -> _Child:
+        started = time.monotonic()
+        child = _Child(command, limits.ceiling)
+        self._child, self._key = child, (command, limits.ceiling)
+        try:
+            hello = child.receive(
+                started + limits.start_seconds,
+                cancelled,
+                lambda: HelperUnavailable(
+                    f"its helper Blender did not start within {limits.start_seconds:.0f} s"
+                ),
+            )
+        except HelperCrashed as exc:
+            raise HelperUnavailable(f"its helper Blender stopped while starting ({exc.detail})") from exc
+        if not hello.get("ready"):
+            raise HelperUnavailable(f"its helper Blender answered {hello!r} instead of starting")
+        log.info(
+            "Helper Blender %s started (pid %d) in %.1f s",
+            hello.get("blender", ""),
+            child.pid,
+            time.monotonic() - started,
+        )
+        return child
+
+    def _discard(self) -> None:
+        child, self._child, self._key = self._child, None, None
+        if child is not None:
+            child.kill()
+
+    def _arm_idle(self, seconds: float) -> None:
+        self._cancel_idle()
+        timer = threading.Timer(seconds, self._end_if_idle)
+        timer.daemon = True
+        timer.name = "kiln-helper-idle"
+        self._idle = timer
+        timer.start()
+
+    def _cancel_idle(self) -> None:
+        timer, self._idle = self._idle, None
+        if timer is not None:
+            timer.cancel()
+
+    def _end_if_idle(self) -> None:
+        if self._busy.acquire(blocking=False):
+            try:
+                if self._child is not None:
+                    log.info("Helper Blender idle: ending it")
+                self._discard()
+            finally:
+                self._busy.release()
+
+
+_live: weakref.WeakSet[ImportHelper] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Blender quitting: no helper outlives it (each would also end on its own when stdin closes)."""
+    for helper in list(_live):
+        helper.close()
