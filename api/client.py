@@ -411,7 +411,9 @@ class Client:
                 raise
             except Exception as exc:
                 logger.debug("Unexpected %s during %s", type(exc).__name__, what)
-                raise ServiceError(None, f"Kiln could not handle this exchange: {type(exc).__name__}") from None
+                raise ServiceError(
+                    None, f"Kiln could not handle this exchange: {type(exc).__name__}"
+                ) from None
         raise AssertionError("unreachable")
 
     def _submit(
