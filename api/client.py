@@ -301,7 +301,7 @@ class Client:
         with guarding(Guard(self.deadline)):
             try:
                 with self._http.get(url) as resp:
-                    if resp.status_code != 404 and not resp.ok:
+                    if resp.status_code != 404 and not 200 <= resp.status_code < 300:
                         raise self._error_from(resp)
                     body = self._http.read(resp, MAX_ERROR_BYTES, truncate=True)
             except KilnError:
@@ -327,7 +327,7 @@ class Client:
         with guarding(Guard(self.deadline)):
             try:
                 with send() as resp:
-                    if not resp.ok:
+                    if not 200 <= resp.status_code < 300:
                         raise self._error_from(resp, task_id=task_id)
                     return resp.status_code, self._http.read(resp, self.max_answer_bytes)
             except KilnError:

@@ -10,6 +10,7 @@ binary chunk (only image headers are peeked at, through ``peek``).
 
 from __future__ import annotations
 
+import base64
 import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
@@ -61,6 +62,7 @@ MAX_COUNT = 1 << 26  # 67M elements: 20x the vertices of a 1.2M-triangle mesh
 BUFFERLESS_FACTOR = 32
 MAX_PIXELS = 1 << 26  # 8192 x 8192; an image header may claim any size, decoding allocates it
 MAX_ITEMS = 1 << 20  # entries in any one top-level list
+_HEAD_BYTES = 64 * 1024  # enough of an image to find its size in the header
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 Peek = Callable[[int, int, int], bytes]  # (buffer index, offset, length) -> bytes
@@ -282,12 +284,13 @@ def _check_images(
         where = f"images[{i}]"
         if "uri" in image:
             _data_uri_size(image["uri"], where)
+            head = base64.b64decode(image["uri"].partition(",")[2][: _HEAD_BYTES // 3 * 4])
+        elif "bufferView" in image:
+            view = _index(image, "bufferView", where, len(views))
+            raw = doc["bufferViews"][view]
+            head = peek(views[view][0], raw.get("byteOffset", 0), min(views[view][1], _HEAD_BYTES))
+        else:
             continue
-        if "bufferView" not in image:
-            continue
-        view = _index(image, "bufferView", where, len(views))
-        raw = doc["bufferViews"][view]
-        head = peek(views[view][0], raw.get("byteOffset", 0), min(views[view][1], 64 * 1024))
         size = image_size(head)
         if size is not None and (size[0] * size[1] > MAX_PIXELS or max(size) > 16384):
             raise _fail(

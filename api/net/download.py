@@ -51,7 +51,7 @@ def _stream(
 ) -> None:
     # identity: Content-Length then counts the bytes we store, for progress and the size cap.
     with http.get(url, headers={"Accept-Encoding": "identity"}) as resp:
-        if not resp.ok:
+        if not 200 <= resp.status_code < 300:
             raise http.error_for(resp, download=True)
         length = resp.headers.get("Content-Length", "")
         total = (

@@ -3,7 +3,8 @@
 * **The key goes only to the service's origin, judged on the prepared URL** as urllib3 will
   connect to it (:mod:`.origin`), on every hop: redirects are followed here by hand, each hop
   prepared and judged again. Requests are prepared without the session's environment auth, so
-  ``~/.netrc`` never adds credentials to another host either.
+  ``~/.netrc`` never adds credentials to another host either, and handed to the adapter
+  directly, so requests' own redirect machinery never runs.
 * **Every exchange has a total deadline** (or, for downloads, a throughput floor) enforced by
   :mod:`.guard`, and **every answer is read streamed with a cap**.
 * **Thread safety**: one Transport may be shared by a pool of worker threads; each thread gets
@@ -107,9 +108,9 @@ class Transport:
         connect = self.timeout[0] if remaining is None else max(0.05, min(self.timeout[0], remaining))
         try:
             settings = session.merge_environment_settings(target, {}, True, None, None)
-            resp = session.send(
-                prepared, allow_redirects=False, timeout=(connect, self.timeout[1]), **settings
-            )
+            # The adapter, not session.send: even with allow_redirects=False, send() prepares the
+            # next hop itself and reads the whole body of a redirect answer, uncapped.
+            resp = session.get_adapter(target).send(prepared, timeout=(connect, self.timeout[1]), **settings)
         except KilnError:
             raise
         except Exception as exc:
