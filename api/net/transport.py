@@ -110,7 +110,14 @@ class Transport:
             settings = session.merge_environment_settings(target, {}, True, None, None)
             # The adapter, not session.send: even with allow_redirects=False, send() prepares the
             # next hop itself and reads the whole body of a redirect answer, uncapped.
-            resp = session.get_adapter(target).send(prepared, timeout=(connect, self.timeout[1]), **settings)
+            resp = session.get_adapter(target).send(
+                prepared,
+                stream=True,
+                timeout=(connect, self.timeout[1]),
+                verify=True if settings["verify"] is None else settings["verify"],
+                cert=settings["cert"],
+                proxies=settings["proxies"],
+            )
         except KilnError:
             raise
         except Exception as exc:

@@ -66,7 +66,8 @@ def test_json_only_glb_and_unknown_trailing_chunks_are_allowed(tmp_path: Path) -
 def test_chunk_lengths_need_not_be_multiples_of_4_as_for_blender(tmp_path: Path) -> None:
     """trimesh writes such files and Blender reads them; so are stray bytes after the chunks Blender reads."""
     doc = json.dumps(DOC).encode()
-    unpadded = glb(chunk(CHUNK_JSON, doc + b" " * (-len(doc) % 4 + 1), pad=b""), chunk(CHUNK_BIN, bytes(9), b""))
+    json_part = chunk(CHUNK_JSON, doc + b" " * (-len(doc) % 4 + 1), pad=b"")
+    unpadded = glb(json_part, chunk(CHUNK_BIN, bytes(9), b""))
     assert check_glb(write(tmp_path, unpadded)).bin_length == 9
     trailing = glb(chunk(CHUNK_JSON, doc), chunk(CHUNK_BIN, bytes(8)), b"\0\0\0\0")
     assert check_glb(write(tmp_path, trailing)).bin_length == 8
@@ -87,7 +88,10 @@ DEFECTS = {
     "chunk past end": (glb(struct.pack("<II", 400, CHUNK_JSON) + DOC_BYTES[:40]), "only"),
     "broken chunk header": (glb(struct.pack("<II", 3, CHUNK_JSON) + b"{}  "), "incomplete"),
     "missing bin": (glb(chunk(CHUNK_JSON, DOC_BYTES)), "no BIN chunk"),
-    "short bin": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(4))), "declares 8 bytes but holds 4"),
+    "short bin": (
+        glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(4))),
+        "declares 8 bytes but holds",
+    ),
     # Blender reads a BIN chunk only as the second chunk: a later one leaves buffer 0 without data.
     "two json": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_JSON, DOC_BYTES)), "no BIN chunk"),
     "late bin": (

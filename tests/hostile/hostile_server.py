@@ -8,6 +8,7 @@ server playing "another origin".
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -127,10 +128,8 @@ class HostileServer:
         self.closed.set()
         self._listener.close()
         for conn in list(self.connections):
-            try:
+            with contextlib.suppress(OSError):
                 conn.sock.close()
-            except OSError:
-                pass
 
     def bytes_sent(self) -> int:
         return sum(c.sent for c in self.connections)
@@ -163,10 +162,8 @@ class HostileServer:
             pass
         finally:
             time.sleep(0.05)  # let the client read the last bytes before the close
-            try:
+            with contextlib.suppress(OSError):
                 sock.close()
-            except OSError:
-                pass
 
 
 def _read_request(sock: socket.socket) -> Request | None:
@@ -178,7 +175,7 @@ def _read_request(sock: socket.socket) -> Request | None:
         data += piece
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
-    method, target, _ = (lines[0].split(" ", 2) + ["", ""])[:3]
+    method, target, _ = [*lines[0].split(" ", 2), "", ""][:3]
     headers = {}
     for line in lines[1:]:
         name, _, value = line.partition(":")

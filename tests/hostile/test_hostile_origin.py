@@ -1,4 +1,4 @@
-"""The key goes only to the service's origin, as urllib3 will connect, on every hop; echoed keys are removed."""
+"""The key goes only to the service's origin, as urllib3 connects, on every hop; echoed keys are removed."""
 
 from __future__ import annotations
 
