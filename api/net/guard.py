@@ -54,11 +54,15 @@ class Guard:
             self._window_bytes += count
 
     def attach(self, connection: Any) -> None:
+        """Watch ``connection`` and its current socket (http.client drops ``sock`` from a connection
+        whose answer says "Connection: close", while the answer still reads from that socket)."""
         with self._lock:
+            sock = getattr(connection, "sock", None)
+            for item in (connection, sock):
+                if item is not None and item not in self._connections:
+                    self._connections.append(item)
             if self.tripped:
-                _cut(connection)
-            elif connection not in self._connections:
-                self._connections.append(connection)
+                self._cut_all()
 
     def due(self) -> float:
         """When the watchdog should look at this guard next (monotonic seconds)."""
@@ -81,14 +85,16 @@ class Guard:
 
     def _trip(self, reason: str) -> None:
         self.tripped = reason
-        for connection in self._connections:
-            _cut(connection)
+        self._cut_all()
+
+    def _cut_all(self) -> None:
+        for item in self._connections:
+            _cut(item if isinstance(item, socket.socket) else getattr(item, "sock", None))
         self._connections.clear()
 
 
-def _cut(connection: Any) -> None:
-    """Wake a read blocked on this connection: shutdown, not close (close would not wake it)."""
-    sock = getattr(connection, "sock", None)
+def _cut(sock: Any) -> None:
+    """Wake a read blocked on this socket: shutdown, not close (close would not wake it)."""
     if sock is None:
         return
     # The base method on purpose: SSLSocket.shutdown also drops its TLS state under the reader.
@@ -157,11 +163,19 @@ class _GuardedHTTPConnection(urllib3.connection.HTTPConnection):
         _attach_current(self)
         return super().request(*args, **kwargs)
 
+    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+        _attach_current(self)  # connected by now: its socket is known
+        return super().getresponse(*args, **kwargs)
+
 
 class _GuardedHTTPSConnection(urllib3.connection.HTTPSConnection):
     def request(self, *args: Any, **kwargs: Any) -> Any:
         _attach_current(self)
         return super().request(*args, **kwargs)
+
+    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+        _attach_current(self)
+        return super().getresponse(*args, **kwargs)
 
 
 class _GuardedHTTPPool(urllib3.connectionpool.HTTPConnectionPool):

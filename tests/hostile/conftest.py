@@ -91,7 +91,10 @@ def serve_good_job(server: HostileServer, task_id: str = "task_next") -> None:
 
 
 def raw_glb(data: bytes) -> Callable[..., None]:
-    head = f"HTTP/1.1 200 OK\r\nContent-Type: model/gltf-binary\r\nContent-Length: {len(data)}\r\n\r\n"
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: model/gltf-binary\r\nConnection: close\r\n"
+        f"Content-Length: {len(data)}\r\n\r\n"
+    )
     return raw(head.encode() + data)
 
 

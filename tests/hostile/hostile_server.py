@@ -83,7 +83,8 @@ def dripping(status: int, body: bytes, every: float, *, headers_too: bool = Fals
     """An answer whose body (and, with ``headers_too``, its status line) arrives a byte at a time."""
 
     def handler(conn: Conn, req: Request) -> None:
-        head = f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        head = f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        head += f"Content-Length: {len(body)}\r\n\r\n"
         if headers_too:
             conn.drip(head.encode() + body, every)
         else:
@@ -98,7 +99,7 @@ def streaming(status: int, total: int, *, declare: bool = True, piece: int = 64 
 
     def handler(conn: Conn, req: Request) -> None:
         length = f"Content-Length: {total}\r\n" if declare else ""
-        conn.write(f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{length}\r\n".encode())
+        conn.write(f"HTTP/1.1 {status} X\r\nConnection: close\r\n{length}\r\n".encode())
         chunk = b" " * piece
         left = total
         while left > 0 and conn.write(chunk[: min(piece, left)]):
