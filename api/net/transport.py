@@ -155,8 +155,9 @@ class Transport:
 
     def read(self, resp: requests.Response, limit: int, *, truncate: bool = False) -> bytes:
         """The whole body, streamed; past ``limit`` bytes: ServiceError, or the first ``limit`` bytes."""
-        length = resp.headers.get("Content-Length", "")
-        if not truncate and length.isdigit() and len(length) < 20 and int(length) > limit:
+        length = resp.headers.get("Content-Length", "").strip()
+        declared = int(length) if length.isascii() and length.isdigit() and len(length) < 30 else None
+        if not truncate and declared is not None and declared > limit:
             raise _too_big(resp.status_code, limit)
         body = bytearray()
         for chunk in self.chunks(resp):
@@ -165,6 +166,18 @@ class Transport:
                 if truncate:
                     return bytes(body[:limit])
                 raise _too_big(resp.status_code, limit)
+        # urllib3 1.x (which an older Blender may bundle) does not enforce Content-Length itself.
+        if (
+            not truncate
+            and declared is not None
+            and len(body) != declared
+            and "Content-Encoding" not in resp.headers
+        ):
+            raise NetworkError(
+                host_label(resp.url or ""),
+                f"the answer stopped after {len(body)} of {declared} bytes",
+                sent=True,
+            )
         return bytes(body)
 
     def chunks(self, resp: requests.Response) -> Iterator[bytes]:
