@@ -23,21 +23,18 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 import re
 import threading
-import time
 import tomllib
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 import requests
 
 from .errors import (
-    CancelledError,
     InputError,
     KilnError,
     NetworkError,
@@ -55,6 +52,7 @@ from .net.answers import parse_json, parse_retry_after
 from .net.download import stream_to_file
 from .net.guard import Guard, guarding
 from .net.origin import address_problem, host_label
+from .net.retrying import Retrying, SleepFunction
 from .net.transport import MAX_REDIRECTS, Transport
 from .redact import redact
 
@@ -76,8 +74,6 @@ DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cu
 _SALVAGE_ID = re.compile(rb'"id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\-]{0,127})"')
 
 ProgressCallback = Callable[[int, int | None], object]
-SleepFunction = Callable[[float], object]
-T = TypeVar("T")
 
 
 def _kiln_version() -> str:
@@ -132,22 +128,21 @@ class Client:
             raise InputError(
                 "The API key contains spaces or unusual characters. Copy it again from the dashboard."
             )
-        if retries < 0:
-            raise ValueError("retries must be >= 0")
         self.base_url = base.rstrip("/")
         self.timeout = timeout
         self.deadline = deadline
         self.download_floor = download_floor
         self.max_answer_bytes = max_answer_bytes
         self.user_agent = user_agent
-        self.retries = retries
-        self.backoff = backoff
-        self.max_retry_after = max_retry_after
         self._key = api_key
         self._http = Transport(self.base_url, api_key, timeout=timeout, user_agent=user_agent)
-        self._sleep = sleep
-        self._cancel_event = cancel_event
-        self._random = random.Random()
+        self._retry = Retrying(
+            retries=retries,
+            backoff=backoff,
+            max_retry_after=max_retry_after,
+            sleep=sleep,
+            cancel_event=cancel_event,
+        )
 
     def __repr__(self) -> str:
         return f"Client(base_url={self.base_url!r}, api_key='***')"
@@ -256,7 +251,7 @@ class Client:
             except ValueError as exc:
                 raise ServiceError(status, f"the task could not be read: {exc}") from None
 
-        return self._with_retries(f"poll of task {task_id}", once, cancel)
+        return self._retry.run(f"poll of task {task_id}", once, cancel)
 
     def download(
         self,
@@ -281,12 +276,18 @@ class Client:
 
         def once() -> Path:
             with guarding(Guard(None, self.download_floor)):
-                self._check_cancel(cancel)
+                self._retry.check_cancel(cancel)
                 return stream_to_file(
-                    self._http, url, dest, progress, max_bytes, check, self._checker(cancel)
+                    self._http,
+                    url,
+                    dest,
+                    progress,
+                    max_bytes,
+                    check,
+                    lambda: self._retry.check_cancel(cancel),
                 )
 
-        return self._with_retries(f"download from {host_label(url)}", once, cancel)
+        return self._retry.run(f"download from {host_label(url)}", once, cancel)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> str:
         """One cheap request for the preferences' "Test connection"; returns a sentence or raises.
@@ -297,7 +298,7 @@ class Client:
         answer 404 to a bad key. Not retried: the artist is waiting for an answer.
         """
         url = f"{self.base_url}{TASKS_PATH}kiln-connection-check-{uuid.uuid4().hex}"
-        self._check_cancel(cancel)
+        self._retry.check_cancel(cancel)
         with guarding(Guard(self.deadline)):
             try:
                 with self._http.get(url) as resp:
@@ -349,73 +350,6 @@ class Client:
             raise UnsafeAddressError("download address", problem)
         return url
 
-    def _checker(self, cancel: threading.Event | None) -> Callable[[], None]:
-        return lambda: self._check_cancel(cancel)
-
-    def _check_cancel(self, cancel: threading.Event | None) -> None:
-        if any(e is not None and e.is_set() for e in (self._cancel_event, cancel)):
-            raise CancelledError()
-
-    def _pause(self, seconds: float, cancel: threading.Event | None) -> None:
-        """Wait between attempts; returns early (raising CancelledError) when cancelled."""
-        self._check_cancel(cancel)
-        events = [e for e in (self._cancel_event, cancel) if e is not None]
-        if self._sleep is not None:
-            self._sleep(seconds)
-        elif not events:
-            time.sleep(seconds)
-        elif len(events) == 1:
-            events[0].wait(seconds)
-        else:
-            deadline = time.monotonic() + seconds
-            while not any(e.is_set() for e in events) and (left := deadline - time.monotonic()) > 0:
-                events[1].wait(min(left, 0.05))
-        self._check_cancel(cancel)
-
-    def _backoff(self, attempt: int) -> float:
-        """Capped exponential backoff with jitter (half fixed, half random) for attempt 0, 1, …"""
-        base, cap = self.backoff
-        delay = min(cap, base * 2**attempt)
-        return self._random.uniform(delay / 2, delay)
-
-    def _wait_for(self, error: KilnError, attempt: int) -> float:
-        retry_after = getattr(error, "retry_after", None)
-        if retry_after is not None:
-            return float(min(retry_after, self.max_retry_after))
-        return self._backoff(attempt)
-
-    def _with_retries(self, what: str, once: Callable[[], T], cancel: threading.Event | None) -> T:
-        """Run an idempotent operation, retrying network errors, 5xx and 429.
-
-        Other service errors (a non-JSON 200, a redirect loop) will not fix themselves: not retried.
-        """
-        for attempt in range(self.retries + 1):
-            self._check_cancel(cancel)
-            try:
-                return once()
-            except (NetworkError, ServiceError, RateLimitError) as error:
-                status = getattr(error, "status", None)
-                if attempt >= self.retries or (isinstance(error, ServiceError) and (status or 500) < 500):
-                    raise
-                wait = self._wait_for(error, attempt)
-                logger.info(
-                    "Retrying %s in %.1f s (attempt %d of %d): %s",
-                    what,
-                    wait,
-                    attempt + 2,
-                    self.retries + 1,
-                    error,
-                )
-                self._pause(wait, cancel)
-            except KilnError:
-                raise
-            except Exception as exc:
-                logger.debug("Unexpected %s during %s", type(exc).__name__, what)
-                raise ServiceError(
-                    None, f"Kiln could not handle this exchange: {type(exc).__name__}"
-                ) from None
-        raise AssertionError("unreachable")
-
     def _submit(
         self,
         path: str,
@@ -427,9 +361,9 @@ class Client:
         key = idempotency_key or str(uuid.uuid4())
         url = self.base_url + path
         headers = {"Idempotency-Key": key, "Accept": "application/json"}
-        for attempt in range(self.retries + 1):
-            last = attempt >= self.retries
-            self._check_cancel(cancel)
+        for attempt in range(self._retry.retries + 1):
+            last = attempt >= self._retry.retries
+            self._retry.check_cancel(cancel)
             try:
                 status, body = self._exchange(
                     lambda: self._http.send("POST", url, headers=headers, **payload)
@@ -439,7 +373,7 @@ class Client:
                     raise OutcomeUnknownError(key, unsent.reason) from unsent
                 if last:
                     raise
-                self._retry_submit(unsent, attempt, cancel)
+                self._retry.pause_before(attempt, unsent, cancel)
                 continue
             except ServiceError as error:
                 status = error.status or 500
@@ -449,7 +383,7 @@ class Client:
                     ) from None
                 refused = status == 503 and error.retry_after is not None
                 if refused and not last:
-                    self._retry_submit(error, attempt, cancel)
+                    self._retry.pause_before(attempt, error, cancel)
                     continue
                 if refused or status < 500:
                     raise  # the service answered and did not create a task
@@ -457,7 +391,7 @@ class Client:
             except RateLimitError as error:
                 if last:
                     raise
-                self._retry_submit(error, attempt, cancel)
+                self._retry.pause_before(attempt, error, cancel)
                 continue
             return self._submitted_task(key, status, body)
         raise AssertionError("unreachable")
@@ -486,8 +420,3 @@ class Client:
             return None
         task_id = match.group(1).decode("ascii")
         return task_id if task_id_problem(task_id) is None and self._key not in task_id else None
-
-    def _retry_submit(self, error: KilnError, attempt: int, cancel: threading.Event | None) -> None:
-        wait = self._wait_for(error, attempt)
-        logger.info("Submit not taken (no task was made); sending again in %.1f s: %s", wait, error)
-        self._pause(wait, cancel)

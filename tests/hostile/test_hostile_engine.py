@@ -26,7 +26,7 @@ OUTCOME_UNKNOWN = JobState("outcome unknown")
 
 
 def finished_task(service: HostileServer, task_id: str = "task_1", **extra: Any) -> None:
-    """Submit answers ``task_id``; its poll says completed with ``extra`` (mesh_url defaults to a good GLB)."""
+    """Submit answers ``task_id``; its poll says completed with ``extra`` (by default a good GLB)."""
     mesh_url = extra.pop("mesh_url", f"{service.url}/files/m.glb")
     service.routes[SUBMIT] = json_answer(200, task(task_id))
     service.routes[f"/v1/3d/tasks/{task_id}"] = json_answer(200, completed(task_id, mesh_url, **extra))
@@ -38,7 +38,9 @@ def finished_task(service: HostileServer, task_id: str = "task_1", **extra: Any)
     ["../../outside/victim", "/tmp/kiln-victim", "..\\..\\outside\\victim", "NUL", "a" * 5000, "abc\x00def"],
     ids=["parent path", "absolute", "windows path", "device name", "5000 chars", "nul"],
 )
-def test_a_hostile_task_id_never_becomes_a_path(engine_run: Any, service: HostileServer, task_id: str) -> None:
+def test_a_hostile_task_id_never_becomes_a_path(
+    engine_run: Any, service: HostileServer, task_id: str
+) -> None:
     run = engine_run()
     finished_task(service, "task_1")
     service.routes[SUBMIT] = json_answer(200, task(task_id))
@@ -79,7 +81,9 @@ def test_a_download_redirected_to_another_origin_is_fetched_without_the_key(
     assert not job.preview_path
 
 
-def test_a_failed_task_echoing_the_key_leaves_no_key_anywhere(engine_run: Any, service: HostileServer) -> None:
+def test_a_failed_task_echoing_the_key_leaves_no_key_anywhere(
+    engine_run: Any, service: HostileServer
+) -> None:
     run = engine_run()
     service.routes[SUBMIT] = json_answer(200, task("task_1"))
     service.routes["/v1/3d/tasks/task_1"] = json_answer(
@@ -156,7 +160,9 @@ def test_an_unreadable_submit_answer_is_outcome_unknown_and_frees_the_slot(
 
 
 @ENGINE_SIDE
-def test_an_unreadable_submit_answer_keeps_the_task_id_it_named(engine_run: Any, service: HostileServer) -> None:
+def test_an_unreadable_submit_answer_keeps_the_task_id_it_named(
+    engine_run: Any, service: HostileServer
+) -> None:
     run = engine_run()
     service.routes[SUBMIT] = json_answer(200, '{"id": "task_777", "status": "queued", "x": [[[')
     run.start()
