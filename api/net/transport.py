@@ -140,12 +140,14 @@ class Transport:
             try:
                 target = self.session().get_redirect_target(resp)
             except (ValueError, UnicodeError):
-                target = "\\"  # an undecodable Location: refused below like any odd address
+                resp.close()
+                raise UnsafeAddressError("redirect", "its address cannot be read") from None
             if target is None:
                 return resp
             resp.close()
             status = resp.status_code
-            next_url = urljoin(url, target) if "\\" not in target else target
+            # A backslash is refused as sent: urljoin would read it one way, urllib3 another.
+            next_url = target if "\\" in target else urljoin(url, target)
             problem = address_problem(next_url)
             if problem is not None:
                 raise UnsafeAddressError("redirect", problem)

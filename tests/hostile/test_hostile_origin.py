@@ -193,3 +193,12 @@ def test_urls_and_statuses_echoing_the_key_are_redacted(service: HostileServer) 
     assert polled.result is not None
     texts = [polled.raw_status, polled.result.mesh_url, polled.result.preview_image_url, polled.poll_url]
     assert all(KEY not in (t or "") for t in texts) and "***" in (polled.result.mesh_url or "")
+
+
+def test_an_error_cut_short_inside_the_key_leaves_no_part_of_it(service: HostileServer) -> None:
+    words = "x" * 380 + f" Bearer {KEY}"  # the error is cut to 400 characters, inside the key
+    service.routes[POLL] = json_answer(200, task("task_1", "failed", error=words))
+    with client_for(service) as client:
+        polled = client.get_task("task_1")
+    assert polled.error is not None and polled.error.endswith("***…")
+    assert KEY[:8] not in polled.error
