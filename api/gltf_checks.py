@@ -184,8 +184,9 @@ def _check_views(doc: Mapping[str, Any], buffers: list[int], file_size: int) -> 
                 f"{where} runs past the end of buffer {buffer} ({offset + length:,} > {buffers[buffer]:,})"
             )
         stride = _int(view, "byteStride", where, default=0)
-        if stride and (stride < 4 or stride > 252 or stride % 4):
-            raise _fail(f"{where}.byteStride {stride} is not a multiple of 4 from 4 to 252")
+        # The spec also asks for a multiple of 4, which Blender does not need: not enforced here.
+        if stride and not 4 <= stride <= 252:
+            raise _fail(f"{where}.byteStride {stride} is outside 4 to 252")
         _check_meshopt(view, where, buffers, file_size)
         views.append((buffer, length, stride))
     return views

@@ -103,7 +103,7 @@ def _cut(sock: Any) -> None:
 
 
 class _Watchdog:
-    """One daemon thread for all guards; it sleeps until the earliest one is due."""
+    """One daemon thread for all guards while there are any; it sleeps until the earliest is due."""
 
     def __init__(self) -> None:
         self._guards: set[Guard] = set()
@@ -121,18 +121,21 @@ class _Watchdog:
     def discard(self, guard: Guard) -> None:
         with self._changed:
             self._guards.discard(guard)
+            self._changed.notify()
 
     def _run(self) -> None:
+        """Ends when no guard is left (an idle add-on, or one being disabled, keeps no thread)."""
         with self._changed:
-            while True:
+            while self._guards:
                 now = time.monotonic()
                 for guard in list(self._guards):
                     if guard.due() <= now:
                         guard.check(now)
                         if guard.tripped:
                             self._guards.discard(guard)
-                due = min((g.due() for g in self._guards), default=float("inf"))
+                due = min((g.due() for g in self._guards), default=now)
                 self._changed.wait(None if due == float("inf") else max(0.0, due - now))
+            self._thread = None
 
 
 _WATCHDOG = _Watchdog()

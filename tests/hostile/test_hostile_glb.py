@@ -119,7 +119,7 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         "declares 3,600 bytes but holds 36",
     ),
     "view of a missing buffer": (triangle(bufferViews=[{"buffer": 7, "byteLength": 36}]), "does not exist"),
-    "odd stride": (triangle(bufferViews=[{"buffer": 0, "byteLength": 36, "byteStride": 6}]), "byteStride"),
+    "stride below 4": (triangle(bufferViews=[{"buffer": 0, "byteLength": 36, "byteStride": 2}]), "Stride"),
     "stride times count past the view": (
         triangle(bufferViews=[{"buffer": 0, "byteLength": 36, "byteStride": 252}]),
         "needs",
