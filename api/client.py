@@ -385,8 +385,9 @@ class Client:
                 if refused and not last:
                     self._retry.pause_before(attempt, error, cancel)
                     continue
-                if refused or status < 500:
+                if refused or 400 <= status < 500:
                     raise  # the service answered and did not create a task
+                # 5xx, or a redirect (303 after a POST may point at a task it made): not re-sent.
                 raise OutcomeUnknownError(key, f"it answered HTTP {status}", status=status) from error
             except RateLimitError as error:
                 if last:

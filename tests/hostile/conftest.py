@@ -49,9 +49,9 @@ def client_for(server: HostileServer | str, **options: Any) -> Client:
     """A real client with short limits (a test must not wait a minute for a deadline)."""
     settings: dict[str, Any] = {
         "retries": 0,
-        "deadline": 1.5,
+        "deadline": 5.0,
         "timeout": (2.0, 5.0),
-        "download_floor": (2048.0, 0.5),
+        "download_floor": (1024.0, 1.0),
         "sleep": lambda seconds: None,
     }
     settings.update(options)
@@ -110,7 +110,7 @@ class EngineRun:
         for name in ("victim.glb", "victim.png", "deep/x.glb", "deep/er/keep.txt"):
             (self.outside / name).write_text(f"precious {name}")
         self._before = self._snapshot()
-        options = {"deadline": 1.5, "download_floor": (2048.0, 0.5), "timeout": (2.0, 5.0), **client_options}
+        options = {"deadline": 5.0, "download_floor": (1024.0, 1.0), "timeout": (2.0, 5.0), **client_options}
 
         def factory(config: ServiceConfig, stop: threading.Event) -> Client:
             return Client(config.base_url, config.api_key, cancel_event=stop, retries=0, **options)

@@ -164,3 +164,13 @@ def test_a_204_submit_answer_is_outcome_unknown(service: HostileServer) -> None:
     with client_for(service) as client, pytest.raises(OutcomeUnknownError) as caught:
         client.submit_text("a chair")
     assert_sentence(caught.value)
+
+
+def test_a_redirect_after_a_submit_is_outcome_unknown_not_followed(service: HostileServer) -> None:
+    service.routes[SUBMIT] = raw(
+        b"HTTP/1.1 303 See Other\r\nLocation: /v1/3d/tasks/task_1\r\nContent-Length: 0\r\n\r\n"
+    )
+    with client_for(service, retries=3) as client, pytest.raises(OutcomeUnknownError) as caught:
+        client.submit_text("a chair")
+    assert "HTTP 303" in assert_sentence(caught.value)
+    assert [r.target for r in service.seen] == [SUBMIT]
