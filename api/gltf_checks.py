@@ -160,7 +160,7 @@ def _data_uri_size(uri: object, where: str) -> int:
         raise _fail(f"{where}.uri is not text")
     head, sep, payload = uri.partition(",")
     # Blender decodes only ";base64," data URIs; any other uri is opened as a path next to the file.
-    if not (head[:5].lower() == "data:" and sep and head.lower().endswith(";base64")):
+    if not (head.startswith("data:") and sep and head.endswith(";base64")):  # as Blender tests it
         raise _fail(f"{where} refers to an outside file ({_shown(uri)}); Kiln accepts embedded data only")
     if not _BASE64.fullmatch(payload) or len(payload) % 4:
         raise _fail(f"{where} has a damaged base64 data URI")
