@@ -13,6 +13,8 @@ from .transport import Transport
 
 logger = logging.getLogger(__name__)
 
+DOWNLOAD_CHUNK = 64 * 1024  # the throughput floor sees progress at least every 64 KB
+
 
 def stream_to_file(
     http: Transport,
@@ -66,7 +68,7 @@ def _stream(
             progress(0, total)
         try:
             with part.open("wb") as f:
-                for chunk in http.chunks(resp):
+                for chunk in http.chunks(resp, DOWNLOAD_CHUNK):
                     check_cancel()
                     done += len(chunk)
                     if done > max_bytes:

@@ -182,11 +182,11 @@ class Transport:
             )
         return bytes(body)
 
-    def chunks(self, resp: requests.Response) -> Iterator[bytes]:
+    def chunks(self, resp: requests.Response, size: int = READ_CHUNK) -> Iterator[bytes]:
         """The body in pieces, each counted by the guard; a cut or broken transfer becomes a Kiln error."""
         guard = current_guard()
         try:
-            for chunk in resp.iter_content(READ_CHUNK):
+            for chunk in resp.iter_content(size):
                 if guard is not None:
                     guard.received(len(chunk))
                     if guard.tripped:
