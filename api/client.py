@@ -51,7 +51,7 @@ from .models import Task
 from .net.answers import parse_json, parse_retry_after
 from .net.download import stream_to_file
 from .net.guard import Guard, guarding
-from .net.origin import address_problem, host_label
+from .net.origin import host_label
 from .net.retrying import Retrying, SleepFunction
 from .net.transport import MAX_REDIRECTS, Transport
 from .redact import redact
@@ -345,7 +345,7 @@ class Client:
         url = url.strip()
         if not urlsplit(url).scheme:  # the spec says "URL"; a relative one is taken relative to the service
             url = urljoin(self.base_url + "/", url)
-        problem = address_problem(url)
+        problem = self._http.problem(url)
         if problem is not None:
             raise UnsafeAddressError("download address", problem)
         return url

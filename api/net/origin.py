@@ -9,6 +9,7 @@ is urllib3's reading of the *prepared* URL (what requests hands to urllib3).
 
 from __future__ import annotations
 
+import ipaddress
 from urllib.parse import urlsplit
 
 from urllib3.util import parse_url
@@ -42,6 +43,21 @@ def address_problem(url: str) -> str | None:
     if ours != theirs:
         return "it names its host ambiguously"
     return None
+
+
+def is_local_host(host: str) -> bool:
+    """This computer or a private, link-local or otherwise non-public address, written as such.
+
+    Names are judged as written (no DNS lookup): ``localhost`` and ``*.localhost``, and literal IPs.
+    """
+    host = host.strip("[]").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return not address.is_global
 
 
 def host_label(url: str) -> str:

@@ -35,7 +35,7 @@ from ..errors import (
 )
 from .answers import error_for
 from .guard import GuardedAdapter, current_guard
-from .origin import Origin, address_problem, connect_origin, host_label, loggable
+from .origin import Origin, address_problem, connect_origin, host_label, is_local_host, loggable
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,9 @@ class Transport:
         self.user_agent = user_agent
         self._key = key
         self._origin: Origin = connect_origin(requests.Request("GET", base_url).prepare().url or base_url)
+        # A service on this computer (the sandbox) may send local addresses; a remote one may not:
+        # its links to 127.0.0.1, 10.x or 169.254.169.254 would make Kiln probe the artist's network.
+        self._local_base = is_local_host(self._origin[1])
         self._local = threading.local()
         self._lock = threading.Lock()
         self._sessions: list[requests.Session] = []
@@ -85,6 +88,13 @@ class Transport:
             raise CancelledError("Kiln's connection to the service was closed.")
         return session
 
+    def problem(self, url: str) -> str | None:
+        """Why Kiln will not open ``url`` from this service, or None (see :func:`.origin.address_problem`)."""
+        problem = address_problem(url)
+        if problem is None and not self._local_base and is_local_host(connect_origin(url)[1]):
+            return "it points at this computer or its local network"
+        return problem
+
     def send(
         self, method: str, url: str, *, headers: Mapping[str, str] | None = None, **kwargs: Any
     ) -> requests.Response:
@@ -97,7 +107,7 @@ class Transport:
         except (requests.RequestException, ValueError, UnicodeError) as exc:
             raise UnsafeAddressError("web address", f"it cannot be prepared ({type(exc).__name__})") from None
         target = prepared.url or ""
-        problem = address_problem(target)
+        problem = self.problem(target)
         if problem is not None:
             raise UnsafeAddressError("web address", problem)
         with_key = connect_origin(target) == self._origin
@@ -148,7 +158,7 @@ class Transport:
             status = resp.status_code
             # A backslash is refused as sent: urljoin would read it one way, urllib3 another.
             next_url = target if "\\" in target else urljoin(url, target)
-            problem = address_problem(next_url)
+            problem = self.problem(next_url)
             if problem is not None:
                 raise UnsafeAddressError("redirect", problem)
             url = next_url

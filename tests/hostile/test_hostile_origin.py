@@ -202,3 +202,37 @@ def test_an_error_cut_short_inside_the_key_leaves_no_part_of_it(service: Hostile
         polled = client.get_task("task_1")
     assert polled.error is not None and polled.error.endswith("***…")
     assert KEY[:8] not in polled.error
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://127.0.0.1:8443/m.glb",
+        "https://localhost/m.glb",
+        "https://admin.localhost/m.glb",
+        "https://[::1]/m.glb",
+        "https://10.0.0.5/m.glb",
+        "https://192.168.1.1/m.glb",
+        "https://169.254.169.254/latest/meta-data/",
+        "https://[fd00::1]/m.glb",
+        "https://0.0.0.0/m.glb",
+    ],
+)
+def test_a_remote_service_cannot_send_kiln_to_the_artists_own_network(tmp_path: Path, url: str) -> None:
+    """A link to 127.0.0.1 or the cloud metadata address would make Kiln probe the artist's machine."""
+    with Client("https://api.example.com", KEY, retries=0) as client:
+        with pytest.raises(UnsafeAddressError) as caught:
+            client.download(url, tmp_path / "m.glb")
+        assert "local network" in assert_sentence(caught.value)
+        assert client._http.problem(url) is not None  # the same judge refuses such a redirect hop
+        assert client._http.problem("https://cdn.example.com/m.glb") is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_service_on_this_computer_may_link_to_this_computer(
+    service: HostileServer, other: HostileServer, tmp_path: Path
+) -> None:
+    other.routes["/m.glb"] = raw_glb(good_glb())
+    with client_for(service) as client:
+        client.download(f"{other.url}/m.glb", tmp_path / "m.glb")
+    assert len(other.seen) == 1
