@@ -1,65 +1,62 @@
-"""The HTTP client for the 3D generation service (spec: ``service-interface.md``).
+"""The client for the 3D generation service (spec: ``service-interface.md``): the service calls.
 
-Rules this module keeps, and why:
+Rules this module keeps, and why (the transport rules sit in :mod:`api.net`):
 
-* **Timeouts always** (connect, read): a hung socket must never hang a job.
+* **Deadlines always**: each API call has a total deadline (connection plus whole answer) and
+  reads at most ``max_answer_bytes``; a download is cut when its throughput stays below a floor.
 * **Retries that never charge twice.** Polls and downloads are idempotent and are retried with
   capped exponential backoff and jitter on network errors, 5xx and 429, honouring Retry-After.
   Submits carry an ``Idempotency-Key`` (reused on every attempt) and are retried only when the
   request surely never reached the server (DNS or connect failure), or when the server refused it
-  outright (429, or 503 with Retry-After). Any other failure after sending raises
-  :class:`OutcomeUnknownError` carrying the key.
-* **The key goes only to the service.** ``Authorization`` is attached per request, and only when
-  the URL's scheme, host and port equal the base URL's. Redirects are followed by hand so every hop
-  is judged the same way: a CDN (or a redirect to one) never sees the key. The key never appears
-  in logs, exception text or ``repr``.
-* **Certificate checks are never turned off**; a failure becomes :class:`TLSError` with a hint.
-* **Thread safety**: one :class:`Client` may be shared by a pool of worker threads. Each thread gets
-  its own ``requests.Session`` (thread-local, created on first use) because ``Session`` is not
-  documented as thread-safe; sessions keep connections alive per thread and are all closed by
-  :meth:`Client.close`. Client configuration is read-only after construction.
+  outright (429, or 503 with Retry-After). Any other failure after sending, including a 200
+  answer Kiln cannot read, raises :class:`OutcomeUnknownError` with the key and any task id read.
+* **The key goes only to the service**, judged per hop on the URL urllib3 will connect to; it
+  never appears in logs, exception text or ``repr``, and service text is redacted of it.
+* **Service strings never become anything but data**: task ids are checked by :mod:`api.ids`,
+  addresses by :mod:`api.net.origin`, answers parsed by :mod:`api.net.answers`.
+* **Only Kiln errors leave**: every public call raises a :class:`KilnError` with a sentence, or
+  returns; no RecursionError, OverflowError, UnicodeError or OSError from odd service data escapes.
+* **Thread safety**: one Client may be shared by worker threads (see :class:`api.net.Transport`).
 """
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import os
-import random
 import re
-import socket
 import threading
-import time
 import tomllib
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 import requests
-import urllib3.exceptions
 
 from .errors import (
-    AuthError,
-    BadRequestError,
-    CancelledError,
-    CreditsError,
     InputError,
-    InvalidMeshError,
     KilnError,
     NetworkError,
     NotFoundError,
     OutcomeUnknownError,
     RateLimitError,
     ServiceError,
-    StorageError,
-    TLSError,
+    UnsafeAddressError,
 )
 from .glb import IMAGE_MIME, image_kind
+from .ids import task_id_problem
 from .inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
-from .models import Task, describe_error
+from .models import Task
+from .net.answers import parse_json, parse_retry_after
+from .net.download import stream_to_file
+from .net.guard import Guard, guarding
+from .net.origin import host_label
+from .net.retrying import Retrying, SleepFunction
+from .net.transport import MAX_REDIRECTS, Transport
+from .redact import redact
+
+__all__ = ["MAX_REDIRECTS", "Client", "parse_retry_after"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,14 +66,14 @@ TASKS_PATH = "/v1/3d/tasks/"
 
 IMAGE_RESOLUTIONS = (1024, 1536)
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
+MAX_ANSWER_BYTES = 4 * 1024 * 1024  # a task is a few hundred bytes; 4 MB leaves room for verbose services
+MAX_ERROR_BYTES = 64 * 1024
 MAX_RETRY_AFTER = 60.0  # longest server-requested wait we honour before retrying anyway
-MAX_REDIRECTS = 5
-CHUNK_SIZE = 64 * 1024
-_MAX_SERVER_WORDS = 300
+DEADLINE = 60.0  # seconds for one API exchange, connection and whole answer
+DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cut (and retried)
+_SALVAGE_ID = re.compile(rb'"id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\-]{0,127})"')
 
 ProgressCallback = Callable[[int, int | None], object]
-SleepFunction = Callable[[float], object]
-T = TypeVar("T")
 
 
 def _kiln_version() -> str:
@@ -91,118 +88,14 @@ def _kiln_version() -> str:
 DEFAULT_USER_AGENT = f"Kiln/{_kiln_version()} python-requests/{requests.__version__}"
 
 
-def _origin(url: str) -> tuple[str, str, int]:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
-
-
-def _host_label(url: str) -> str:
-    """host[:port] for messages: never userinfo, path or query (signed URLs carry tokens)."""
-    parts = urlsplit(url)
-    return f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
-
-
-def _loggable(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{_host_label(url)}{parts.path}"
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date; None if absent/bad."""
-    if not value or not value.strip():
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
-class _BearerAuth(requests.auth.AuthBase):
-    """Adds the key to one prepared request; passing ``auth=`` also keeps ~/.netrc from overriding it."""
-
-    def __init__(self, key: str) -> None:
-        self._key = key
-
-    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
-        r.headers["Authorization"] = f"Bearer {self._key}"
-        return r
-
-    def __repr__(self) -> str:
-        return "_BearerAuth(***)"
-
-
-def _causes(exc: BaseException) -> Iterator[object]:
-    """The exception, its args and its cause chain: where urllib3 hides the real reason."""
-    seen: set[int] = set()
-    stack: list[object] = [exc]
-    while stack:
-        item = stack.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        yield item
-        if isinstance(item, BaseException):
-            stack.extend(item.args)
-            stack.extend(x for x in (item.__cause__, item.__context__, getattr(item, "reason", None)) if x)
-
-
-def _surely_not_sent(exc: requests.RequestException) -> bool:
-    """DNS failure or connection never established: the server cannot have seen the request.
-
-    urllib3 raises NewConnectionError (NameResolutionError is a subclass in urllib3 2) before a
-    single byte is sent; ConnectTimeout likewise fires before the connection exists.
-    """
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return True
-    return any(isinstance(c, urllib3.exceptions.NewConnectionError) for c in _causes(exc))
-
-
-def _network_reason(exc: requests.RequestException) -> str:
-    causes = list(_causes(exc))
-    if any(isinstance(c, socket.gaierror) for c in causes):
-        return "its name could not be found (DNS)"
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return "the connection timed out"
-    if any(isinstance(c, ConnectionRefusedError) for c in causes):
-        return "the connection was refused (is the service running?)"
-    if _surely_not_sent(exc):
-        return "the connection could not be opened"
-    if isinstance(exc, requests.exceptions.ReadTimeout) or any(
-        isinstance(c, urllib3.exceptions.ReadTimeoutError) for c in causes
-    ):
-        return "it stopped answering (read timed out)"
-    if isinstance(exc, requests.exceptions.ChunkedEncodingError | requests.exceptions.ContentDecodingError):
-        return "the transfer was cut off"
-    return "the connection was dropped"
-
-
-def _tls_detail(exc: requests.exceptions.SSLError) -> str:
-    text = str(exc)
-    match = re.search(r"certificate verify failed: ([^(]+)", text)
-    if match:
-        return match.group(1).strip()
-    match = re.search(r"\[SSL: ([A-Z_]+)\]", text)
-    return match.group(1).replace("_", " ").lower() if match else "TLS handshake failed"
-
-
 class Client:
     """Talks to one service (base URL + key). See the module docstring for the rules it keeps.
-
-    Safe to share between threads: each thread uses its own ``requests.Session`` (keep-alive per
-    thread); ``close()`` closes them all, after which every call raises CancelledError.
 
     ``sleep`` replaces the wait between retries (tests inject a recorder); by default waits use
     ``threading.Event.wait`` so ``cancel_event`` (or a per-call ``cancel`` event) interrupts them
     at once with :class:`CancelledError`. ``retries`` is the number of extra attempts.
+    ``timeout`` is (connect, per-read) seconds; ``deadline`` bounds a whole API exchange;
+    ``download_floor`` is (bytes per second, window seconds).
     """
 
     def __init__(
@@ -211,6 +104,9 @@ class Client:
         api_key: str,
         *,
         timeout: tuple[float, float] = (5.0, 30.0),
+        deadline: float = DEADLINE,
+        download_floor: tuple[float, float] = DOWNLOAD_FLOOR,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
         user_agent: str = DEFAULT_USER_AGENT,
         retries: int = 4,
         backoff: tuple[float, float] = (0.5, 8.0),
@@ -232,24 +128,21 @@ class Client:
             raise InputError(
                 "The API key contains spaces or unusual characters. Copy it again from the dashboard."
             )
-        if retries < 0:
-            raise ValueError("retries must be >= 0")
         self.base_url = base.rstrip("/")
         self.timeout = timeout
+        self.deadline = deadline
+        self.download_floor = download_floor
+        self.max_answer_bytes = max_answer_bytes
         self.user_agent = user_agent
-        self.retries = retries
-        self.backoff = backoff
-        self.max_retry_after = max_retry_after
-        self._origin = _origin(self.base_url)
         self._key = api_key
-        self._auth = _BearerAuth(api_key)
-        self._sleep = sleep
-        self._cancel_event = cancel_event
-        self._random = random.Random()
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._sessions: list[requests.Session] = []
-        self._closed = False
+        self._http = Transport(self.base_url, api_key, timeout=timeout, user_agent=user_agent)
+        self._retry = Retrying(
+            retries=retries,
+            backoff=backoff,
+            max_retry_after=max_retry_after,
+            sleep=sleep,
+            cancel_event=cancel_event,
+        )
 
     def __repr__(self) -> str:
         return f"Client(base_url={self.base_url!r}, api_key='***')"
@@ -262,11 +155,11 @@ class Client:
 
     def close(self) -> None:
         """Close every thread's session; later calls raise CancelledError. Safe to call twice."""
-        with self._lock:
-            self._closed = True
-            sessions, self._sessions = self._sessions, []
-        for session in sessions:
-            session.close()
+        self._http.close()
+
+    def redact(self, text: str) -> str:
+        """``text`` with this client's key masked (for callers storing other service text)."""
+        return redact(text, self._key)
 
     # ------------------------------------------------------------------ public calls
 
@@ -282,14 +175,14 @@ class Client:
         """POST text-to-3d. Allowed resolutions are not shown in the spec, so any positive int goes."""
         body: dict[str, Any] = {"prompt": check_prompt(prompt)}
         if resolution is not None:
-            if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution <= 0:
+            if isinstance(resolution, bool) or not isinstance(resolution, int) or not 0 < resolution < 2**31:
                 raise InputError(f"The resolution must be a positive whole number, not {resolution!r}.")
             body["resolution"] = resolution
         if image_model is not None:
             if not isinstance(image_model, Mapping) or not all(
-                isinstance(v, str) for v in image_model.values()
+                isinstance(v, str) and v.isprintable() and len(v) <= 100 for v in image_model.values()
             ):
-                raise InputError("The image model must be given as text values (provider, quality).")
+                raise InputError("The image model must be given as short plain text (provider, quality).")
             # Allowed provider/quality values are not shown in the spec: passed through unchecked.
             model = {k: v for k, v in image_model.items() if k in ("provider", "quality") and v.strip()}
             if model:
@@ -319,35 +212,46 @@ class Client:
                 body["webhook_url"] = webhook
             return self._submit(IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, cancel)
         if path is not None:
-            image, filename = read_image_file(Path(path)), Path(path).name
+            try:
+                image, filename = read_image_file(Path(path)), Path(path).name
+            except (ValueError, TypeError):  # a NUL in the path, or not a path at all
+                raise InputError("The image file's path cannot be used (it has odd characters).") from None
         else:
             image, filename = check_image_bytes(data, "The image data"), ""
         kind = image_kind(image[:16])
-        assert kind is not None  # _check_image_bytes guarantees it
+        assert kind is not None  # check_image_bytes guarantees it
         form = {"resolution": str(resolution)}
         if webhook:
             form["webhook_url"] = webhook
+        if not filename.isprintable() or len(filename) > 200:
+            filename = ""
         files = {"image": (filename or f"image.{kind}", image, IMAGE_MIME[kind])}
         return self._submit(IMAGE_TO_3D_PATH, {"data": form, "files": files}, idempotency_key, cancel)
 
     def get_task(self, task_id: str, *, cancel: threading.Event | None = None) -> Task:
-        """GET the task (retried). A 404 raises NotFoundError: the service no longer knows it."""
-        if not isinstance(task_id, str) or not task_id.strip():
-            raise InputError("The task id is empty.")
-        task_id = task_id.strip()
+        """GET the task (retried). A 404 raises NotFoundError: the service no longer knows it.
+
+        The returned task carries ``task_id`` as its id whatever the answer said: the id asked
+        for is known good; the answer's is service text Kiln has no use for.
+        """
+        task_id = task_id.strip() if isinstance(task_id, str) else task_id
+        problem = task_id_problem(task_id) if task_id != "" else "the task id is empty"
+        if problem is not None:
+            raise InputError(f"Kiln cannot ask about this task: {problem}.")
+        task_id = str(task_id)
         url = self.base_url + TASKS_PATH + quote(task_id, safe="")
 
         def once() -> Task:
-            with self._get(url, cancel) as resp:
-                if not resp.ok:
-                    raise self._error_for(resp, task_id=task_id)
-                data = self._json(resp)
+            status, body = self._exchange(lambda: self._http.get(url), task_id=task_id)
             try:
-                return Task.from_json(data)
+                data = parse_json(body)
+                if not isinstance(data, Mapping):
+                    raise ValueError("the answer is not a JSON object")
+                return Task.from_json({**data, "id": task_id}).redacted(self._key)
             except ValueError as exc:
-                raise ServiceError(resp.status_code, f"the task could not be read: {exc}") from None
+                raise ServiceError(status, f"the task could not be read: {exc}") from None
 
-        return self._with_retries(f"poll of task {task_id}", once, cancel)
+        return self._retry.run(f"poll of task {task_id}", once, cancel)
 
     def download(
         self,
@@ -364,31 +268,26 @@ class Client:
         ``progress(done, total)`` gets the bytes so far and Content-Length (None when unknown); on a
         retry it restarts from 0. ``check`` (e.g. ``glb.check_glb``) runs before the rename, so
         ``dest`` only ever holds a checked file. A relative URL is resolved against the base URL.
-        The key is sent only if the URL (or a redirect hop) is on the service's own origin.
+        The key is sent only if the URL (or a redirect hop) is on the service's own origin. The
+        download is cut when it stays below ``download_floor`` (and then retried).
         """
-        if isinstance(url, str):  # the spec says "URL"; a relative one is taken relative to the service
-            url = urljoin(self.base_url + "/", url.strip())
-        url = check_web_url(url, "download URL")
+        url = self._download_url(url)
         dest = Path(dest)
-        part = dest.with_name(dest.name + ".part")
-        try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(dest.parent, exc) from exc
 
         def once() -> Path:
-            try:
-                self._stream_to(url, part, progress, max_bytes, cancel)
-                if check is not None:
-                    check(part)
-                part.replace(dest)
-            except BaseException:
-                part.unlink(missing_ok=True)
-                raise
-            _fsync_dir(dest.parent)
-            return dest
+            with guarding(Guard(None, self.download_floor)):
+                self._retry.check_cancel(cancel)
+                return stream_to_file(
+                    self._http,
+                    url,
+                    dest,
+                    progress,
+                    max_bytes,
+                    check,
+                    lambda: self._retry.check_cancel(cancel),
+                )
 
-        return self._with_retries(f"download from {_host_label(url)}", once, cancel)
+        return self._retry.run(f"download from {host_label(url)}", once, cancel)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> str:
         """One cheap request for the preferences' "Test connection"; returns a sentence or raises.
@@ -399,137 +298,57 @@ class Client:
         answer 404 to a bad key. Not retried: the artist is waiting for an answer.
         """
         url = f"{self.base_url}{TASKS_PATH}kiln-connection-check-{uuid.uuid4().hex}"
-        with self._get(url, cancel) as resp:
-            if resp.status_code == 404:
-                try:
-                    resp.json()
-                except ValueError:
-                    raise NotFoundError(
-                        user_message=f"{_host_label(url)} answered, but not like the 3D service "
-                        "(no JSON). Check the service URL in Kiln's preferences."
-                    ) from None
-            elif not resp.ok:
-                raise self._error_for(resp)
-        return f"Connected to {_host_label(url)}: the service answered and accepted the API key."
+        self._retry.check_cancel(cancel)
+        with guarding(Guard(self.deadline)):
+            try:
+                with self._http.get(url) as resp:
+                    if resp.status_code != 404 and not 200 <= resp.status_code < 300:
+                        raise self._error_from(resp)
+                    body = self._http.read(resp, MAX_ERROR_BYTES, truncate=True)
+            except KilnError:
+                raise
+            except Exception as exc:
+                raise self._http.transport_error(exc, url) from None
+        if resp.status_code == 404:
+            try:
+                parse_json(body)
+            except ValueError:
+                raise NotFoundError(
+                    user_message=f"{host_label(url)} answered, but not like the 3D service "
+                    "(no JSON). Check the service URL in Kiln's preferences."
+                ) from None
+        return f"Connected to {host_label(url)}: the service answered and accepted the API key."
 
     # ------------------------------------------------------------------ plumbing
 
-    def _session(self) -> requests.Session:
-        """This thread's session (created on first use, registered so close() can reach it)."""
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            session.headers["User-Agent"] = self.user_agent
-            with self._lock:
-                if not self._closed:
-                    self._sessions.append(session)
-                    self._local.session = session
-        if self._closed:
-            session.close()
-            raise CancelledError("Kiln's connection to the service was closed.")
-        return session
-
-    def _check_cancel(self, cancel: threading.Event | None) -> None:
-        if any(e is not None and e.is_set() for e in (self._cancel_event, cancel)):
-            raise CancelledError()
-
-    def _pause(self, seconds: float, cancel: threading.Event | None) -> None:
-        """Wait between attempts; returns early (raising CancelledError) when cancelled."""
-        self._check_cancel(cancel)
-        events = [e for e in (self._cancel_event, cancel) if e is not None]
-        if self._sleep is not None:
-            self._sleep(seconds)
-        elif not events:
-            time.sleep(seconds)
-        elif len(events) == 1:
-            events[0].wait(seconds)
-        else:
-            deadline = time.monotonic() + seconds
-            while not any(e.is_set() for e in events) and (left := deadline - time.monotonic()) > 0:
-                events[1].wait(min(left, 0.05))
-        self._check_cancel(cancel)
-
-    def _backoff(self, attempt: int) -> float:
-        """Capped exponential backoff with jitter (half fixed, half random) for attempt 0, 1, …"""
-        base, cap = self.backoff
-        delay = min(cap, base * 2**attempt)
-        return self._random.uniform(delay / 2, delay)
-
-    def _wait_for(self, error: KilnError, attempt: int) -> float:
-        retry_after = getattr(error, "retry_after", None)
-        if retry_after is not None:
-            return float(min(retry_after, self.max_retry_after))
-        return self._backoff(attempt)
-
-    def _with_retries(self, what: str, once: Callable[[], T], cancel: threading.Event | None) -> T:
-        """Run an idempotent operation, retrying network errors, 5xx and 429.
-
-        Other service errors (a non-JSON 200, a redirect loop) will not fix themselves: not retried.
-        """
-        for attempt in range(self.retries + 1):
-            self._check_cancel(cancel)
+    def _exchange(
+        self, send: Callable[[], requests.Response], *, task_id: str | None = None
+    ) -> tuple[int, bytes]:
+        """One API exchange under the total deadline: (status, body) of a 2xx, else the Kiln error."""
+        with guarding(Guard(self.deadline)):
             try:
-                return once()
-            except (NetworkError, ServiceError, RateLimitError) as error:
-                status = getattr(error, "status", None)
-                if attempt >= self.retries or (isinstance(error, ServiceError) and (status or 500) < 500):
-                    raise
-                wait = self._wait_for(error, attempt)
-                logger.info(
-                    "Retrying %s in %.1f s (attempt %d of %d): %s",
-                    what,
-                    wait,
-                    attempt + 2,
-                    self.retries + 1,
-                    error,
-                )
-                self._pause(wait, cancel)
-        raise AssertionError("unreachable")
+                with send() as resp:
+                    if not 200 <= resp.status_code < 300:
+                        raise self._error_from(resp, task_id=task_id)
+                    return resp.status_code, self._http.read(resp, self.max_answer_bytes)
+            except KilnError:
+                raise
+            except Exception as exc:
+                raise self._http.transport_error(exc, self.base_url) from None
 
-    def _request(
-        self, method: str, url: str, cancel: threading.Event | None, **kwargs: Any
-    ) -> requests.Response:
-        """One exchange, no redirects followed; requests' exceptions become Kiln errors."""
-        self._check_cancel(cancel)
-        auth = self._auth if _origin(url) == self._origin else None
-        try:
-            resp = self._session().request(
-                method, url, auth=auth, timeout=self.timeout, allow_redirects=False, **kwargs
-            )
-        except requests.RequestException as exc:
-            raise self._transport_error(exc, url) from exc
-        logger.debug(
-            "%s %s -> HTTP %d%s", method, _loggable(url), resp.status_code, " (with key)" if auth else ""
-        )
-        return resp
+    def _error_from(self, resp: requests.Response, *, task_id: str | None = None) -> KilnError:
+        return self._http.error_for(resp, task_id=task_id)
 
-    def _get(
-        self,
-        url: str,
-        cancel: threading.Event | None,
-        *,
-        headers: Mapping[str, str] | None = None,
-        stream: bool = False,
-    ) -> requests.Response:
-        """GET following redirects by hand, so each hop gets the key only if it is the service origin."""
-        session = self._session()
-        headers = {"Accept": "application/json, */*", **(headers or {})}
-        for _ in range(MAX_REDIRECTS + 1):
-            resp = self._request("GET", url, cancel, headers=headers, stream=stream)
-            target = session.get_redirect_target(resp)
-            if target is None:
-                return resp
-            resp.close()
-            status = resp.status_code
-            next_url = urljoin(url, target)
-            try:
-                url = check_web_url(next_url, "redirect target")
-            except InputError:
-                raise ServiceError(
-                    resp.status_code, f"it redirected to an insecure address {_loggable(next_url)}"
-                ) from None
-            logger.debug("Redirected to %s", _loggable(url))
-        raise ServiceError(status, "too many redirects")
+    def _download_url(self, url: object) -> str:
+        if not isinstance(url, str) or not url.strip():
+            raise UnsafeAddressError("download address", "it is empty")
+        url = url.strip()
+        if not urlsplit(url).scheme:  # the spec says "URL"; a relative one is taken relative to the service
+            url = urljoin(self.base_url + "/", url)
+        problem = self._http.problem(url)
+        if problem is not None:
+            raise UnsafeAddressError("download address", problem)
+        return url
 
     def _submit(
         self,
@@ -542,166 +361,63 @@ class Client:
         key = idempotency_key or str(uuid.uuid4())
         url = self.base_url + path
         headers = {"Idempotency-Key": key, "Accept": "application/json"}
-        for attempt in range(self.retries + 1):
-            last = attempt >= self.retries
+        for attempt in range(self._retry.retries + 1):
+            last = attempt >= self._retry.retries
+            self._retry.check_cancel(cancel)
             try:
-                resp = self._request("POST", url, cancel, headers=headers, **payload)
+                status, body = self._exchange(
+                    lambda: self._http.send("POST", url, headers=headers, **payload)
+                )
             except NetworkError as unsent:
                 if unsent.sent:
                     raise OutcomeUnknownError(key, unsent.reason) from unsent
                 if last:
                     raise
-                self._retry_submit(unsent, attempt, cancel)
+                self._retry.pause_before(attempt, unsent, cancel)
                 continue
-            with resp:
-                if resp.ok:
-                    try:
-                        return Task.from_json(resp.json())
-                    except ValueError:
-                        raise OutcomeUnknownError(
-                            key, "its answer could not be read", status=resp.status_code
-                        ) from None
-                error = self._error_for(resp)
-            status = resp.status_code
-            refused = status == 429 or (status == 503 and getattr(error, "retry_after", None) is not None)
-            if refused and not last:
-                self._retry_submit(error, attempt, cancel)
+            except ServiceError as error:
+                status = error.status or 500
+                if status < 300:  # a 2xx whose answer was too large to read
+                    raise OutcomeUnknownError(
+                        key, "its answer was too large to read", status=status
+                    ) from None
+                refused = status == 503 and error.retry_after is not None
+                if refused and not last:
+                    self._retry.pause_before(attempt, error, cancel)
+                    continue
+                if refused or 400 <= status < 500:
+                    raise  # the service answered and did not create a task
+                # 5xx, or a redirect (303 after a POST may point at a task it made): not re-sent.
+                raise OutcomeUnknownError(key, f"it answered HTTP {status}", status=status) from error
+            except RateLimitError as error:
+                if last:
+                    raise
+                self._retry.pause_before(attempt, error, cancel)
                 continue
-            if refused or status < 500:
-                raise error  # the service answered and did not create a task
-            raise OutcomeUnknownError(
-                key, f"it answered HTTP {resp.status_code}", status=resp.status_code
-            ) from error
+            return self._submitted_task(key, status, body)
         raise AssertionError("unreachable")
 
-    def _retry_submit(self, error: KilnError, attempt: int, cancel: threading.Event | None) -> None:
-        wait = self._wait_for(error, attempt)
-        logger.info("Submit not taken (no task was made); sending again in %.1f s: %s", wait, error)
-        self._pause(wait, cancel)
-
-    def _stream_to(
-        self,
-        url: str,
-        part: Path,
-        progress: ProgressCallback | None,
-        max_bytes: int,
-        cancel: threading.Event | None,
-    ) -> None:
-        # identity: Content-Length then counts the bytes we store, for progress and the size cap.
-        with self._get(url, cancel, stream=True, headers={"Accept-Encoding": "identity"}) as resp:
-            if not resp.ok:
-                raise self._download_error(resp, url)
-            length = resp.headers.get("Content-Length", "")
-            total = int(length) if length.isdigit() and "Content-Encoding" not in resp.headers else None
-            if total is not None and total > max_bytes:
-                raise _too_large(url, max_bytes)
-            done = 0
-            if progress is not None:
-                progress(0, total)
-            try:
-                with part.open("wb") as f:
-                    for chunk in resp.iter_content(CHUNK_SIZE):
-                        self._check_cancel(cancel)
-                        done += len(chunk)
-                        if done > max_bytes:
-                            raise _too_large(url, max_bytes)
-                        f.write(chunk)
-                        if progress is not None:
-                            progress(done, total)
-                    f.flush()
-                    os.fsync(f.fileno())
-            except requests.RequestException as exc:
-                raise self._transport_error(exc, url) from exc
-            except OSError as exc:
-                raise StorageError(part, exc) from exc
-            # urllib3 1.x (which an older Blender may bundle) does not enforce Content-Length itself.
-            if total is not None and done != total:
-                raise NetworkError(
-                    _host_label(url), f"the transfer stopped after {done} of {total} bytes", sent=True
-                )
-        logger.debug("Downloaded %d bytes from %s", done, _loggable(url))
-
-    def _download_error(self, resp: requests.Response, url: str) -> KilnError:
-        """Like _error_for, but a refused download link is about the link, not the API key."""
-        status = resp.status_code
-        if status in (401, 403, 404, 410):
-            message = (
-                f"The download link was refused (HTTP {status}); it may have expired. "
-                "Check the task again to get a fresh link."
-            )
-            if status == 404 or status == 410:
-                return NotFoundError(self._server_words(resp), user_message=message)
-            return BadRequestError(status, self._server_words(resp), message)
-        return self._error_for(resp)
-
-    def _json(self, resp: requests.Response) -> object:
+    def _submitted_task(self, key: str, status: int, body: bytes) -> Task:
+        """The task in a submit's 2xx answer; any answer Kiln cannot use is "outcome unknown"."""
         try:
-            return resp.json()
-        except ValueError:
-            raise ServiceError(resp.status_code, "the answer was not JSON") from None
-
-    def _server_words(self, resp: requests.Response) -> str | None:
-        """The service's own explanation from an error body (JSON of any shape, or short plain text)."""
+            data = parse_json(body)
+        except ValueError as exc:
+            raise OutcomeUnknownError(
+                key, f"its answer could not be read: {exc}", status=status, task_id=self._salvaged_id(body)
+            ) from None
         try:
-            body = resp.json()
-        except ValueError:
-            text = resp.text.strip() if resp.headers.get("Content-Type", "").startswith("text/plain") else ""
-            words = text[:_MAX_SERVER_WORDS] or None
-        else:
-            # Sandbox and most services: {"error": {"code", "message"}}; FastAPI: {"detail": …}.
-            words = describe_error(body) if body not in (None, "", {}, []) else None
-        return words.replace(self._key, "***") if words else None
+            task = Task.from_json(data)
+            if self._key in task.id:
+                raise ValueError("the task id repeats the API key")
+            return task.redacted(self._key)
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
+            raise OutcomeUnknownError(key, f"its answer could not be used: {reason}", status=status) from None
 
-    def _error_for(self, resp: requests.Response, *, task_id: str | None = None) -> KilnError:
-        """Map a non-2xx answer to the exception family (the spec shows no error statuses)."""
-        status = resp.status_code
-        words = self._server_words(resp)
-        retry_after = parse_retry_after(resp.headers.get("Retry-After"))
-        error: KilnError
-        if status in (401, 403):
-            error = AuthError(status, words)
-        elif status == 402:
-            error = CreditsError(words)
-        elif status == 429:
-            error = RateLimitError(retry_after, words)
-        elif status == 404:
-            error = NotFoundError(words, task_id=task_id)
-        elif 400 <= status < 500:
-            error = BadRequestError(status, words)
-        elif 300 <= status < 400:
-            error = ServiceError(status, "an unexpected redirect")
-        else:
-            error = ServiceError(status, words, retry_after=retry_after)  # an HTML page gives no words
-        logger.debug("HTTP %d from %s: %s", status, _loggable(resp.url or ""), error)
-        return error
-
-    def _transport_error(self, exc: requests.RequestException, url: str) -> KilnError:
-        host = _host_label(url)
-        if isinstance(exc, requests.exceptions.SSLError):
-            return TLSError(host, _tls_detail(exc))
-        if isinstance(exc, requests.exceptions.InvalidHeader | requests.exceptions.InvalidURL):
-            return InputError(f"The address {_loggable(url)} cannot be used: {type(exc).__name__}.")
-        return NetworkError(host, _network_reason(exc), sent=not _surely_not_sent(exc))
-
-
-def _too_large(url: str, max_bytes: int) -> InvalidMeshError:
-    limit = f"{max_bytes / (1024 * 1024):.0f} MB"
-    return InvalidMeshError(
-        f"larger than the {limit} limit",
-        f"The file from {_host_label(url)} is larger than the {limit} Kiln accepts, so the download "
-        "was stopped. Try resolution 1024 for a smaller mesh.",
-    )
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable; directories cannot be opened for fsync on Windows, so best effort."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        logger.debug("fsync of %s not supported", directory)
-    finally:
-        os.close(fd)
+    def _salvaged_id(self, body: bytes) -> str | None:
+        """A well-formed ``"id": "…"`` from an answer that does not parse as a whole, or None."""
+        match = _SALVAGE_ID.search(body[:MAX_ERROR_BYTES])
+        if match is None:
+            return None
+        task_id = match.group(1).decode("ascii")
+        return task_id if task_id_problem(task_id) is None and self._key not in task_id else None

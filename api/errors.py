@@ -168,16 +168,37 @@ class OutcomeUnknownError(KilnError):
 
     ``idempotency_key`` is the key the request carried: resubmitting with the same key lets a
     service that honours it answer with the original task instead of charging twice.
+    ``task_id`` is the id the service's answer carried when one could be read from an answer
+    Kiln could not otherwise use (checked like any task id: safe to record and to poll), else None.
     """
 
-    def __init__(self, idempotency_key: str, reason: str, *, status: int | None = None) -> None:
+    def __init__(
+        self, idempotency_key: str, reason: str, *, status: int | None = None, task_id: str | None = None
+    ) -> None:
+        seen = f" Its answer named task {task_id}." if task_id else ""
         super().__init__(
             f"Kiln cannot tell whether the service received the request ({_clause(reason)}), "
-            "so it did not send it again to avoid paying twice. "
+            f"so it did not send it again to avoid paying twice.{seen} "
             "Check the provider's dashboard for a new task before retrying."
         )
         self.idempotency_key = idempotency_key
         self.status = status
+        self.task_id = task_id
+
+
+class UnsafeAddressError(InputError):
+    """A web address from the service (download, preview, redirect) that Kiln refuses to open.
+
+    Raised before any connection; not worth retrying, the same address would be refused again.
+    """
+
+    def __init__(self, what: str, problem: str) -> None:
+        super().__init__(
+            f"The service sent a {what} Kiln will not open: {_clause(problem)}. "
+            "Nothing was downloaded; if this keeps happening, report it to the service's provider."
+        )
+        self.what = what
+        self.problem = problem
 
 
 class TaskFailedError(KilnError):
@@ -202,6 +223,19 @@ class InvalidMeshError(KilnError):
             "Download it again; if this keeps happening, the service sent a broken file."
         )
         self.problem = problem
+
+
+class UnsupportedMeshError(InvalidMeshError):
+    """A well-formed GLB that needs a glTF extension Blender's importer cannot read: Retry cannot help."""
+
+    def __init__(self, extension: str, feature: str | None = None) -> None:
+        needs = f"{feature} ({extension})" if feature else f"the glTF extension {extension}"
+        super().__init__(
+            f"it requires {extension}",
+            f"This mesh needs {needs}, which Blender's glTF importer cannot read. "
+            "Ask the service for a plain GLB, or open the file in another tool.",
+        )
+        self.extension = extension
 
 
 class InvalidPreviewError(KilnError):

@@ -1,13 +1,15 @@
 """Checks a downloaded file before Blender ever sees it.
 
-Blender's glTF importer reports a damaged GLB with a traceback or, worse, half a scene; checking
-the container here lets Kiln name what is wrong in a sentence. Only the container is checked
-(header, chunk layout, JSON parseable), not the meshes. Previews are checked by their bytes
+Blender's glTF importer reports a damaged GLB with a traceback or, worse, half a scene, and
+trusts the file's structure (sizes, counts, references) blindly; checking here lets Kiln name
+what is wrong in a sentence before any importer sees the bytes. The container is checked here,
+the document's structure in :mod:`api.gltf_checks`. Previews are checked by their bytes
 without Pillow, which Blender does not bundle.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import struct
 import zlib
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import InvalidMeshError, InvalidPreviewError
+from .gltf_checks import check_document
 
 GLB_MAGIC = b"glTF"
 CHUNK_JSON = 0x4E4F534A  # "JSON" little-endian
@@ -24,6 +27,7 @@ CHUNK_BIN = 0x004E4942  # "BIN\0" little-endian
 _HEADER = struct.Struct("<4sII")
 _CHUNK_HEADER = struct.Struct("<II")
 MAX_PREVIEW_BYTES = 64 * 1024 * 1024
+MAX_JSON_BYTES = 64 * 1024 * 1024  # exporters write a few MB at most; Blender would read it whole
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 IMAGE_MIME = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
@@ -42,7 +46,12 @@ class GlbInfo:
 
 
 def check_glb(path: str | Path) -> GlbInfo:
-    """Verify a binary glTF 2.0 container; raise InvalidMeshError naming the first problem."""
+    """Verify a binary glTF 2.0 file; raise InvalidMeshError naming the first problem.
+
+    The container (header, chunks) is checked as Blender's importer reads it, then the JSON's
+    structure (:mod:`api.gltf_checks`); the binary chunk is never read whole, so this stays fast
+    and small for a file of hundreds of megabytes.
+    """
     path = Path(path)
     try:
         with path.open("rb") as f:
@@ -51,6 +60,9 @@ def check_glb(path: str | Path) -> GlbInfo:
             return _check_glb_stream(f, size)
     except OSError as exc:
         raise InvalidMeshError(f"the file could not be read: {exc.strerror or exc}") from exc
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
+        # Belt and braces: the checks below raise InvalidMeshError themselves.
+        raise InvalidMeshError(f"its structure could not be read ({type(exc).__name__})") from None
 
 
 def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
@@ -66,19 +78,22 @@ def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
             f"the header says {length} bytes but the file has {size} (truncated or padded)"
         )
 
+    # Blender reads the JSON chunk, then a BIN chunk only as the second chunk, and ignores the
+    # rest; chunk lengths need not be multiples of 4 for it (trimesh writes such files).
     offset = _HEADER.size
     index = 0
     json_length = 0
+    bin_start: int | None = None
     bin_length: int | None = None
     document: dict[str, object] = {}
     while offset < size:
         if size - offset < _CHUNK_HEADER.size:
+            if index >= 2:
+                break  # trailing bytes after the chunks Blender reads: ignored, like Blender does
             raise InvalidMeshError(f"chunk {index} at byte {offset} has an incomplete header")
         f.seek(offset)
         chunk_length, chunk_type = _CHUNK_HEADER.unpack(f.read(_CHUNK_HEADER.size))
         start = offset + _CHUNK_HEADER.size
-        if chunk_length % 4:
-            raise InvalidMeshError(f"chunk {index} length {chunk_length} is not a multiple of 4")
         if start + chunk_length > size:
             raise InvalidMeshError(
                 f"chunk {index} claims {chunk_length} bytes but only {size - start} remain in the file"
@@ -86,60 +101,72 @@ def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
         if index == 0:
             if chunk_type != CHUNK_JSON:
                 raise InvalidMeshError(f"the first chunk is type 0x{chunk_type:08x}, not JSON")
+            if chunk_length > MAX_JSON_BYTES:
+                raise InvalidMeshError(
+                    f"its JSON part is {chunk_length / 1e6:.0f} MB; Kiln reads at most "
+                    f"{MAX_JSON_BYTES / 1e6:.0f} MB"
+                )
             json_length = chunk_length
             document = _parse_json_chunk(f.read(chunk_length))
-        elif chunk_type == CHUNK_JSON:
-            raise InvalidMeshError(f"chunk {index} is a second JSON chunk")
-        elif chunk_type == CHUNK_BIN:
-            if index != 1:
-                raise InvalidMeshError(f"the BIN chunk is chunk {index}; it must directly follow the JSON")
-            bin_length = chunk_length
-        # Other chunk types are allowed by the glTF spec and ignored by readers.
+        elif index == 1 and chunk_type == CHUNK_BIN:
+            bin_start, bin_length = start, chunk_length
         offset = start + chunk_length
         index += 1
 
-    _check_embedded_buffer(document, bin_length)
+    def peek(buffer: int, at: int, count: int) -> bytes:
+        return _peek(f, document, bin_start, buffer, at, count)
+
+    check_document(document, bin_length, size, peek)
     asset = document.get("asset")
-    asset_version = _string_field(asset, "version")
-    if asset_version is not None and not asset_version.startswith("2."):
-        raise InvalidMeshError(f"the glTF asset version is {asset_version}; Blender needs 2.x")
     meshes = document.get("meshes")
     return GlbInfo(
         size=size,
         json_length=json_length,
         bin_length=bin_length,
-        asset_version=asset_version,
+        asset_version=_string_field(asset, "version"),
         generator=_string_field(asset, "generator"),
         meshes=len(meshes) if isinstance(meshes, list) else 0,
     )
 
 
+def _peek(
+    f: BinaryIO, document: Mapping[str, object], bin_start: int | None, buffer: int, at: int, count: int
+) -> bytes:
+    """``count`` bytes at ``at`` in a buffer already checked to hold them (BIN chunk or data URI)."""
+    buffers = document.get("buffers")
+    entry = buffers[buffer] if isinstance(buffers, list) else None
+    uri = entry.get("uri") if isinstance(entry, Mapping) else None
+    if isinstance(uri, str):
+        payload = uri.partition(",")[2]
+        first = at // 3 * 4
+        raw = base64.b64decode(payload[first : first + (count // 3 + 2) * 4])
+        return raw[at % 3 : at % 3 + count]
+    if bin_start is None:
+        return b""
+    f.seek(bin_start + at)
+    return f.read(count)
+
+
 def _parse_json_chunk(raw: bytes) -> dict[str, object]:
     try:
-        # The spec pads the JSON chunk with spaces, which json.loads accepts.
-        document = json.loads(raw.decode("utf-8"))
+        # The spec pads the JSON chunk with spaces, which json.loads accepts; Blender refuses
+        # NaN and Infinity, so Kiln does too.
+        document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except UnicodeDecodeError as exc:
-        raise InvalidMeshError(f"the JSON chunk is not UTF-8 text (byte {exc.start})") from exc
+        raise InvalidMeshError(f"the JSON chunk is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
-        raise InvalidMeshError(f"the JSON chunk does not parse: {exc.msg} at character {exc.pos}") from exc
+        raise InvalidMeshError(f"the JSON chunk does not parse: {exc.msg} at character {exc.pos}") from None
+    except RecursionError:
+        raise InvalidMeshError("the JSON chunk is nested too deeply") from None
+    except ValueError as exc:
+        raise InvalidMeshError(f"the JSON chunk does not parse: {str(exc)[:80]}") from None
     if not isinstance(document, dict):
         raise InvalidMeshError("the JSON chunk is not a JSON object")
     return document
 
 
-def _check_embedded_buffer(document: Mapping[str, object], bin_length: int | None) -> None:
-    """buffers[0] without a uri lives in the BIN chunk, which must be big enough to hold it."""
-    buffers = document.get("buffers")
-    if not isinstance(buffers, list) or not buffers or not isinstance(buffers[0], Mapping):
-        return
-    first = buffers[0]
-    wanted = first.get("byteLength")
-    if "uri" in first or not isinstance(wanted, int):
-        return
-    if bin_length is None:
-        raise InvalidMeshError("the JSON refers to an embedded buffer but the file has no BIN chunk")
-    if bin_length < wanted:
-        raise InvalidMeshError(f"the BIN chunk has {bin_length} bytes but the JSON needs {wanted}")
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"it contains {name}, which JSON does not allow")
 
 
 def _string_field(obj: object, key: str) -> str | None:

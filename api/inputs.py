@@ -7,6 +7,7 @@ the UI, before a job is even created), so both say the same sentence.
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,13 +15,42 @@ from .errors import InputError
 from .glb import image_kind
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # the spec shows no limit; 20 MB is generous for a concept image
+#: The spec shows no prompt limit. 4,000 characters keeps long prompts from a Text block usable
+#: while a pasted megabyte is refused before it is sent (README, "Prompts").
+MAX_PROMPT_CHARS = 4000
+MAX_URL_CHARS = 4096
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def check_prompt(prompt: object) -> str:
-    """The prompt stripped, or InputError when there is nothing to describe."""
+    """The prompt stripped, or InputError: empty, too long, or holding invisible control characters.
+
+    Control characters (NUL included) are refused rather than stripped so what is sent is exactly
+    what the artist sees; tab and line breaks are ordinary text and pass.
+    """
     if not isinstance(prompt, str) or not prompt.strip():
         raise InputError("The prompt is empty. Describe the object you want, for example 'a red chair'.")
-    return prompt.strip()
+    prompt = prompt.strip()
+    if len(prompt) > MAX_PROMPT_CHARS:
+        raise InputError(
+            f"The prompt is {len(prompt):,} characters long; Kiln sends at most {MAX_PROMPT_CHARS:,}. "
+            "Shorten it to the object's main features."
+        )
+    bad = next((c for c in prompt if _is_hidden_control(c)), None)
+    if bad is not None:
+        raise InputError(
+            f"The prompt contains an invisible control character (U+{ord(bad):04X}). "
+            "Retype it or paste it as plain text."
+        )
+    return prompt
+
+
+def _is_hidden_control(char: str) -> bool:
+    if char in "\t\n\r":
+        return False
+    category = unicodedata.category(char)
+    # Cc: C0/C1 controls incl. NUL; Cs: lone surrogates (not encodable); bidi overrides reorder text.
+    return category in ("Cc", "Cs") or char in _BIDI_CONTROLS
 
 
 def is_loopback_host(host: str | None) -> bool:
@@ -36,23 +66,45 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
-def check_web_url(url: object, what: str) -> str:
-    """Return ``url`` stripped if it is https (or http to loopback); else raise InputError."""
-    if not isinstance(url, str) or not url.strip():
-        raise InputError(f"The {what} is empty.")
-    url = url.strip()
+def url_problem(url: str) -> str | None:
+    """Why a web address is refused before any connection, in a few words; None when it is usable.
+
+    Refused: anything but http(s), plain http beyond this computer, user info (``user@``),
+    backslashes, white space or control characters (parsers disagree on such addresses, which
+    can send a request, and the key, to a host other than the one Kiln judged).
+    """
+    if len(url) > MAX_URL_CHARS:
+        return f"it is {len(url):,} characters long (at most {MAX_URL_CHARS:,})"
+    if "\\" in url:
+        return "it contains a backslash"
+    if any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in url):
+        return "it contains spaces or control characters"
     parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        return "it is not a web address starting with https://"
+    if "@" in parts.netloc:
+        return "it carries a user name or password before '@'"
     try:
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
-        raise InputError(f"The {what} has an invalid port: {url}") from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"The {what} is not a web address starting with https:// ({url}).")
+        return "it has an invalid port"
+    if not parts.hostname:
+        return "it names no host"
     if scheme == "http" and not is_loopback_host(parts.hostname):
-        raise InputError(
-            f"The {what} must start with https:// — plain http is only allowed to this computer ({url})."
-        )
+        return "it must start with https:// (plain http is only allowed to this computer)"
+    return None
+
+
+def check_web_url(url: object, what: str) -> str:
+    """Return ``url`` stripped if :func:`url_problem` finds nothing; else raise InputError."""
+    if not isinstance(url, str) or not url.strip():
+        raise InputError(f"The {what} is empty.")
+    url = url.strip()
+    problem = url_problem(url)
+    if problem is not None:
+        shown = url if len(url) <= 200 and url.isprintable() else ascii(url[:200])
+        raise InputError(f"The {what} cannot be used: {problem} ({shown}).")
     return url
 
 

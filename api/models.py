@@ -12,15 +12,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 from .errors import TaskFailedError
+from .ids import check_task_id
+from .redact import redact
 
 _MAX_ERROR_CHARS = 400
 _MAX_DEPTH = 6
+_MAX_INT = 2**31
+_MAX_NUMBER_CHARS = 64
+_MAX_TEXT_CHARS = 8192
 
 
 class TaskStatus(StrEnum):
@@ -131,25 +136,19 @@ def _flatten_mapping(value: Mapping[Any, Any], depth: int) -> str:
     return "; ".join(parts)
 
 
-def _as_str(value: object) -> str | None:
-    if not isinstance(value, str):
+def _as_str(value: object, limit: int = _MAX_TEXT_CHARS) -> str | None:
+    """Text as sent (stripped), or None for another type or text too long to be what it claims."""
+    if not isinstance(value, str) or len(value) > limit:
         return None
     return value.strip() or None
 
 
 def _as_int(value: object) -> int | None:
-    if isinstance(value, bool):
+    """A whole number within ±2^31 (counts, seconds, resolutions); anything else becomes None."""
+    number = _as_float(value) if not isinstance(value, int) or isinstance(value, bool) else value
+    if number is None or abs(number) > _MAX_INT:
         return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value):
-        return round(value)
-    if isinstance(value, str):
-        try:
-            return round(float(value))
-        except ValueError:
-            return None
-    return None
+    return round(number)
 
 
 def _as_float(value: object) -> float | None:
@@ -157,7 +156,7 @@ def _as_float(value: object) -> float | None:
         return None
     if isinstance(value, int | float) and math.isfinite(value):
         return float(value)
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= _MAX_NUMBER_CHARS:
         try:
             number = float(value.strip().rstrip("%"))
         except ValueError:
@@ -168,7 +167,7 @@ def _as_float(value: object) -> float | None:
 
 def _as_datetime(value: object) -> datetime | None:
     """ISO 8601 (``Z`` or offset); a naive timestamp is taken as UTC, as the spec says UTC."""
-    if not isinstance(value, str):
+    if not isinstance(value, str) or len(value) > _MAX_NUMBER_CHARS:
         return None
     try:
         parsed = datetime.fromisoformat(value.strip())
@@ -220,16 +219,18 @@ class Task:
 
     @classmethod
     def from_json(cls, data: object) -> Task:
-        """Parse a task object; raises ValueError only when there is no usable ``id``."""
+        """Parse a task object; raises ValueError only when there is no usable ``id``.
+
+        The id is checked by :mod:`api.ids` (it may become part of a URL); every other field of
+        an odd type, size or value becomes None instead of an error.
+        """
         if not isinstance(data, Mapping):
             raise ValueError("the task is not a JSON object")
-        raw_id = data.get("id")
-        task_id = (
-            str(raw_id).strip() if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else ""
-        )
-        if not task_id:
+        if "id" not in data:
             raise ValueError("the task has no id")
-        raw_status = str(data.get("status") or "").strip()
+        raw_id = data["id"]
+        task_id = check_task_id(raw_id.strip() if isinstance(raw_id, str) else raw_id)
+        raw_status = _as_str(data.get("status"), _MAX_NUMBER_CHARS) or ""
         status = TaskStatus.normalise(raw_status)
         progress = _as_float(data.get("progress"))
         if progress is not None:
@@ -252,7 +253,29 @@ class Task:
             error=error,
         )
 
+    def redacted(self, key: str) -> Task:
+        """This task with ``key`` masked in every text from the service (error, status, URLs)."""
+        result = self.result
+        if result is not None:
+            result = replace(
+                result,
+                mesh_url=_masked(result.mesh_url, key),
+                preview_image_url=_masked(result.preview_image_url, key),
+                format=_masked(result.format, key),
+            )
+        return replace(
+            self,
+            raw_status=redact(self.raw_status, key),
+            poll_url=_masked(self.poll_url, key),
+            result=result,
+            error=_masked(self.error, key),
+        )
+
     def raise_if_failed(self) -> None:
         """Raise TaskFailedError (with the service's reason) when the task failed."""
         if self.status is TaskStatus.FAILED:
             raise TaskFailedError(self.id, self.error or "The service gave no reason.")
+
+
+def _masked(text: str | None, key: str) -> str | None:
+    return redact(text, key) if text else text

@@ -63,6 +63,16 @@ def test_json_only_glb_and_unknown_trailing_chunks_are_allowed(tmp_path: Path) -
     assert check_glb(write(tmp_path, extra)).bin_length == 8
 
 
+def test_chunk_lengths_need_not_be_multiples_of_4_as_for_blender(tmp_path: Path) -> None:
+    """trimesh writes such files and Blender reads them; so are stray bytes after the chunks Blender reads."""
+    doc = json.dumps(DOC).encode()
+    json_part = chunk(CHUNK_JSON, doc + b" " * (-len(doc) % 4 + 1), pad=b"")
+    unpadded = glb(json_part, chunk(CHUNK_BIN, bytes(9), b""))
+    assert check_glb(write(tmp_path, unpadded)).bin_length == 9
+    trailing = glb(chunk(CHUNK_JSON, doc), chunk(CHUNK_BIN, bytes(8)), b"\0\0\0\0")
+    assert check_glb(write(tmp_path, trailing)).bin_length == 8
+
+
 DOC_BYTES = json.dumps(DOC).encode()
 DEFECTS = {
     "too short": (b"glTF\x02\x00", "too short"),
@@ -76,19 +86,19 @@ DEFECTS = {
     "json array": (glb(chunk(CHUNK_JSON, b"[1, 2]  ")), "not a JSON object"),
     "not utf8": (glb(chunk(CHUNK_JSON, b'{"a":"\xff\xfe"}')), "not UTF-8"),
     "chunk past end": (glb(struct.pack("<II", 400, CHUNK_JSON) + DOC_BYTES[:40]), "only"),
-    "unaligned": (glb(struct.pack("<II", 3, CHUNK_JSON) + b"{}  "), "multiple of 4"),
-    "broken chunk header": (
-        glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(8)), b"\0\0\0\0"),
-        "incomplete",
-    ),
+    "broken chunk header": (glb(struct.pack("<II", 3, CHUNK_JSON) + b"{}  "), "incomplete"),
     "missing bin": (glb(chunk(CHUNK_JSON, DOC_BYTES)), "no BIN chunk"),
-    "short bin": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(4))), "needs 8"),
-    "two json": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_JSON, DOC_BYTES)), "second JSON"),
+    "short bin": (
+        glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_BIN, bytes(4))),
+        "declares 8 bytes but holds",
+    ),
+    # Blender reads a BIN chunk only as the second chunk: a later one leaves buffer 0 without data.
+    "two json": (glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(CHUNK_JSON, DOC_BYTES)), "no BIN chunk"),
     "late bin": (
         glb(chunk(CHUNK_JSON, DOC_BYTES), chunk(0x1, b"xxxx"), chunk(CHUNK_BIN, bytes(8))),
-        "directly follow",
+        "no BIN chunk",
     ),
-    "gltf 1 asset": (glb(chunk(CHUNK_JSON, b'{"asset": {"version": "1.0"}}')), "asset version is 1.0"),
+    "gltf 1 asset": (glb(chunk(CHUNK_JSON, b'{"asset": {"version": "1.0"}}')), "asset version is '1.0'"),
 }
 
 
@@ -173,3 +183,19 @@ def test_image_kind_judges_content_not_names() -> None:
     assert image_kind(b"GIF89a....") is None
     assert image_kind(b"RIFF\x00\x00\x00\x00WAVE") is None
     assert image_kind(b"\xff\xd8\xff\xe0") == "jpeg"
+
+
+def test_supported_extensions_are_what_this_blenders_importer_reads() -> None:
+    """api.gltf_checks lists only names the bundled importer manages (run on both Blenders)."""
+    import re
+
+    import bpy
+
+    from api.gltf_checks import SUPPORTED_EXTENSIONS
+
+    scripts = Path(bpy.utils.system_resource("SCRIPTS"))
+    source = (scripts / "addons_core/io_scene_gltf2/io/imp/gltf2_io_gltf.py").read_text(encoding="utf-8")
+    managed_list = re.search(r"self\.extensions_managed = \[(.*?)\]", source, re.S)
+    assert managed_list is not None
+    managed = set(re.findall(r"'([A-Za-z0-9_]+)'", managed_list.group(1)))
+    assert not SUPPORTED_EXTENSIONS - managed, SUPPORTED_EXTENSIONS - managed

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import pytest
+import requests
 import trimesh
 from concepts import CONCEPTS
 from PIL import Image
@@ -428,7 +429,7 @@ def test_damaged_glb_is_caught_before_it_lands(
 def test_slow_download_reports_progress(sandbox: Sandbox, client: Client, tmp_path: Path) -> None:
     result = finished(sandbox, client).result
     assert result is not None and result.mesh_url
-    size = len(client._session().get(result.mesh_url).content)
+    size = len(requests.get(result.mesh_url, timeout=30).content)
     sandbox.set_faults(f"slow={size * 3}")  # about three ticks of 0.1 s
     progress: list[tuple[int, int | None]] = []
     path = client.download(result.mesh_url, tmp_path / "m.glb", progress=lambda d, t: progress.append((d, t)))
