@@ -114,18 +114,7 @@ def test_the_corpus_covers_what_it_claims(
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_check_glb_passes_every_corpus_file(
-    case: str, corpus: dict[str, Path], kiln_module: Any, request: Any
-) -> None:
-    errors = kiln_module("api.errors")
-    if case == "unpadded":
-        request.applymarker(
-            pytest.mark.xfail(
-                raises=errors.InvalidMeshError,
-                strict=False,
-                reason="check_glb still wants 4-byte chunk padding, which Blender does not (issue 13)",
-            )
-        )
+def test_check_glb_passes_every_corpus_file(case: str, corpus: dict[str, Path], kiln_module: Any) -> None:
     kiln_module("api.glb").check_glb(corpus[case])
 
 
