@@ -8,6 +8,7 @@ No message ever contains the API key: server text is redacted by the client befo
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
@@ -150,15 +151,27 @@ class NetworkError(KilnError):
         self.sent = sent
 
 
+#: Where a company proxy's or antivirus's root certificate goes so that Kiln (which checks HTTPS
+#: against the system's trust store) accepts it, by system.
+TRUST_STORE_ADVICE = {
+    "win32": "add its root certificate to Windows' certificate store (certlm.msc ▸ Trusted Root "
+    "Certification Authorities; your IT team may do this for you)",
+    "darwin": "add its root certificate to the System keychain in Keychain Access and set it to Always Trust",
+    "linux": "add its root certificate to the system's CA store (update-ca-certificates or "
+    "update-ca-trust), or point SSL_CERT_FILE at it",
+}
+
+
 class TLSError(KilnError):
     """Certificate or TLS handshake problem. Kiln never turns verification off."""
 
-    def __init__(self, host: str, detail: str | None = None) -> None:
+    def __init__(self, host: str, detail: str | None = None, *, platform: str = sys.platform) -> None:
         said = f" ({_clause(detail)})" if _clause(detail) else ""
+        advice = TRUST_STORE_ADVICE.get(platform, TRUST_STORE_ADVICE["linux"])
         super().__init__(
             f"The secure connection to {host} failed: its certificate could not be verified{said}. "
-            "If a company proxy or antivirus inspects HTTPS, add its certificate to your system's "
-            "CA store, or set REQUESTS_CA_BUNDLE to a CA bundle file that includes it."
+            f"If a company proxy or antivirus inspects HTTPS, {advice}, or set REQUESTS_CA_BUNDLE to "
+            "a CA bundle file that includes it. Kiln never turns verification off."
         )
         self.host = host
 

@@ -24,6 +24,8 @@ import urllib3.connection
 import urllib3.connectionpool
 from requests.adapters import HTTPAdapter
 
+from .trust import system_trust
+
 logger = logging.getLogger(__name__)
 
 
@@ -203,7 +205,18 @@ def _use_guarded_pools(manager: Any) -> None:
 
 
 class GuardedAdapter(HTTPAdapter):
-    """requests' adapter whose connections obey the calling thread's :class:`Guard`."""
+    """requests' adapter whose connections obey the calling thread's :class:`Guard`.
+
+    It also verifies HTTPS against the system's trust store (:mod:`.trust`) unless a CA bundle
+    was named (``REQUESTS_CA_BUNDLE``), which then wins as it does in requests.
+    """
+
+    def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> Any:
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
+        context = system_trust() if verify is True else None
+        if context is not None:
+            pool_kwargs["ssl_context"] = context
+        return host_params, pool_kwargs
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
