@@ -1,0 +1,28 @@
+"""Credit prices as published (image-to-3D) or set by the artist (text-to-3D), and run estimates."""
+
+from __future__ import annotations
+
+from api.credits import CreditEstimate, estimate, request_cost
+from api.jobs import JobRequest
+
+
+def test_image_prices_are_the_published_ones() -> None:
+    assert request_cost(JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1024)) == 2
+    assert request_cost(JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1536)) == 4
+    assert request_cost(JobRequest(kind="image", image_url="https://x.example/a.png")) == 4  # 1536 default
+
+
+def test_text_price_is_unknown_until_the_artist_sets_it() -> None:
+    text = JobRequest(kind="text", prompt="a chair")
+    assert request_cost(text) is None
+    assert request_cost(text, text_cost=3) == 3
+
+
+def test_an_estimate_counts_what_it_cannot_price() -> None:
+    requests = [JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1536)] * 5
+    requests += [JobRequest(kind="text", prompt="a chair")] * 2
+    run = estimate(requests)
+    assert run == CreditEstimate(known=20, unpriced=2)
+    assert run.exceeds(10) and not run.exceeds(20)
+    assert str(run) == "20 credits plus 2 text jobs at a price not set (Kiln's preferences: Text-to-3D cost)"
+    assert str(estimate(requests, text_cost=1)) == "22 credits"
