@@ -98,10 +98,10 @@ def tick(context: bpy.types.Context) -> list[Report]:
 
 
 def import_ready(context: bpy.types.Context, job_ids: list[str] | None = None) -> None:
-    """Background mode: import every finished job (or just ``job_ids``), whatever file it came from."""
+    """Background mode: import this Blender's finished jobs (or just ``job_ids``), from any file."""
     engine = runtime.engine(context)
     engine.drain_events()
-    for job in engine.jobs():
+    for job in engine.own_jobs() if job_ids is None else engine.jobs():
         if job.state is JobState.READY and (job_ids is None or job.id in job_ids):
             import_one(context, job)
 
@@ -206,7 +206,7 @@ def register() -> None:
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
     if not bpy.app.background:
-        runtime.engine()
+        runtime.try_engine()  # a folder that cannot hold the job list is said when an operator runs
         schedule_start()
 
 

@@ -38,6 +38,7 @@ STATE_ICONS: dict[JobState, IconItems] = {
 }
 PREVIEW_SCALE = 6.0
 LIST_ROWS = 4
+ELSEWHERE_ICON: IconItems = "LINKED"
 
 
 def _jobs() -> list[Job]:
@@ -123,10 +124,13 @@ class KILN_UL_jobs(bpy.types.UIList):
             split.label(text=job.request.label, icon=STATE_ICONS[job.state])
         else:
             split.label(text=job.request.label, icon_value=thumb)
+        row = split.row(align=True)
         if job.state.is_active:
-            split.progress(factor=job.progress / 100.0, type="BAR", text=progress_text(job))
+            row.progress(factor=job.progress / 100.0, type="BAR", text=progress_text(job))
         else:
-            split.label(text=status_text(job))
+            row.label(text=status_text(job))
+        if engine is not None and engine.where(job):
+            row.label(text="", icon=ELSEWHERE_ICON)  # another Blender works on it
 
     def filter_items(  # type: ignore[override]
         self, context: bpy.types.Context, data: Any | None, property: str
@@ -160,6 +164,7 @@ class KILN_PT_jobs(bpy.types.Panel):
         assert layout is not None and wm is not None
         jobs = _jobs()
         _request_sync(wm, jobs)
+        _draw_store_problems(layout, context)
         layout.row().prop(wm, "kiln_job_filter", expand=True)
         if not jobs:
             layout.label(text="No jobs yet: press Generate above", icon="INFO")
@@ -171,6 +176,18 @@ class KILN_PT_jobs(bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("kiln.clear_finished", icon="TRASH")
         row.operator("kiln.resume_task", text="Resume Task…", icon="RECOVER_LAST")
+
+
+def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+    """Damage found in the job list (and where its backup is), or disk trouble: shown until a restart."""
+    engine = runtime.engine_if_started()
+    problems = engine.store_problems() if engine is not None else []
+    if not problems:
+        return
+    box = layout.box().column()
+    box.alert = True
+    for sentence in problems:
+        wrapped_label(box, context, sentence, icon="ERROR")
 
 
 def _active_job(wm: bpy.types.WindowManager, jobs: list[Job]) -> Job | None:
@@ -200,16 +217,22 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         wrapped_label(col, context, job.note, icon="INFO")
     if job.task_id:
         col.label(text=f"Task {job.task_id}")
-    _draw_actions(layout, job)
+    engine = runtime.engine_if_started()
+    where = engine.where(job) if engine is not None else ""
+    if where:
+        wrapped_label(col, context, f"This job {where}.", icon=ELSEWHERE_ICON)
+    _draw_actions(layout, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
 
 
-def _draw_actions(layout: bpy.types.UILayout, job: Job) -> None:
+def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = False) -> None:
+    """``elsewhere``: another Blender works on the job, so only what it allows is offered (Import)."""
     row = layout.row(align=True)
     if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
         text = "Import" if job.state is JobState.READY else "Import Again"
         row.operator("kiln.import_job", text=text, icon="IMPORT").job_id = job.id
     if job.state.is_active:
-        row.operator("kiln.cancel_job", text="Cancel", icon="CANCEL").job_id = job.id
+        if not elsewhere:
+            row.operator("kiln.cancel_job", text="Cancel", icon="CANCEL").job_id = job.id
     else:
         if job.state is JobState.TIMED_OUT and job.task_id:
             row.operator("kiln.resume_job", text="Resume", icon="RECOVER_LAST").job_id = job.id

@@ -125,7 +125,7 @@ def test_a_large_result_is_prepared_by_the_helper_and_appended(
     assert engine.wait([job.id], timeout=60)
     ready = engine.get(job.id)
     assert ready.state.value == "ready", ready.error
-    assert Path(ready.blend_path) == engine.cache_dir / f"{ready.task_id}.blend"
+    assert Path(ready.blend_path) == engine.cache_dir / f"{job.id}.blend"  # named by Kiln, not the service
     assert leftovers(engine.cache_dir) == [Path(ready.blend_path).name]
 
     names = kiln_module("operators.scene_import").import_job(blender.context, ready)

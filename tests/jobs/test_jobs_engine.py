@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from api.jobs import JOBS_FILE, JobEngine, JobRequest, JobState, ServiceConfig
+from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, ServiceConfig
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 TEXT = JobRequest(kind="text", prompt="a red chair")
@@ -39,7 +40,10 @@ def make_engine(tmp_path: Path) -> Iterator[Any]:
 
 
 def on_disk(state_dir: Path) -> list[dict[str, Any]]:
-    return json.loads((state_dir / JOBS_FILE).read_text())["jobs"]
+    """The records in the store file, read by SQLite directly, oldest first."""
+    with sqlite3.connect(state_dir / STORE_FILE) as db:
+        records = [json.loads(data) for (data,) in db.execute("SELECT data FROM jobs")]
+    return sorted(records, key=lambda r: r["created_at"])
 
 
 def test_text_job_runs_to_a_checked_glb_in_the_cache(
@@ -50,7 +54,7 @@ def test_text_job_runs_to_a_checked_glb_in_the_cache(
     assert engine.wait([job.id], timeout=60)
     done = engine.get(job.id)
     assert done.state is JobState.READY, done.error
-    assert Path(done.mesh_path) == engine.cache_dir / f"{done.task_id}.glb"
+    assert Path(done.mesh_path) == engine.cache_dir / f"{job.id}.glb"
     assert Path(done.mesh_path).read_bytes()[:4] == b"glTF"
     assert Path(done.preview_path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert done.triangles and done.progress == 100.0
@@ -104,7 +108,7 @@ def test_a_submit_cut_off_by_a_crash_is_surfaced_not_resent(
         "state": "submitting",
         "submit_sent": False,
     }
-    (state / JOBS_FILE).write_text(json.dumps({"format": 1, "jobs": [crashed, waiting]}))
+    (state / "jobs.json").write_text(json.dumps({"format": 1, "jobs": [crashed, waiting]}))
     engine = make_engine(config(sandbox, sandbox_key), state)
     assert engine.wait(["abc", "def"], timeout=60)
     assert engine.get("abc").state is JobState.OUTCOME_UNKNOWN

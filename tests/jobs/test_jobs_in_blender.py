@@ -72,6 +72,9 @@ def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any, kiln_modu
     upload = Path(job.request.image_path)
     assert upload.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     engine.remove(job.id)
+    deadline = time.monotonic() + 10  # the store thread deletes it, off the UI thread
+    while upload.exists() and time.monotonic() < deadline:
+        threading.Event().wait(0.02)
     assert not upload.exists()
 
 
@@ -218,21 +221,24 @@ def test_the_preferences_hand_workers_a_helper_blender(service: Any, blender: An
 
 
 def test_the_watcher_survives_an_unexpected_error_and_comes_back(
-    service: Any, blender: Any, kiln_module: Any
+    service: Any, blender: Any, kiln_module: Any, monkeypatch: Any
 ) -> None:
     watcher = kiln_module("operators.watcher")
     blender.ops.kiln.generate_from_text(prompt="a mug", wait=False)
     engine = engine_of(kiln_module)
     assert engine.wait([engine.jobs()[0].id], timeout=60)
-    real_state_dir = engine.state_dir
-    engine.state_dir = Path("/proc/kiln-cannot-write-here")  # the disk refuses the job list
+
+    def broken(*_args: Any, **_kwargs: Any) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(engine, "drain_events", broken)
     reports: list[tuple[set[str], str]] = []
     operator = SimpleNamespace(report=lambda level, message: reports.append((level, message)))
     watcher._running = True
     try:
         result = watcher.KILN_OT_watch_jobs.modal(operator, blender.context, SimpleNamespace(type="TIMER"))
     finally:
-        engine.state_dir = real_state_dir
+        monkeypatch.undo()
     assert result == {"CANCELLED"}
     assert reports == [({"ERROR"}, watcher.UNEXPECTED_ERROR)]
     assert not watcher._running
