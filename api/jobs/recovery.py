@@ -70,11 +70,11 @@ def read_legacy(path: Path) -> Salvage:
 
 
 def salvage_sqlite(path: Path) -> Salvage:
-    """Rows of a damaged store file (opened read-only), as many as SQLite can still read."""
+    """Rows of a damaged store file, as many as SQLite can still read (worked on in memory only)."""
     found = Salvage(damage="")
     try:
-        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=1.0)
-    except sqlite3.Error:
+        connection = _in_memory(path.read_bytes())
+    except (OSError, sqlite3.Error, ValueError):
         return found
     try:
         try:
@@ -86,6 +86,23 @@ def salvage_sqlite(path: Path) -> Salvage:
     finally:
         connection.close()
     return found
+
+
+def _in_memory(data: bytes) -> sqlite3.Connection:
+    """A copy SQLite will read: padded back to the size its header names (a cut-short file is refused
+    whole otherwise), marked as not in WAL mode (an in-memory copy has no WAL)."""
+    if len(data) < 100 or not data.startswith(b"SQLite format 3\x00"):
+        raise ValueError("not an SQLite file")
+    page_size = int.from_bytes(data[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(data[28:32], "big")
+    image = bytearray(data)
+    image[18:20] = b"\x01\x01"
+    if pages * page_size > len(image):
+        image.extend(bytes(pages * page_size - len(image)))
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(bytes(image))
+    return connection
 
 
 def _row_by_row(connection: sqlite3.Connection) -> Iterator[tuple[Any]]:

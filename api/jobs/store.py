@@ -123,26 +123,13 @@ class JobStore:
             raise StoreError(f"Kiln's job list in {self.folder} is closed.", self.folder)
         return self._db
 
-    def _connect(self, path: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")  # a recorded task id survives a power cut too
-        except sqlite3.Error:
-            db.close()
-            raise
-        return db
-
     def _connect_checked(self) -> sqlite3.Connection:
+        """Open the file; its shape is checked before anything is written to it (WAL mode included)."""
         self._check_header()
-        try:
-            db = self._connect(self.path)
-        except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and not _damage_words(exc):
-                raise
-            raise Damaged("it is not a database Kiln can read") from exc
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if version > SCHEMA_VERSION:
                 self.read_only = True
                 self.problems.append(
@@ -151,9 +138,12 @@ class JobStore:
                     "new. Update Kiln to work with it."
                 )
                 return db
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if version == 0 and tables:
                 raise Damaged("it holds tables Kiln did not write")
+            if version == SCHEMA_VERSION and not self._has_layout(db):
+                raise Damaged("its tables are not the ones Kiln expects")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")  # a recorded task id survives a power cut too
             if version == 0:
                 db.execute("BEGIN IMMEDIATE")
                 if db.execute("PRAGMA user_version").fetchone()[0] == 0:
@@ -161,16 +151,13 @@ class JobStore:
                         db.execute(statement)
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 db.execute("COMMIT")
-            elif not self._has_layout(db):
-                raise Damaged("its tables are not the ones Kiln expects")
         except Damaged:
             db.close()
             raise
         except sqlite3.DatabaseError as exc:
-            if _busy(exc) or not _damage_words(exc):
-                db.close()
-                raise
             db.close()
+            if _busy(exc) or not _damage_words(exc):
+                raise
             raise Damaged("SQLite could not read it") from exc
         return db
 
@@ -268,14 +255,21 @@ class JobStore:
     # ----------------------------------------------------------------- reading
 
     def load(self, states: Iterable[str] | None = None) -> list[Row]:
-        """Every row, or those in ``states`` (found through an index: cost does not grow with history)."""
-        if states is None:
-            cursor = self.db.execute("SELECT id, rev, data FROM jobs")
-        else:
-            wanted = sorted(states)
-            marks = ",".join("?" * len(wanted))
-            cursor = self.db.execute(f"SELECT id, rev, data FROM jobs WHERE state IN ({marks})", wanted)
-        return [_row(*values) for values in cursor]
+        """Every row, or those in ``states`` (found through an index: cost does not grow with history).
+
+        A file found damaged here is recovered first (backup, salvage), then read again.
+        """
+        query, wanted = "SELECT id, rev, data FROM jobs", sorted(states) if states is not None else []
+        if states is not None:
+            query += f" WHERE state IN ({','.join('?' * len(wanted))})"
+        try:
+            return [_row(*values) for values in self.db.execute(query, wanted)]
+        except sqlite3.DatabaseError as exc:
+            if _busy(exc) or not _damage_words(exc) or self.read_only:
+                raise
+            self.close()
+            self._recover("SQLite could not read it")
+            return [_row(*values) for values in self.db.execute(query, wanted)]
 
     def changes(self, since: int) -> tuple[list[Row], list[tuple[str, int]], int]:
         """Rows written and ids removed after revision ``since``, and the newest revision."""

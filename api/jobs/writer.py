@@ -112,11 +112,11 @@ class StoreThread:
                 self._write(item)
                 continue
             self._guarded(self._sync, "read the job list")
-            self.synced.set()
-            next_sync = time.monotonic() + HEARTBEAT_SECONDS
-            if not self._checked:
+            if not self._checked:  # once, after the first read: SQLite's check of the whole file
                 self._checked = True
                 self._guarded(self._check, "check the job list")
+            self.synced.set()
+            next_sync = time.monotonic() + HEARTBEAT_SECONDS
 
     def _drain(self) -> None:
         while True:
@@ -189,10 +189,13 @@ class StoreThread:
     def _check(self) -> None:
         before = len(self.store.problems)
         self.store.check()
+        if len(self.store.problems) == before:
+            return
         for sentence in self.store.problems[before:]:
-            self._revs.clear()
-            self._since = 0
             self._listener.store_problem(sentence)
+        self._revs.clear()  # a new file: read everything again, at once
+        self._since = 0
+        self._sync()
 
     def _guarded(self, action: Callable[[], object], what: str) -> None:
         try:
