@@ -162,14 +162,12 @@ class JobStore:
         return db
 
     def _check_header(self) -> None:
+        """A file that is not SQLite at all. (An empty one is a new database another Kiln is creating.)"""
         try:
             with self.path.open("rb") as fh:
                 head = fh.read(len(SQLITE_MAGIC))
         except FileNotFoundError:
             return
-        wal = self.path.with_name(self.path.name + "-wal")
-        if not head and not (wal.exists() and wal.stat().st_size > 0):
-            raise Damaged("it was empty")
         if head and head != SQLITE_MAGIC:
             raise Damaged("it is not a database (its first bytes are wrong)")
 

@@ -267,3 +267,34 @@ def test_shutdown_mid_download_keeps_the_job_for_the_next_start(
     assert second.wait([job.id], timeout=60)
     assert second.get(job.id).state is JobState.READY
     assert sandbox.submit_count == 1
+
+
+def test_a_download_is_tried_five_times_in_all_not_five_times_five(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    """The engine's client makes one attempt per call; the engine's policy is the only one that retries."""
+    engine = make_engine(config(sandbox, sandbox_key, poll_interval=0.01))
+    sandbox.set_faults("503=1,scope=files")
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=120)
+    failed = engine.get(job.id)
+    assert failed.state is JobState.FAILED and "could not be downloaded" in failed.error
+    meshes = [r for r in sandbox.requests if r.method == "GET" and r.path.endswith(".glb")]
+    assert len(meshes) == 5
+
+
+def test_a_task_followed_by_its_id_is_its_own_kind_and_retry_polls_it_again(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    first = make_engine(config(sandbox, sandbox_key))
+    sent = first.submit(TEXT)
+    assert first.wait([sent.id], timeout=60)
+    followed = first.resume_task(first.get(sent.id).task_id)
+    assert followed.request.kind == "task" and followed.request.prompt == ""
+    assert first.wait([followed.id], timeout=60)
+    assert first.get(followed.id).state is JobState.READY
+    first.retry(followed.id)
+    assert first.wait([followed.id], timeout=60)
+    again = first.get(followed.id)
+    assert again.state is JobState.READY and not again.error
+    assert sandbox.submit_count == 1, "a followed task is never sent: its Retry polls it again"

@@ -84,7 +84,9 @@ def test_blenders_sharing_a_folder_send_download_and_import_each_job_once(
     assert len(sends) == total == sandbox.submit_count
     records = store_records(user)
     assert len(records) == total
-    assert all(record["state"] == "imported" for record in records)
+    assert all(record["state"] == "imported" for record in records), [
+        (r["request"]["prompt"], r["state"], r["error"]) for r in records
+    ]
     meshes = [r.path for r in sandbox.requests if r.method == "GET" and r.path.endswith(".glb")]
     assert len(meshes) == total
     assert max(collections.Counter(meshes).values()) == 1, "a mesh was downloaded twice"

@@ -109,7 +109,7 @@ def _stored(state: Path, count: int) -> bytes:
     return (state / STORE_FILE).read_bytes()
 
 
-@pytest.mark.parametrize("kind", ["truncated", "garbage", "empty", "wrong shape"])
+@pytest.mark.parametrize("kind", ["truncated", "garbage", "wrong shape"])
 def test_a_damaged_store_is_kept_recovered_and_reported(
     sandbox: Any, make_engine: Any, tmp_path: Path, wait_synced: Any, kind: str
 ) -> None:
@@ -121,8 +121,6 @@ def test_a_damaged_store_is_kept_recovered_and_reported(
         damaged = original[: len(original) * 2 // 3]
     elif kind == "garbage":
         damaged = os.urandom(len(original))
-    elif kind == "empty":
-        damaged = b""
     else:
         path.unlink()
         with sqlite3.connect(path) as db:
@@ -226,3 +224,14 @@ def test_a_job_taken_over_while_it_was_being_sent_is_outcome_unknown(
     assert unknown.state is JobState.OUTCOME_UNKNOWN and "may or may not have reached" in unknown.error
     assert sent.state is JobState.READY and engine.is_own(sent)
     assert sandbox.submit_attempts == 1
+
+
+def test_an_empty_store_file_is_a_new_list_not_damage(sandbox: Any, make_engine: Any, tmp_path: Path) -> None:
+    """SQLite creates the file empty: another Kiln starting at the same moment must not call it damaged."""
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / STORE_FILE).write_bytes(b"")
+    engine = make_engine(state)
+    assert engine.store_problems() == [] and backups(state, STORE_FILE) == []
+    job = engine.submit(JobRequest(kind="text", prompt="a chair"))
+    assert engine.wait([job.id], timeout=60) and engine.get(job.id).state is JobState.READY
