@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import addon, download, imports, latency, naive, register, report, ticks
+from bench import addon, download, imports, latency, naive, register, report, store, ticks
 
 OUT = Path(__file__).resolve().parent / "out"
 KEY = "sbx_live_bench11111111"
@@ -64,6 +64,8 @@ def measure(user_dir: Path) -> dict[str, Any]:
             results["imports"] = imports.run(Path(work))
         step("watcher tick with 1, 10, 100 jobs in flight")
         results["ticks"] = ticks.run()
+        step("submit, import bookkeeping, panels and start with 5,000 jobs stored")
+        results["store"] = store.run()
         with Sandbox(keys=[KEY], speed=latency.SPEED) as sandbox:
             step("completion → in-scene latency, requests, connections")
             results["latency"] = latency.run(sandbox, KEY)

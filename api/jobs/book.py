@@ -40,10 +40,17 @@ class JobBook:
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.jobs: dict[str, Job] = {}
+        #: Ids of the jobs someone still works on (OWNED_STATES): what the scheduler and the pump
+        #: look through, so their cost does not grow with the history.
+        self.open: set[str] = set()
         self.events: queue.SimpleQueue[JobEvent] = queue.SimpleQueue()
         self.writer: StoreThread | None = None
         self.problems: list[str] = []
         self.on_taken: Callable[[Job], None] = lambda job: None
+        #: Bumped on every change (``revision``) and when a job comes or goes (``roster``): the panels
+        #: redo their work over 5,000 rows only when these move.
+        self.revision = 0
+        self.roster = 0
         self._seq = itertools.count(1)
         self._last_seq = 0
         self._heartbeats: dict[tuple[int, float], float] = {}
@@ -73,12 +80,27 @@ class JobBook:
     def owner_gone(self, job: Job) -> bool:
         return not self.is_own(job) and is_gone(job.owner, self._heartbeats)
 
+    def open_jobs(self) -> list[Job]:
+        """Called with the lock held: the jobs someone still works on (active, or ready to import)."""
+        return [self.jobs[job_id] for job_id in self.open]
+
     # ----------------------------------------------------------------- changing (any thread)
+
+    def keep(self, job: Job) -> None:
+        """Called with the lock held: ``job`` is the current value (no save)."""
+        self.jobs[job.id] = job
+        if job.state in OWNED_STATES:
+            self.open.add(job.id)
+        else:
+            self.open.discard(job.id)
 
     def put(self, job: Job, *, save: bool = True) -> Future[int] | None:
         """Make ``job`` the current value and hand it to the store thread; never waits."""
         with self.lock:
-            self.jobs[job.id] = job
+            self.revision += 1
+            if job.id not in self.jobs:
+                self.roster += 1
+            self.keep(job)
             self.changed.notify_all()
             return self._save(job) if save else None
 
@@ -93,7 +115,8 @@ class JobBook:
         with self.lock:
             job = self.jobs.get(job_id)
             if job is not None and job.note != note:
-                self.jobs[job_id] = replace(job, note=note)
+                self.revision += 1
+                self.keep(replace(job, note=note))
                 self.emit(self.jobs[job_id])
 
     def settle(self, job_id: str, state: JobState, *, note: str = "", error: str | None = None) -> Job:
@@ -114,6 +137,9 @@ class JobBook:
     def remove(self, job_id: str) -> Job | None:
         with self.lock:
             job = self.jobs.pop(job_id, None)
+            self.open.discard(job_id)
+            self.revision += 1
+            self.roster += 1
             if job is not None and self.writer is not None:
                 self._last_seq = next(self._seq)
                 self.writer.remove(job_id, self._last_seq)
@@ -160,10 +186,14 @@ class JobBook:
                 log.info("Job %s is kept as it is on disk; this Kiln cannot read it (%s)", row.id, exc)
         with self.lock:
             known = len(self.jobs)
+            fresh = any(job.id not in self.jobs for job in parsed)
             for job in parsed:
-                self.jobs[job.id] = job
+                self.keep(job)
             for job_id in removed:
-                self.jobs.pop(job_id, None)
+                self.open.discard(job_id)
+                fresh = self.jobs.pop(job_id, None) is not None or fresh
+            self.revision += 1
+            self.roster += fresh
             if len(self.jobs) > known:
                 ordered = sorted(self.jobs.values(), key=lambda j: (j.created_at, j.id))
                 self.jobs = {job.id: job for job in ordered}
@@ -176,15 +206,15 @@ class JobBook:
         self._heartbeats, self._labels = heartbeats, labels
         claims = []
         with self.lock:
-            for job in self.jobs.values():
-                if job.state in OWNED_STATES and not self.is_own(job) and is_gone(job.owner, heartbeats):
+            for job in self.open_jobs():
+                if not self.is_own(job) and is_gone(job.owner, heartbeats):
                     claims.append(claimed(job, self.owner))
         return claims
 
     def taken(self, job: Job) -> None:
         log.info("Took over job %s (%s) from a Kiln that has stopped", job.id, job.state.value)
         with self.lock:
-            self.jobs[job.id] = job
+            self.keep(job)
             self.emit(job, job.error)
         self.on_taken(job)
 

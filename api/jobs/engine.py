@@ -125,7 +125,7 @@ class JobEngine(Scheduler):
         except Exception as exc:  # changed meanwhile, or the disk refused: left to its current owner
             log.info("Job %s was not taken over at start: %s", job.id, exc)
             return
-        self.book.jobs[job.id] = taken
+        self.book.keep(taken)
 
     def shutdown(self, timeout: float = 10.0) -> None:
         """Stop the threads; jobs stay on disk and the next Kiln (or start) takes them up."""
@@ -265,6 +265,16 @@ class JobEngine(Scheduler):
         with self._lock:
             return [job for job in self.book.jobs.values() if self.book.is_own(job)]
 
+    @property
+    def revision(self) -> int:
+        """Changes whenever any job changes (cheap to compare: for drawing code)."""
+        return self.book.revision
+
+    @property
+    def roster(self) -> int:
+        """Changes whenever a job is added to or removed from the list."""
+        return self.book.roster
+
     def is_own(self, job: Job) -> bool:
         return self.book.is_own(job)
 
@@ -284,18 +294,16 @@ class JobEngine(Scheduler):
     def ready_for(self, origin: str) -> Job | None:
         """This process's first finished, not yet imported job started from ``origin``."""
         with self._lock:
-            return next(
-                (
-                    j
-                    for j in self.book.jobs.values()
-                    if j.state is JobState.READY and j.origin == origin and self.book.is_own(j)
-                ),
-                None,
+            ready = (
+                j
+                for j in self.book.open_jobs()
+                if j.state is JobState.READY and j.origin == origin and self.book.is_own(j)
             )
+            return min(ready, key=lambda j: j.created_at, default=None)
 
     def has_active(self) -> bool:
         with self._lock:
-            return any(job.state.is_active and self.book.is_own(job) for job in self.book.jobs.values())
+            return any(job.state.is_active and self.book.is_own(job) for job in self.book.open_jobs())
 
     def drain_events(self, limit: int = 1000) -> list[JobEvent]:
         """Everything that happened to this process's jobs since the last call; never blocks."""

@@ -108,7 +108,7 @@ class Scheduler:
         assert self._config is not None
         running = sum(
             1
-            for j in self.book.jobs.values()
+            for j in self.book.open_jobs()
             if j.state in (JobState.QUEUED, JobState.RUNNING) and self.book.is_own(j)
         )
         if self._submitting + running >= self._config.max_in_flight:

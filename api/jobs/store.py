@@ -184,7 +184,7 @@ class JobStore:
         backup = recovery.move_aside(self.path, "damaged")
         found = recovery.salvage_sqlite(backup)
         self._db = self._connect_checked()
-        self._insert_records(found.records)
+        self.insert_records(found.records)
         log.error(
             "Job list %s was damaged (%s); kept as %s, %d job(s) recovered",
             self.path,
@@ -208,7 +208,7 @@ class JobStore:
             done = db.execute("SELECT value FROM meta WHERE key = 'legacy'").fetchone()
             if done is None:
                 found = recovery.read_legacy(legacy)
-                self._insert_records(found.records, in_transaction=True)
+                self.insert_records(found.records, in_transaction=True)
                 db.execute("INSERT INTO meta (key, value) VALUES ('legacy', ?)", (time.time(),))
             db.execute("COMMIT")
         except BaseException:
@@ -231,7 +231,7 @@ class JobStore:
                 backup,
             )
 
-    def _insert_records(self, records: Iterable[dict[str, Any]], *, in_transaction: bool = False) -> None:
+    def insert_records(self, records: Iterable[dict[str, Any]], *, in_transaction: bool = False) -> None:
         db = self.db
         if not in_transaction:
             db.execute("BEGIN IMMEDIATE")
