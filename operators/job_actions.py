@@ -265,6 +265,8 @@ class KILN_OT_wait_jobs(bpy.types.Operator):
             watcher.ensure_running()
             return {"FINISHED"}
         named = [part.strip() for part in self.job_ids.split(",") if part.strip()]
+        if named:
+            engine.wait_for_history()  # a named job may be an old one, read off the UI thread
         unknown = [job_id for job_id in named if engine.get(job_id) is None]
         if unknown:
             self.report({"ERROR"}, f"Kiln: no job with the id {', '.join(unknown)} is in the list")

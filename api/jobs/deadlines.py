@@ -1,8 +1,10 @@
 """A job's time limit holds while one of its requests is in flight.
 
-Each request a worker makes for a job carries a cancel event; one small thread sets it when the
-job's time limit passes (or the job is cancelled, or the engine stops), and the client then gives
-up within one read. The worker sees the limit passed and times the job out, keeping its task id.
+Each poll or download a worker makes for a job carries a cancel event; one small thread sets it
+when the job's time limit passes (or the job is cancelled), and the client gives up at its next
+check (between chunks of a download, before each request); the client's own per-request deadline
+bounds a request stuck before its first byte. The worker then times the job out, keeping its task
+id. A send carries none: cutting it short would leave its outcome unknown.
 """
 
 from __future__ import annotations

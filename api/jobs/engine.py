@@ -313,6 +313,10 @@ class JobEngine(Scheduler):
                 events.append(self.book.events.get_nowait())
         return events
 
+    def wait_for_history(self, timeout: float = 30.0) -> bool:
+        """Background mode: until the whole list (finished jobs too) has been read once."""
+        return self._writer is not None and self._writer.synced.wait(timeout)
+
     def wait(self, job_ids: Iterable[str], timeout: float | None = None) -> bool:
         """Block until every job is settled (background mode only). False on timeout.
 

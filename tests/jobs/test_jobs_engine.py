@@ -298,3 +298,17 @@ def test_a_task_followed_by_its_id_is_its_own_kind_and_retry_polls_it_again(
     again = first.get(followed.id)
     assert again.state is JobState.READY and not again.error
     assert sandbox.submit_count == 1, "a followed task is never sent: its Retry polls it again"
+
+
+def test_a_jobs_time_limit_holds_while_its_download_is_in_flight(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    """The mesh trickles in far slower than the time limit allows: the request is cut, the task id kept."""
+    sandbox.set_faults("slow=20000,scope=files")
+    engine = make_engine(config(sandbox, sandbox_key, timeout_seconds=2.0))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=60)
+    timed_out = engine.get(job.id)
+    assert timed_out.state is JobState.TIMED_OUT and timed_out.task_id
+    assert "Resume" in timed_out.error
+    assert not list(engine.cache_dir.glob("*.part")), "the cut download leaves nothing behind"
