@@ -96,27 +96,26 @@ class StoreThread:
     def _run(self) -> None:
         next_sync = 0.0
         while True:
+            if time.monotonic() >= next_sync:  # due even while saves keep coming: the heartbeat must go on
+                self._guarded(self._sync, "read the job list")
+                if not self._checked:  # once, after the first read: SQLite's check of the whole file
+                    self._checked = True
+                    self._guarded(self._check, "check the job list")
+                self.synced.set()
+                next_sync = time.monotonic() + HEARTBEAT_SECONDS
             try:
                 item = self._queue.get(timeout=max(0.0, next_sync - time.monotonic()))
             except queue.Empty:
-                item = _Save(-1, None, "", Future())  # time to sync
-            if callable(item):
-                self._guarded(item, "tidy the cache")
                 continue
             if item is None:
                 self._drain()
                 self._guarded(lambda: self.store.goodbye(self.owner), "say goodbye")
                 self.store.close()
                 return
-            if item.seq >= 0:
+            if callable(item):
+                self._guarded(item, "tidy the cache")
+            else:
                 self._write(item)
-                continue
-            self._guarded(self._sync, "read the job list")
-            if not self._checked:  # once, after the first read: SQLite's check of the whole file
-                self._checked = True
-                self._guarded(self._check, "check the job list")
-            self.synced.set()
-            next_sync = time.monotonic() + HEARTBEAT_SECONDS
 
     def _drain(self) -> None:
         while True:
@@ -126,7 +125,7 @@ class StoreThread:
                 return
             if callable(item):
                 self._guarded(item, "tidy the cache")
-            elif item is not None and item.seq >= 0:
+            elif item is not None:
                 self._write(item)
 
     def _write(self, item: _Save) -> None:
