@@ -53,8 +53,10 @@ class JobBook:
         self.roster = 0
         self._seq = itertools.count(1)
         self._last_seq = 0
-        self._heartbeats: dict[tuple[int, float], float] = {}
         self._labels: dict[tuple[int, float], str] = {}
+        #: Owners found gone at the last look (the store thread looks every heartbeat), so drawing
+        #: never asks the operating system about processes.
+        self._gone: set[tuple[int, float]] = set()
 
     # ----------------------------------------------------------------- reading (any thread)
 
@@ -72,13 +74,22 @@ class JobBook:
         """Where another process works on ``job`` ("" for this process's or a finished job)."""
         if job.state not in OWNED_STATES or self.is_own(job):
             return ""
-        if job.owner is None or is_gone(job.owner, self._heartbeats):
+        owner = job.owner
+        if owner is None or self.owner_gone(job):
             return "its Kiln has stopped; Retry or Resume here takes it over"
-        label = self._labels.get(job.owner.key) or job.owner.label or "another Blender"
-        return f"runs in {label} (process {job.owner.pid})"
+        label = self._labels.get(owner.key) or owner.label or "another Blender"
+        return f"runs in {label} (process {owner.pid})"
 
     def owner_gone(self, job: Job) -> bool:
-        return not self.is_own(job) and is_gone(job.owner, self._heartbeats)
+        return not self.is_own(job) and (job.owner is None or job.owner.key in self._gone)
+
+    def look_at_owners(
+        self, heartbeats: dict[tuple[int, float], float], labels: dict[tuple[int, float], str]
+    ) -> None:
+        """Called with the lock held (at start, then by the store thread): which owners are gone."""
+        self._labels = labels
+        keys = {job.owner.key for job in self.open_jobs() if job.owner is not None}
+        self._gone = {key for key in keys if key != self.owner.key and is_gone(Owner(*key), heartbeats)}
 
     def open_jobs(self) -> list[Job]:
         """Called with the lock held: the jobs someone still works on (active, or ready to import)."""
@@ -203,11 +214,11 @@ class JobBook:
     def takeovers(
         self, heartbeats: dict[tuple[int, float], float], labels: dict[tuple[int, float], str]
     ) -> list[Job]:
-        self._heartbeats, self._labels = heartbeats, labels
         claims = []
         with self.lock:
+            self.look_at_owners(heartbeats, labels)
             for job in self.open_jobs():
-                if not self.is_own(job) and is_gone(job.owner, heartbeats):
+                if self.owner_gone(job):
                     claims.append(claimed(job, self.owner))
         return claims
 

@@ -35,7 +35,7 @@ from .model import (
     ServiceConfig,
     new_job_id,
 )
-from .owner import is_gone, this_process
+from .owner import this_process
 from .retry import DEFAULT_POLICY, RetryPolicy
 from .scheduler import Scheduler
 from .steps import STEP_FOR_STATE, Step, Steps, restart_clock
@@ -97,7 +97,7 @@ class JobEngine(Scheduler):
             if not store.read_only:
                 store.beat(owner)
             rows = store.load(state.value for state in OWNED_STATES)
-            heartbeats = store.heartbeats()
+            heartbeats, labels = store.heartbeats(), store.owner_labels()
         except Exception as exc:
             store.close()
             raise _as_store_error(store, exc) from exc
@@ -106,9 +106,10 @@ class JobEngine(Scheduler):
         self.steps = Steps(self)
         book.problems.extend(store.problems)
         book.apply_rows(rows, [])
+        book.look_at_owners(heartbeats, labels)
         revs = {row.id: row.rev for row in rows}
-        for job in list(book.jobs.values()):
-            if not store.read_only and job.state in OWNED_STATES and is_gone(job.owner, heartbeats):
+        for job in book.open_jobs():
+            if not store.read_only and book.owner_gone(job):
                 self._claim_at_start(store, job, revs)
         book.on_taken = self._resume
         self._writer = book.writer = StoreThread(store, owner, book, revs)
