@@ -46,3 +46,33 @@ def test_every_operator_says_when_kilns_folder_cannot_hold_the_job_list(
         fresh_jobs.unlink()
         fresh_jobs.mkdir()
     assert service.requests == []
+
+
+def test_another_kilns_job_is_listed_marked_and_left_to_it(
+    blender: Any, fresh_jobs: Path, sandbox_factory: Any, sandbox_key: str, monkeypatch: Any, kiln_module: Any
+) -> None:
+    from ui.recording_layout import run_pending_sync, wait_for
+
+    slow = sandbox_factory(speed=0.2)  # the other Kiln's job runs for the whole test
+    monkeypatch.setenv("KILN_BASE_URL", slow.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    jobs_module, runtime = kiln_module("api.jobs"), kiln_module("operators.runtime")
+    here = runtime.engine()
+    other = jobs_module.JobEngine(fresh_jobs, workers=1, label="a background Blender")
+    other.start(jobs_module.ServiceConfig(slow.base_url, sandbox_key, poll_interval=0.2))
+    try:
+        theirs = other.submit(jobs_module.JobRequest(kind="text", prompt="their lamp"))
+        listed = wait_for(lambda: here.get(theirs.id), what="the other Kiln's job in this list")
+        assert not here.is_own(listed) and here.runs_elsewhere(listed)
+        assert here.where(listed) == f"runs in a background Blender (process {listed.owner.pid})"
+        panels = kiln_module("panels.jobs")
+        draw(panels.KILN_PT_jobs, blender.context)
+        run_pending_sync(blender, panels)
+        details = draw(panels.KILN_PT_jobs, blender.context)
+        assert "This job runs in a background Blender" in details.text()
+        assert details.operators("kiln.cancel_job") == [], "only its owner may cancel it"
+        with pytest.raises(RuntimeError, match="runs in a background Blender"):
+            blender.ops.kiln.cancel_job(job_id=theirs.id)
+        assert here.ready_for(runtime.current_origin()) is None and not here.has_active()
+    finally:
+        other.shutdown()
