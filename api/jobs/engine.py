@@ -235,13 +235,19 @@ class JobEngine(Scheduler):
                 self._writer.later(lambda: upload.unlink(missing_ok=True))
 
     def mark_imported(self, job_id: str, objects: Iterable[str]) -> None:
+        """The job's mesh is in this Blender's scene. Another live Blender's job stays as it is for it
+        (it still imports it into its own file)."""
         with self._lock:
+            if self.runs_elsewhere(self.book.jobs[job_id]):
+                return
             self.book.change(job_id, objects=list(objects))
             self.book.settle(job_id, JobState.IMPORTED)
 
     def mark_failed(self, job_id: str, message: str) -> None:
         """A step on the main thread (the import) failed; keep the job with the sentence."""
         with self._lock:
+            if self.runs_elsewhere(self.book.jobs[job_id]):
+                return
             self.book.settle(job_id, JobState.FAILED, error=message)
 
     def set_origin(self, old: str, new: str) -> None:

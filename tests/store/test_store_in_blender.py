@@ -74,5 +74,13 @@ def test_another_kilns_job_is_listed_marked_and_left_to_it(
         with pytest.raises(RuntimeError, match="runs in a background Blender"):
             blender.ops.kiln.cancel_job(job_id=theirs.id)
         assert here.ready_for(runtime.current_origin()) is None and not here.has_active()
+
+        task_id = wait_for(lambda: other.get(theirs.id).task_id, what="the task id")
+        slow.complete_now(task_id)
+        wait_for(lambda: here.get(theirs.id).state.value == "ready", timeout=60, what="ready, seen here")
+        assert here.ready_for(runtime.current_origin()) is None, "never imported here on its own"
+        assert blender.ops.kiln.import_job(job_id=theirs.id) == {"FINISHED"}  # an explicit Import
+        assert [o["kiln_prompt"] for o in blender.data.objects if "kiln_prompt" in o][:1] == ["their lamp"]
+        assert other.get(theirs.id).state.value == "ready", "its owner still imports it into its own file"
     finally:
         other.shutdown()
