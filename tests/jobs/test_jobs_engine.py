@@ -312,3 +312,39 @@ def test_a_jobs_time_limit_holds_while_its_download_is_in_flight(
     assert timed_out.state is JobState.TIMED_OUT and timed_out.task_id
     assert "Resume" in timed_out.error
     assert not list(engine.cache_dir.glob("*.part")), "the cut download leaves nothing behind"
+
+
+def test_an_answer_nobody_foresaw_is_a_sentence_and_frees_the_slot(
+    sandbox: Any, sandbox_key: str, tmp_path: Path
+) -> None:
+    """The client trips over the first submit's answer (deeply nested JSON makes a RecursionError):
+    that job is "outcome unknown" with a sentence, and the next job still gets the one slot."""
+    from api.client import Client
+
+    class TrippingClient(Client):
+        tripped = False
+
+        def submit_text(self, *args: Any, **kwargs: Any) -> Any:
+            task = super().submit_text(*args, **kwargs)  # really sent: the service made a task
+            if not TrippingClient.tripped:
+                TrippingClient.tripped = True
+                raise RecursionError("maximum recursion depth exceeded while decoding a JSON object")
+            return task
+
+    def factory(cfg: ServiceConfig, stop: threading.Event) -> Client:
+        return TrippingClient(cfg.base_url, cfg.api_key, cancel_event=stop, retries=0)
+
+    engine = JobEngine(tmp_path / "state", client_factory=factory)
+    engine.start(config(sandbox, sandbox_key, max_in_flight=1))
+    try:
+        first = engine.submit(TEXT)
+        assert engine.wait([first.id], timeout=60)
+        second = engine.submit(JobRequest(kind="text", prompt="a blue mug"))
+        assert engine.wait([second.id], timeout=60)
+        unknown = engine.get(first.id)
+        assert unknown.state is JobState.OUTCOME_UNKNOWN and "RecursionError" in unknown.error
+        assert "Traceback" not in unknown.error and "dashboard" in unknown.error
+        assert engine.get(second.id).state is JobState.READY
+        assert sandbox.submit_count == 2
+    finally:
+        engine.shutdown()
