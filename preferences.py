@@ -47,7 +47,10 @@ cache_size = SizeCache()
 
 def user_dir() -> Path:
     """Kiln's writable folder: job list, cache, key file."""
-    return Path(bpy.utils.extension_path_user(__package__, create=True))
+    # "" when it cannot be made (a file in the way): keep the real path, so the engine names the problem.
+    return Path(
+        bpy.utils.extension_path_user(__package__, create=True) or bpy.utils.extension_path_user(__package__)
+    )
 
 
 def cache_dir() -> Path:

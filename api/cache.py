@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .jobs import Job, JobState
+from .jobs.steps import cache_name
 
 log = logging.getLogger(__name__)
 
@@ -20,20 +21,19 @@ def folder_size(folder: Path) -> int:
         return 0
 
 
-def _protected_tasks(jobs: Iterable[Job]) -> set[str]:
-    """Task ids whose files are still needed: jobs being worked on, or ready and not yet imported."""
-    needed = [job for job in jobs if job.state.is_active or job.state is JobState.READY]
-    return {job.task_id for job in needed if job.task_id}
+def _protected(jobs: Iterable[Job]) -> set[str]:
+    """Cache names (Kiln's job ids) whose files are still needed: jobs at work, or not yet imported."""
+    return {cache_name(job) for job in jobs if job.state.is_active or job.state is JobState.READY}
 
 
 def clear_cache(folder: Path, jobs: Iterable[Job]) -> tuple[int, int]:
     """Delete cached meshes and previews except those of unfinished jobs; returns (files, bytes) removed."""
-    keep = _protected_tasks(jobs)
+    keep = _protected(jobs)
     removed = freed = 0
     if not folder.is_dir():
         return 0, 0
     for entry in folder.iterdir():
-        # "<task>.glb", "<task>.png" and the "<task>.glb.part" of a running download.
+        # "<job>.glb", "<job>.png", "<job>.blend" and the "<job>.glb.part" of a running download.
         if not entry.is_file() or entry.name.split(".", 1)[0] in keep:
             continue
         try:

@@ -242,7 +242,7 @@ class Client:
         url = self.base_url + TASKS_PATH + quote(task_id, safe="")
 
         def once() -> Task:
-            status, body = self._exchange(lambda: self._http.get(url), task_id=task_id)
+            status, body = self._exchange(lambda: self._http.get(url), task_id=task_id, cancel=cancel)
             try:
                 data = parse_json(body)
                 if not isinstance(data, Mapping):
@@ -275,7 +275,7 @@ class Client:
         dest = Path(dest)
 
         def once() -> Path:
-            with guarding(Guard(None, self.download_floor)):
+            with guarding(Guard(None, self.download_floor, cancel=cancel)):
                 self._retry.check_cancel(cancel)
                 return stream_to_file(
                     self._http,
@@ -322,10 +322,18 @@ class Client:
     # ------------------------------------------------------------------ plumbing
 
     def _exchange(
-        self, send: Callable[[], requests.Response], *, task_id: str | None = None
+        self,
+        send: Callable[[], requests.Response],
+        *,
+        task_id: str | None = None,
+        cancel: threading.Event | None = None,
     ) -> tuple[int, bytes]:
-        """One API exchange under the total deadline: (status, body) of a 2xx, else the Kiln error."""
-        with guarding(Guard(self.deadline)):
+        """One API exchange under the total deadline: (status, body) of a 2xx, else the Kiln error.
+
+        ``cancel`` cuts it in flight (a poll whose job ran out of time); submits never pass one:
+        a submit cut after sending would leave its outcome unknown.
+        """
+        with guarding(Guard(self.deadline, cancel=cancel)):
             try:
                 with send() as resp:
                     if not 200 <= resp.status_code < 300:

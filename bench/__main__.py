@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import addon, download, imports, latency, naive, register, report, ticks
+from bench import addon, download, imports, latency, naive, register, report, store, ticks
 
 OUT = Path(__file__).resolve().parent / "out"
 KEY = "sbx_live_bench11111111"
@@ -66,6 +66,8 @@ def measure(user_dir: Path) -> dict[str, Any]:
         results["ticks"] = ticks.run()
         step("longest beat while 100 jobs change state")
         results["stall"] = ticks.run_state_changes()
+        step("submit, import bookkeeping, panels and start with 5,000 jobs stored")
+        results["store"] = store.run()
         with Sandbox(keys=[KEY], speed=latency.SPEED) as sandbox:
             step("completion → in-scene latency, requests, connections")
             results["latency"] = latency.run(sandbox, KEY)

@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bench import addon
 from bench.stats import summary_ms
@@ -58,12 +59,12 @@ def timed_client_factory(marks: dict[str, dict[str, float]]) -> Any:
             try:
                 return super().download(url, dest, **kwargs)
             finally:
-                with lock:
-                    task = marks[Path(dest).stem]
+                with lock:  # the sandbox names its files after the task; Kiln names its copies after the job
+                    task = marks[Path(urlsplit(url).path).stem]
                     task["download_s"] = task.get("download_s", 0.0) + time.monotonic() - start
 
     def factory(config: Any, stop: threading.Event) -> Any:
-        return TimedClient(config.base_url, config.api_key, cancel_event=stop)
+        return TimedClient(config.base_url, config.api_key, cancel_event=stop, retries=0)  # as the engine's
 
     return factory
 

@@ -18,7 +18,7 @@ from mathutils import Vector
 
 from .. import preferences
 from ..api import batch
-from ..api.errors import InputError
+from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
 from . import layout, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
@@ -89,7 +89,11 @@ class KILN_OT_generate_batch(OnlineOperator):
             self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
             return {"CANCELLED"}
 
-        job_ids = _send(context, parsed.items)
+        try:
+            job_ids = _send(context, parsed.items)
+        except KilnError as exc:  # the job list cannot be written: nothing was sent
+            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
+            return {"CANCELLED"}
         summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
         if not bpy.app.background:
             _follow(_Followed(path.name, job_ids, summary_path))
@@ -97,7 +101,11 @@ class KILN_OT_generate_batch(OnlineOperator):
             self.report({"INFO"}, f"Kiln: generating {len(job_ids)} meshes from {path.name}")
             return {"FINISHED"}
 
-        wait_then_import(context, job_ids)
+        try:
+            wait_then_import(context, job_ids)
+        except KilnError as exc:
+            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
+            return {"CANCELLED"}
         jobs, headline = _conclude(job_ids, summary_path)
         for job in jobs:
             if job.state is not JobState.IMPORTED:

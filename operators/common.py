@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import preferences
+from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
 
@@ -60,13 +61,17 @@ def launch(
     op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, *, wait: bool = True
 ) -> set[OperatorResult]:
     """Submit a job. UI: return at once, the watcher follows it. Background mode: wait and import."""
-    engine = runtime.engine(context)
-    job = engine.submit(request, origin=runtime.current_origin())
-    if not (bpy.app.background and wait):
-        watcher.ensure_running()
-        op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
-        return {"FINISHED"}
-    settled = wait_then_import(context, [job.id])
+    try:
+        engine = runtime.engine(context)
+        job = engine.submit(request, origin=runtime.current_origin())
+        if not (bpy.app.background and wait):
+            watcher.ensure_running()
+            op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
+            return {"FINISHED"}
+        settled = wait_then_import(context, [job.id])
+    except KilnError as exc:  # the job list cannot be written (nothing was sent), or no engine runs
+        op.report({"ERROR"}, f"Kiln: {exc.user_message}")
+        return {"CANCELLED"}
     final = settled[0] if settled else None
     if final is None or final.state is not JobState.IMPORTED:
         reason = final.error if final and final.error else "the job did not finish"

@@ -12,8 +12,9 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from .. import preferences
 from ..api import inputs
-from ..api.errors import InputError
+from ..api.errors import InputError, KilnError
 from ..api.jobs import UPLOADS_DIR, JobRequest
+from ..api.jobs.disk import ensure_folder
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class KILN_OT_generate_from_image(OnlineOperator):
         if not problem:
             try:
                 request = self._request()
-            except InputError as exc:
+            except KilnError as exc:  # unusable input, or the image cannot be saved for upload
                 problem = exc.user_message
         if problem or request is None:
             self.report({"ERROR"}, problem)
@@ -145,7 +146,7 @@ def save_blender_image(name: str) -> Path:
     if image.type != "RENDER_RESULT" and tuple(image.size) == (0, 0):
         raise InputError(f"The image “{name}” has no pixels (is its file missing?).")
     folder = preferences.user_dir() / UPLOADS_DIR
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder, "save the image to upload")
     path = folder / f"{uuid.uuid4().hex}.png"
     scene = bpy.context.scene
     settings = scene.render.image_settings

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import StringProperty
 
-from ..api.jobs import JobRequest, JobState
+from ..api.errors import KilnError
+from ..api.jobs import Job, JobKind, JobRequest, JobState
+from ..api.jobs.disk import ensure_folder
 from . import runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
 
@@ -15,11 +17,21 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 
-def _job_or_report(op: bpy.types.Operator, context: bpy.types.Context, job_id: str):  # type: ignore[no-untyped-def]
-    job = runtime.engine(context).get(job_id)
+def _job_or_report(op: bpy.types.Operator, context: bpy.types.Context, job_id: str) -> Job | None:
+    try:
+        job = runtime.engine(context).get(job_id)
+    except KilnError as exc:
+        op.report({"ERROR"}, f"Kiln: {exc.user_message}")
+        return None
     if job is None:
         op.report({"ERROR"}, "Kiln: that job is no longer in the list")
     return job
+
+
+def _refused(op: bpy.types.Operator, exc: KilnError) -> set[OperatorResult]:
+    """A disk problem, or a job another Blender works on: the sentence, never a traceback."""
+    op.report({"ERROR"}, f"Kiln: {exc.user_message}")
+    return {"CANCELLED"}
 
 
 class _JobOperator:
@@ -38,7 +50,10 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         if _job_or_report(self, context, self.job_id) is None:
             return {"CANCELLED"}
-        runtime.engine(context).cancel(self.job_id)
+        try:
+            runtime.engine(context).cancel(self.job_id)
+        except KilnError as exc:
+            return _refused(self, exc)
         return {"FINISHED"}
 
 
@@ -63,7 +78,10 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
         if job.state.is_active:
             self.report({"WARNING"}, "Kiln: this job is still running")
             return {"CANCELLED"}
-        runtime.engine(context).retry(self.job_id)
+        try:
+            runtime.engine(context).retry(self.job_id)
+        except KilnError as exc:
+            return _refused(self, exc)
         watcher.ensure_running()
         return {"FINISHED"}
 
@@ -82,7 +100,10 @@ class KILN_OT_resume_job(_JobOperator, OnlineOperator):
         if not job.task_id or job.state.is_active:
             self.report({"WARNING"}, "Kiln: there is no task to resume for this job")
             return {"CANCELLED"}
-        runtime.engine(context).resume(self.job_id)
+        try:
+            runtime.engine(context).resume(self.job_id)
+        except KilnError as exc:
+            return _refused(self, exc)
         watcher.ensure_running()
         return {"FINISHED"}
 
@@ -105,12 +126,15 @@ class KILN_OT_resume_task(OnlineOperator):
         if problem:
             self.report({"ERROR"}, problem)
             return {"CANCELLED"}
-        request = JobRequest(kind="text", name=self.name.strip() or f"Task {self.task_id.strip()}")
-        engine = runtime.engine(context)
-        job = engine.resume_task(self.task_id, request, origin=runtime.current_origin())
-        if bpy.app.background:
-            wait_then_import(context, [job.id])
-        else:
+        request = JobRequest(kind=JobKind.TASK, name=self.name.strip() or f"Task {self.task_id.strip()}")
+        try:
+            engine = runtime.engine(context)
+            job = engine.resume_task(self.task_id, request, origin=runtime.current_origin())
+            if bpy.app.background:
+                wait_then_import(context, [job.id])
+        except KilnError as exc:
+            return _refused(self, exc)
+        if not bpy.app.background:
             watcher.ensure_running()
         return {"FINISHED"}
 
@@ -142,7 +166,10 @@ class KILN_OT_remove_job(_JobOperator, bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        runtime.engine(context).remove(self.job_id)
+        try:
+            runtime.engine(context).remove(self.job_id)
+        except KilnError as exc:
+            return _refused(self, exc)
         return {"FINISHED"}
 
 
@@ -154,7 +181,10 @@ class KILN_OT_clear_finished(bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        engine = runtime.engine(context)
+        try:
+            engine = runtime.engine(context)
+        except KilnError as exc:
+            return _refused(self, exc)
         for job in engine.jobs():
             if job.state in (JobState.IMPORTED, JobState.FAILED, JobState.CANCELLED):
                 engine.remove(job.id)
@@ -185,25 +215,51 @@ class KILN_OT_open_cache_folder(bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        folder = runtime.engine(context).cache_dir
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder = runtime.engine(context).cache_dir
+            ensure_folder(folder, "open its cache folder")
+        except KilnError as exc:
+            return _refused(self, exc)
         bpy.ops.wm.path_open(filepath=str(folder))
         return {"FINISHED"}
 
 
 class KILN_OT_wait_jobs(OnlineOperator):
-    """Background mode: block until every unfinished job is imported or failed. UI: make sure they run"""
+    """Background mode: block until this Blender's jobs are imported or failed. UI: make sure they run"""
 
     bl_idname = "kiln.wait_jobs"
     bl_label = "Wait for Kiln Jobs"
     bl_options = {"REGISTER"}
 
+    job_ids: StringProperty(  # type: ignore[valid-type]
+        name="Job IDs",
+        description="Comma-separated ids of the jobs to wait for and import, other Blenders' included. "
+        "Empty: the jobs this Blender started (or took over)",
+        options={"SKIP_SAVE"},
+    )
+
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        engine = runtime.engine(context)
+        try:
+            engine = runtime.engine(context)
+        except KilnError as exc:
+            return _refused(self, exc)
         if not bpy.app.background:
             watcher.ensure_running()
             return {"FINISHED"}
-        settled = wait_then_import(context, [job.id for job in engine.jobs()])
+        named = [part.strip() for part in self.job_ids.split(",") if part.strip()]
+        if named:
+            engine.wait_for_history()  # a named job may be an old one, read off the UI thread
+        unknown = [job_id for job_id in named if engine.get(job_id) is None]
+        if unknown:
+            self.report({"ERROR"}, f"Kiln: no job with the id {', '.join(unknown)} is in the list")
+            return {"CANCELLED"}
+        ids = named or [
+            job.id for job in engine.own_jobs() if job.state.is_active or job.state is JobState.READY
+        ]
+        try:
+            settled = wait_then_import(context, ids)
+        except KilnError as exc:
+            return _refused(self, exc)
         failed = [job for job in settled if job.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN)]
         for job in failed:
             self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error}")

@@ -60,7 +60,10 @@ class KILN_OT_clear_cache(bpy.types.Operator):
         return context.window_manager.invoke_confirm(self, event)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        engine = runtime.engine(context)
+        engine, problem = runtime.try_engine(context)
+        if engine is None:
+            self.report({"ERROR"}, f"Kiln: {problem}")
+            return {"CANCELLED"}
         files, freed = cache.clear_cache(engine.cache_dir, engine.jobs())
         preferences.cache_size.forget()
         log.info("Cleared %d cached files (%d bytes)", files, freed)

@@ -2,27 +2,50 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 import bpy
 
 from .. import preferences
-from ..api.jobs import JobEngine
+from ..api.jobs import JobEngine, StoreError
 from ..api.paths import file_identity
+
+log = logging.getLogger(__name__)
 
 _engine: JobEngine | None = None
 _unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
 
 
+def _label() -> str:
+    """How other Blenders' panels name this one (its pid is added there)."""
+    return "a background Blender" if bpy.app.background else "another Blender window"
+
+
 def engine(context: bpy.types.Context | None = None) -> JobEngine:
-    """The running engine, started on first use with the current preferences."""
+    """The running engine, started on first use with the current preferences.
+
+    Raises StoreError (a KilnError whose ``user_message`` names the folder and the cause) when
+    Kiln's folder cannot hold the job list; nothing is started then, and the next call tries again.
+    """
     global _engine
     if _engine is None:
-        _engine = JobEngine(preferences.user_dir())
-        _engine.start(preferences.service_config(context))
+        fresh = JobEngine(preferences.user_dir(), label=_label())
+        fresh.start(preferences.service_config(context))
+        _engine = fresh
+        _announce(fresh.store_problems())
     else:
         _engine.configure(preferences.service_config(context))
     return _engine
+
+
+def try_engine(context: bpy.types.Context | None = None) -> tuple[JobEngine | None, str]:
+    """The engine, or None and the sentence saying why it cannot start (for register and timers)."""
+    try:
+        return engine(context), ""
+    except StoreError as exc:
+        log.error("%s", exc.user_message)
+        return None, exc.user_message
 
 
 def engine_if_started() -> JobEngine | None:
@@ -30,11 +53,21 @@ def engine_if_started() -> JobEngine | None:
 
 
 def shutdown() -> None:
-    """Join every worker; jobs stay on disk and resume next time."""
+    """Join every worker; jobs stay on disk and resume next time (here or in another Blender)."""
     global _engine
     if _engine is not None:
         _engine.shutdown()
         _engine = None
+
+
+def _announce(problems: list[str]) -> None:
+    """Damage found in the job store is said in the status bar too (the Jobs panel shows it as well)."""
+    if not problems:
+        return
+    from . import watcher  # imported here: the watcher imports this module
+
+    for sentence in problems:
+        watcher.announce("WARNING", f"Kiln: {sentence}")
 
 
 def current_origin() -> str:

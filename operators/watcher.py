@@ -213,7 +213,7 @@ def register() -> None:
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
     if not bpy.app.background:
-        runtime.engine()  # unfinished jobs resume at once
+        runtime.try_engine()  # a folder that cannot hold the job list is said when an operator runs
     ensure_running()
 
 

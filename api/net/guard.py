@@ -28,19 +28,32 @@ from .trust import system_trust
 
 logger = logging.getLogger(__name__)
 
+#: How often the watchdog looks at a guard's cancel event (seconds).
+CANCEL_LOOK = 0.2
+
 
 class Guard:
     """A total deadline and an optional throughput floor for one exchange (all its hops).
 
     ``floor`` is (bytes per second, window in seconds): the exchange is cut when a whole window
-    passes with fewer than ``rate * window`` bytes received. ``tripped`` names why it was cut.
+    passes with fewer than ``rate * window`` bytes received. ``cancel``, when set, cuts it too
+    (a job's own time limit, or the artist's Cancel: ``cancelled`` is then true). ``tripped``
+    names why it was cut.
     """
 
-    def __init__(self, seconds: float | None = None, floor: tuple[float, float] | None = None) -> None:
+    def __init__(
+        self,
+        seconds: float | None = None,
+        floor: tuple[float, float] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
         now = time.monotonic()
         self.seconds = seconds
         self.deadline = now + seconds if seconds is not None else None
         self.floor = floor
+        self.cancel = cancel
+        self.cancelled = False
+        self._cancel_look = now + CANCEL_LOOK if cancel is not None else None
         self._window_end = now + floor[1] if floor else None
         self._window_bytes = 0
         self._connections: list[Any] = []
@@ -68,14 +81,21 @@ class Guard:
 
     def due(self) -> float:
         """When the watchdog should look at this guard next (monotonic seconds)."""
-        times = [t for t in (self.deadline, self._window_end) if t is not None]
+        # An event cannot wake the watchdog, so it looks at a cancel event every CANCEL_LOOK instead.
+        times = [t for t in (self.deadline, self._window_end, self._cancel_look) if t is not None]
         return min(times) if times else float("inf")
 
     def check(self, now: float) -> None:
-        """Trip if the deadline passed or the last window was too slow."""
+        """Trip if cancelled, the deadline passed or the last window was too slow."""
         with self._lock:
             if self.tripped:
                 return
+            if self.cancel is not None and self.cancel.is_set():
+                self.cancelled = True
+                self._trip("the request was stopped")
+                return
+            if self._cancel_look is not None and now >= self._cancel_look:
+                self._cancel_look = now + CANCEL_LOOK
             if self.deadline is not None and now >= self.deadline:
                 self._trip(f"it did not finish answering within {self.seconds:g} s")
             elif self.floor and self._window_end is not None and now >= self._window_end:

@@ -34,7 +34,7 @@ from ..errors import (
     UnsafeAddressError,
 )
 from .answers import error_for
-from .guard import GuardedAdapter, current_guard
+from .guard import Guard, GuardedAdapter, current_guard
 from .origin import Origin, address_problem, connect_origin, host_label, is_local_host, loggable
 
 logger = logging.getLogger(__name__)
@@ -208,7 +208,7 @@ class Transport:
             raise self.transport_error(exc, resp.url or "") from None
         if guard is not None and guard.tripped:
             # A cut on a body without Content-Length looks like a normal end: the guard knows better.
-            raise NetworkError(host_label(resp.url or ""), guard.tripped, sent=True)
+            raise _cut_error(guard, host_label(resp.url or ""))
 
     def error_for(
         self, resp: requests.Response, *, task_id: str | None = None, download: bool = False
@@ -224,7 +224,7 @@ class Transport:
         host = host_label(url)
         guard = current_guard()
         if guard is not None and guard.tripped:
-            return NetworkError(host, guard.tripped, sent=True)
+            return _cut_error(guard, host)
         if isinstance(exc, requests.exceptions.SSLError):
             return TLSError(host, _tls_detail(exc))
         if isinstance(exc, requests.exceptions.InvalidHeader | requests.exceptions.InvalidURL):
@@ -233,6 +233,13 @@ class Transport:
             return NetworkError(host, _network_reason(exc), sent=not _surely_not_sent(exc))
         logger.debug("Unexpected %s talking to %s", type(exc).__name__, host)
         return NetworkError(host, f"the exchange failed unexpectedly ({type(exc).__name__})", sent=True)
+
+
+def _cut_error(guard: Guard, host: str) -> KilnError:
+    """Why the guard cut an exchange: the caller's own stop, or the service too slow."""
+    if guard.cancelled:
+        return CancelledError()
+    return NetworkError(host, guard.tripped or "the transfer was cut", sent=True)
 
 
 def _too_big(status: int, limit: int) -> ServiceError:

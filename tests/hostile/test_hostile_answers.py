@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import assert_sentence, client_for, task
+from hostile_kit import assert_sentence, client_for, task
 from hostile_server import HostileServer, json_answer, raw
 
 from api.errors import KilnError, NetworkError, OutcomeUnknownError, ServiceError

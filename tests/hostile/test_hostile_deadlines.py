@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import assert_sentence, client_for, task
+from hostile_kit import assert_sentence, client_for, task
 from hostile_server import HostileServer, dripping, raw, streaming
 
 from api.errors import InvalidMeshError, NetworkError, OutcomeUnknownError, ServiceError
@@ -60,8 +60,8 @@ def test_a_download_that_stalls_after_its_headers_is_cut(service: HostileServer,
 
 
 def test_a_fast_download_is_not_cut_by_the_floor(service: HostileServer, tmp_path: Path) -> None:
-    from conftest import raw_glb
     from hostile_glb import good_glb
+    from hostile_kit import raw_glb
 
     service.routes["/files/m.glb"] = raw_glb(good_glb())
     with client_for(service) as client:

@@ -4,8 +4,6 @@ Each test checks, via ``EngineRun.check``: nothing touched outside the state fol
 absent from every request to another origin and from every stored or shown text, a sentence
 for the artist, the job kept (with its task id where one was usable), and the next job unaffected
 (``max_in_flight=1``, so a leaked in-flight slot would stall it).
-
-Tests marked xfail need the engine-side half of the issue (job store work, another branch).
 """
 
 from __future__ import annotations
@@ -14,13 +12,12 @@ import json
 from typing import Any
 
 import pytest
-from conftest import KEY, TEXT, completed, raw_glb, task
 from hostile_glb import good_glb, triangle, with_accessor
+from hostile_kit import KEY, TEXT, completed, raw_glb, task
 from hostile_server import HostileServer, dripping, json_answer
 
 from api.jobs import JobRequest, JobState
 
-ENGINE_SIDE = pytest.mark.xfail(reason="engine side: lands with the job-store work", strict=False)
 SUBMIT = "/v1/3d/text-to-3d"
 OUTCOME_UNKNOWN = JobState("outcome unknown")
 
@@ -109,7 +106,6 @@ def test_a_poll_dripping_forever_ends_at_the_time_limit_with_the_task_kept(
     run.next_job_works()
 
 
-@ENGINE_SIDE
 def test_the_time_limit_holds_while_a_request_is_in_flight(engine_run: Any, service: HostileServer) -> None:
     run = engine_run(deadline=60.0)
     service.routes[SUBMIT] = json_answer(200, task("task_1"))
@@ -159,7 +155,6 @@ def test_an_unreadable_submit_answer_is_outcome_unknown_and_frees_the_slot(
     run.next_job_works()
 
 
-@ENGINE_SIDE
 def test_an_unreadable_submit_answer_keeps_the_task_id_it_named(
     engine_run: Any, service: HostileServer
 ) -> None:
@@ -170,7 +165,6 @@ def test_an_unreadable_submit_answer_keeps_the_task_id_it_named(
     assert job.state is OUTCOME_UNKNOWN and job.task_id == "task_777"
 
 
-@ENGINE_SIDE
 def test_cache_files_are_named_by_kiln_not_by_the_service(engine_run: Any, service: HostileServer) -> None:
     run = engine_run()
     finished_task(service, "task_svc_named")

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_sentence
 from hostile_glb import (
     CHUNK_BIN,
     CHUNK_JSON,
@@ -32,6 +31,7 @@ from hostile_glb import (
     with_accessor,
     with_image,
 )
+from hostile_kit import assert_sentence
 
 from api.errors import InvalidMeshError, UnsupportedMeshError
 from api.glb import check_glb

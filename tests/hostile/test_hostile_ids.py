@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import KEY, assert_sentence, client_for, task
+from hostile_kit import KEY, assert_sentence, client_for, task
 from hostile_server import HostileServer, json_answer
 
 from api.errors import InputError, OutcomeUnknownError

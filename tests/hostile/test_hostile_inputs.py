@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import assert_sentence, client_for, task
+from hostile_kit import assert_sentence, client_for, task
 from hostile_server import HostileServer, json_answer
 from PIL import Image
 

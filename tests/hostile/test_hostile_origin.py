@@ -6,8 +6,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import KEY, assert_sentence, client_for, completed, raw_glb, task
 from hostile_glb import good_glb
+from hostile_kit import KEY, assert_sentence, client_for, completed, raw_glb, task
 from hostile_server import HostileServer, json_answer, redirect
 
 from api.client import Client

@@ -72,7 +72,9 @@ def test_every_result_is_prepared_by_the_warm_helper_and_appended(
         ready = run_job(engine, jobs, prompt)
         assert ready.state.value == "ready", ready.error
         assert ready.triangles < 200_000, "small results go through the helper too"
-        assert Path(ready.blend_path) == engine.cache_dir / f"{ready.task_id}.blend"
+        assert (
+            Path(ready.blend_path) == engine.cache_dir / f"{ready.id}.blend"
+        )  # named by Kiln, not the service
         assert leftovers(engine.cache_dir) == [Path(ready.blend_path).name]
         blender.ops.wm.read_homefile(use_empty=True)
         assert import_job(blender.context, ready)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from concepts import CONCEPTS
 
-from api.jobs import JOBS_FILE, JobEngine, JobRequest, JobState, ServiceConfig
+from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, ServiceConfig
 
 TEXT = JobRequest(kind="text", prompt="a red chair")
 
@@ -39,7 +40,10 @@ def make_engine(tmp_path: Path) -> Iterator[Any]:
 
 
 def on_disk(state_dir: Path) -> list[dict[str, Any]]:
-    return json.loads((state_dir / JOBS_FILE).read_text())["jobs"]
+    """The records in the store file, read by SQLite directly, oldest first."""
+    with sqlite3.connect(state_dir / STORE_FILE) as db:
+        records = [json.loads(data) for (data,) in db.execute("SELECT data FROM jobs")]
+    return sorted(records, key=lambda r: r["created_at"])
 
 
 def test_text_job_runs_to_a_checked_glb_in_the_cache(
@@ -50,7 +54,7 @@ def test_text_job_runs_to_a_checked_glb_in_the_cache(
     assert engine.wait([job.id], timeout=60)
     done = engine.get(job.id)
     assert done.state is JobState.READY, done.error
-    assert Path(done.mesh_path) == engine.cache_dir / f"{done.task_id}.glb"
+    assert Path(done.mesh_path) == engine.cache_dir / f"{job.id}.glb"
     assert Path(done.mesh_path).read_bytes()[:4] == b"glTF"
     assert Path(done.preview_path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert done.triangles and done.progress == 100.0
@@ -104,7 +108,7 @@ def test_a_submit_cut_off_by_a_crash_is_surfaced_not_resent(
         "state": "submitting",
         "submit_sent": False,
     }
-    (state / JOBS_FILE).write_text(json.dumps({"format": 1, "jobs": [crashed, waiting]}))
+    (state / "jobs.json").write_text(json.dumps({"format": 1, "jobs": [crashed, waiting]}))
     engine = make_engine(config(sandbox, sandbox_key), state)
     assert engine.wait(["abc", "def"], timeout=60)
     assert engine.get("abc").state is JobState.OUTCOME_UNKNOWN
@@ -263,3 +267,84 @@ def test_shutdown_mid_download_keeps_the_job_for_the_next_start(
     assert second.wait([job.id], timeout=60)
     assert second.get(job.id).state is JobState.READY
     assert sandbox.submit_count == 1
+
+
+def test_a_download_is_tried_five_times_in_all_not_five_times_five(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    """The engine's client makes one attempt per call; the engine's policy is the only one that retries."""
+    engine = make_engine(config(sandbox, sandbox_key, poll_interval=0.01))
+    sandbox.set_faults("503=1,scope=files")
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=120)
+    failed = engine.get(job.id)
+    assert failed.state is JobState.FAILED and "could not be downloaded" in failed.error
+    meshes = [r for r in sandbox.requests if r.method == "GET" and r.path.endswith(".glb")]
+    assert len(meshes) == 5
+
+
+def test_a_task_followed_by_its_id_is_its_own_kind_and_retry_polls_it_again(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    first = make_engine(config(sandbox, sandbox_key))
+    sent = first.submit(TEXT)
+    assert first.wait([sent.id], timeout=60)
+    followed = first.resume_task(first.get(sent.id).task_id)
+    assert followed.request.kind == "task" and followed.request.prompt == ""
+    assert first.wait([followed.id], timeout=60)
+    assert first.get(followed.id).state is JobState.READY
+    first.retry(followed.id)
+    assert first.wait([followed.id], timeout=60)
+    again = first.get(followed.id)
+    assert again.state is JobState.READY and not again.error
+    assert sandbox.submit_count == 1, "a followed task is never sent: its Retry polls it again"
+
+
+def test_a_jobs_time_limit_holds_while_its_download_is_in_flight(
+    sandbox: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    """The mesh trickles in far slower than the time limit allows: the request is cut, the task id kept."""
+    sandbox.set_faults("slow=20000,scope=files")
+    engine = make_engine(config(sandbox, sandbox_key, timeout_seconds=2.0))
+    job = engine.submit(TEXT)
+    assert engine.wait([job.id], timeout=60)
+    timed_out = engine.get(job.id)
+    assert timed_out.state is JobState.TIMED_OUT and timed_out.task_id
+    assert "Resume" in timed_out.error
+    assert not list(engine.cache_dir.glob("*.part")), "the cut download leaves nothing behind"
+
+
+def test_an_answer_nobody_foresaw_is_a_sentence_and_frees_the_slot(
+    sandbox: Any, sandbox_key: str, tmp_path: Path
+) -> None:
+    """The client trips over the first submit's answer (deeply nested JSON makes a RecursionError):
+    that job is "outcome unknown" with a sentence, and the next job still gets the one slot."""
+    from api.client import Client
+
+    class TrippingClient(Client):
+        tripped = False
+
+        def submit_text(self, *args: Any, **kwargs: Any) -> Any:
+            task = super().submit_text(*args, **kwargs)  # really sent: the service made a task
+            if not TrippingClient.tripped:
+                TrippingClient.tripped = True
+                raise RecursionError("maximum recursion depth exceeded while decoding a JSON object")
+            return task
+
+    def factory(cfg: ServiceConfig, stop: threading.Event) -> Client:
+        return TrippingClient(cfg.base_url, cfg.api_key, cancel_event=stop, retries=0)
+
+    engine = JobEngine(tmp_path / "state", client_factory=factory)
+    engine.start(config(sandbox, sandbox_key, max_in_flight=1))
+    try:
+        first = engine.submit(TEXT)
+        assert engine.wait([first.id], timeout=60)
+        second = engine.submit(JobRequest(kind="text", prompt="a blue mug"))
+        assert engine.wait([second.id], timeout=60)
+        unknown = engine.get(first.id)
+        assert unknown.state is JobState.OUTCOME_UNKNOWN and "RecursionError" in unknown.error
+        assert "Traceback" not in unknown.error and "dashboard" in unknown.error
+        assert engine.get(second.id).state is JobState.READY
+        assert sandbox.submit_count == 2
+    finally:
+        engine.shutdown()

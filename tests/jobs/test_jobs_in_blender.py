@@ -71,6 +71,9 @@ def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any, kiln_modu
     upload = Path(job.request.image_path)
     assert upload.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     engine.remove(job.id)
+    deadline = time.monotonic() + 10  # the store thread deletes it, off the UI thread
+    while upload.exists() and time.monotonic() < deadline:
+        threading.Event().wait(0.02)
     assert not upload.exists()
 
 

@@ -166,9 +166,9 @@ def test_cache_size_and_clear_keep_files_of_unfinished_jobs(slow_service: Any, b
     cache.mkdir(parents=True, exist_ok=True)
     (cache / "old-task.glb").write_bytes(b"x" * 1500)
     (cache / "old-task.png").write_bytes(b"x" * 500)
-    (cache / f"{running.task_id}.glb.part").write_bytes(b"x" * 100)
+    (cache / f"{running.id}.glb.part").write_bytes(b"x" * 100)
     ui.preferences.cache_size.forget()
     assert "Cache: 2.1 KB in" in draw_prefs(ui).text()
     assert blender.ops.kiln.clear_cache() == {"FINISHED"}
-    assert sorted(p.name for p in cache.iterdir()) == [f"{running.task_id}.glb.part"]
+    assert sorted(p.name for p in cache.iterdir()) == [f"{running.id}.glb.part"]
     assert "Cache: 100 B in" in draw_prefs(ui).text()

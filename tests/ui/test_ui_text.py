@@ -16,7 +16,8 @@ from api.jobs import Job, JobRequest, JobState
 
 
 def job(**kw: object) -> Job:
-    return Job(id="j1", request=JobRequest(kind="text", prompt="a chair"), **kw)  # type: ignore[arg-type]
+    kw.setdefault("id", "j1")
+    return Job(request=JobRequest(kind="text", prompt="a chair"), **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -92,9 +93,9 @@ def test_clear_cache_keeps_unfinished_jobs(tmp_path: Path) -> None:
     for name in ("done.glb", "done.png", "ready.glb", "run.glb.part", "gone.png"):
         (tmp_path / name).write_bytes(b"12345")
     jobs = [
-        job(state=JobState.IMPORTED, task_id="done"),
-        job(state=JobState.READY, task_id="ready"),
-        job(state=JobState.DOWNLOADING, task_id="run"),
+        job(id="done", state=JobState.IMPORTED, task_id="t1"),
+        job(id="ready", state=JobState.READY, task_id="t2"),
+        job(id="run", state=JobState.DOWNLOADING, task_id="t3"),
     ]
     assert folder_size(tmp_path) == 25
     assert clear_cache(tmp_path, jobs) == (3, 15)

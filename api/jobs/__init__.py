@@ -1,0 +1,95 @@
+"""The job engine: every job's life from submit to a checked GLB on disk, off the UI thread.
+
+Blender-free on purpose (``api/`` never imports bpy). One module per idea: ``model`` (what a job
+is), ``store`` (the SQLite file every Kiln process shares) with ``recovery`` (damaged and old
+lists), ``writer`` (the store thread), ``book`` (the job table in memory), ``steps`` (send, poll,
+download, and the step table), ``retry`` (the one retry policy), ``owner`` (who works on a job),
+``deadlines`` (time limits during a request), ``import_prep`` (the large-import decision),
+``disk`` (disk trouble as sentences), ``engine`` (the public face).
+
+Threading contract
+------------------
+* **UI (main) thread**: calls the quick methods (``submit``, ``cancel``, ``retry``, ``jobs``,
+  ``get``, ``drain_events``, …). They take the engine lock only for in-memory work and never wait
+  on the disk, the network or a lock held across either. ``jobs()``/``get()`` return snapshots
+  that are never changed in place, so reading needs no copies. ``start()`` opens the store once
+  (a few milliseconds; its history is read later by the store thread). ``wait()`` blocks and is
+  for background mode only.
+* **Worker threads** (``kiln-worker-N``): all network and cache-file work. They never touch bpy.
+  A worker waits for the store thread where the order matters: a job marked "being sent" is on
+  disk before the request leaves, and a task id is on disk before the first poll.
+* **Store thread** (``kiln-store``): the only thread that touches the SQLite file after start:
+  saves in the order changes were handed over, writes the heartbeat, reads other processes'
+  changes, and takes over jobs whose owner is gone.
+* **Deadline thread** (``kiln-deadlines``): ends a request in flight when its job's time limit
+  passes, or the job is cancelled.
+
+The store, and who owns a job
+-----------------------------
+Several Blenders share Kiln's user folder. The job list is one SQLite file (``jobs.sqlite3``, WAL
+mode, a busy timeout, one short transaction per change, each change writing that job's row only,
+guarded by a revision so no process writes back a stale copy); see ``store``. Each job has an
+owner: a process (pid + the time its engine started + a heartbeat every 2 s). Only the owner
+sends, polls, downloads and (automatically) imports a job; every process lists every job, others'
+marked with where they run. Another process takes a job over only when its owner is gone (said
+goodbye on shutdown, pid no longer running, or heartbeat older than 30 s). A job taken over while
+"being sent" without a recorded answer becomes **outcome unknown**: it may have cost credits, so
+it is never sent again on Kiln's own; the artist decides. A damaged store or old ``jobs.json`` is
+kept as a timestamped backup beside it, what can be read is recovered, and the sentence is
+offered through ``JobEngine.store_problems()``; records this version cannot read (unknown state,
+newer format) are left in the file untouched, and a store of a newer schema is only read.
+
+Who retries what (one policy, attempts never multiply)
+------------------------------------------------------
+* The engine's client makes **one attempt per call** (``Client(retries=0)``); it keeps only the
+  connection-level rules (deadlines, redirects, the key's origin).
+* ``retry.RetryPolicy`` is the only place that decides to go again:
+  - **send**: again (same Idempotency-Key) only when the service surely made no task — never
+    connected, or refused outright (429, or 503 with Retry-After) — at most 5 attempts; any other
+    failure after the request left is "outcome unknown", never re-sent;
+  - **poll**: transient failures (no connection, 5xx, 429) back off and poll again until the
+    job's own time limit; a 404 or a failed task ends the job with a sentence;
+  - **download**: transient failures, at most 5 attempts in all (it was 5 × 5 = 25);
+  - Retry-After is honoured (capped at 60 s), backoff is capped exponential with jitter.
+* The artist's **Retry** button is the only way a job is sent as a new task (it costs credits).
+"""
+
+from __future__ import annotations
+
+from .disk import StoreError
+from .engine import CACHE_DIR, UPLOADS_DIR, EngineNotRunning, JobElsewhere, JobEngine
+from .model import (
+    ACTIVE_STATES,
+    FINISHED_STATES,
+    Job,
+    JobEvent,
+    JobKind,
+    JobRequest,
+    JobState,
+    Owner,
+    ServiceConfig,
+)
+from .retry import RetryPolicy
+from .scheduler import OFFLINE_NOTE
+from .store import STORE_FILE
+
+__all__ = [
+    "ACTIVE_STATES",
+    "CACHE_DIR",
+    "FINISHED_STATES",
+    "OFFLINE_NOTE",
+    "STORE_FILE",
+    "UPLOADS_DIR",
+    "EngineNotRunning",
+    "Job",
+    "JobElsewhere",
+    "JobEngine",
+    "JobEvent",
+    "JobKind",
+    "JobRequest",
+    "JobState",
+    "Owner",
+    "RetryPolicy",
+    "ServiceConfig",
+    "StoreError",
+]

@@ -1,0 +1,248 @@
+"""The job table in memory: snapshots every thread may read, changes handed to the store thread.
+
+Every change makes a new ``Job`` value under the lock and hands it to the store thread with a
+sequence number; nothing here waits on the disk except :meth:`JobBook.record`, which a worker
+calls when it must not act before the change is on disk (a send, a task id).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .disk import inside
+from .model import OWNED_STATES, Job, JobEvent, JobState, Owner
+from .owner import is_gone
+from .store import Row
+from .writer import StoreThread
+
+log = logging.getLogger(__name__)
+
+RECORD_WAIT = 60.0
+UNKNOWN_AFTER_TAKEOVER = (
+    "The Kiln that was sending this job stopped before the service's answer was recorded, so it may or "
+    "may not have reached the service. Check your dashboard before pressing Retry (a retry costs credits)."
+)
+
+
+class JobBook:
+    def __init__(self, owner: Owner, cache_dir: Path) -> None:
+        self.owner = owner
+        self.cache_dir = cache_dir
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.jobs: dict[str, Job] = {}
+        #: Ids of the jobs someone still works on (OWNED_STATES): what the scheduler and the pump
+        #: look through, so their cost does not grow with the history.
+        self.open: set[str] = set()
+        self.events: queue.SimpleQueue[JobEvent] = queue.SimpleQueue()
+        self.writer: StoreThread | None = None
+        self.problems: list[str] = []
+        self.on_taken: Callable[[Job], None] = lambda job: None
+        #: Bumped on every change (``revision``) and when a job comes or goes (``roster``): the panels
+        #: redo their work over 5,000 rows only when these move.
+        self.revision = 0
+        self.roster = 0
+        self._seq = itertools.count(1)
+        self._last_seq = 0
+        self._labels: dict[tuple[int, float], str] = {}
+        #: Owners found gone at the last look (the store thread looks every heartbeat), so drawing
+        #: never asks the operating system about processes.
+        self._gone: set[tuple[int, float]] = set()
+
+    # ----------------------------------------------------------------- reading (any thread)
+
+    def is_own(self, job: Job) -> bool:
+        return job.owner is not None and job.owner.key == self.owner.key
+
+    def current(self, job_id: str, *states: JobState) -> Job | None:
+        """This process's job if it is still in one of ``states`` (it may have been cancelled meanwhile)."""
+        job = self.jobs.get(job_id)
+        if job is None or job.state not in states or not self.is_own(job):
+            return None
+        return job
+
+    def where(self, job: Job) -> str:
+        """Where another process works on ``job`` ("" for this process's or a finished job)."""
+        if job.state not in OWNED_STATES or self.is_own(job):
+            return ""
+        owner = job.owner
+        if owner is None or self.owner_gone(job):
+            return "its Kiln has stopped; Retry or Resume here takes it over"
+        label = self._labels.get(owner.key) or owner.label or "another Blender"
+        return f"runs in {label} (process {owner.pid})"
+
+    def owner_gone(self, job: Job) -> bool:
+        return not self.is_own(job) and (job.owner is None or job.owner.key in self._gone)
+
+    def look_at_owners(
+        self, heartbeats: dict[tuple[int, float], float], labels: dict[tuple[int, float], str]
+    ) -> None:
+        """Called with the lock held (at start, then by the store thread): which owners are gone."""
+        self._labels = labels
+        keys = {job.owner.key for job in self.open_jobs() if job.owner is not None}
+        self._gone = {key for key in keys if key != self.owner.key and is_gone(Owner(*key), heartbeats)}
+
+    def open_jobs(self) -> list[Job]:
+        """Called with the lock held: the jobs someone still works on (active, or ready to import)."""
+        return [self.jobs[job_id] for job_id in self.open]
+
+    # ----------------------------------------------------------------- changing (any thread)
+
+    def keep(self, job: Job) -> None:
+        """Called with the lock held: ``job`` is the current value (no save)."""
+        self.jobs[job.id] = job
+        if job.state in OWNED_STATES:
+            self.open.add(job.id)
+        else:
+            self.open.discard(job.id)
+
+    def put(self, job: Job, *, save: bool = True) -> Future[int] | None:
+        """Make ``job`` the current value and hand it to the store thread; never waits."""
+        with self.lock:
+            self.revision += 1
+            if job.id not in self.jobs:
+                self.roster += 1
+            self.keep(job)
+            self.changed.notify_all()
+            return self._save(job) if save else None
+
+    def change(self, job_id: str, **changes: Any) -> Job:
+        with self.lock:
+            job = replace(self.jobs[job_id], **changes)
+            self.put(job)
+            return job
+
+    def note(self, job_id: str, note: str) -> None:
+        """A passing remark shown while a job runs; not worth a write."""
+        with self.lock:
+            job = self.jobs.get(job_id)
+            if job is not None and job.note != note:
+                self.revision += 1
+                self.keep(replace(job, note=note))
+                self.emit(self.jobs[job_id])
+
+    def settle(self, job_id: str, state: JobState, *, note: str = "", error: str | None = None) -> Job:
+        """A final (or ready) state: saved, announced, and a helper .blend no longer needed is deleted."""
+        with self.lock:
+            job = self.jobs[job_id]
+            changes: dict[str, Any] = {"state": state, "note": note, "finished_at": time.time()}
+            if error is not None:
+                changes["error"] = error
+            if state is not JobState.READY and job.blend_path:
+                self.discard(job.blend_path)
+                changes["blend_path"] = ""
+            job = replace(job, **changes)
+            self.put(job)
+            self.emit(job, job.error or note)
+            return job
+
+    def remove(self, job_id: str) -> Job | None:
+        with self.lock:
+            job = self.jobs.pop(job_id, None)
+            self.open.discard(job_id)
+            self.revision += 1
+            self.roster += 1
+            if job is not None and self.writer is not None:
+                self._last_seq = next(self._seq)
+                self.writer.remove(job_id, self._last_seq)
+            self.changed.notify_all()
+            return job
+
+    def emit(self, job: Job, message: str = "") -> None:
+        self.events.put(JobEvent(job.id, job.state, message))
+        with self.lock:
+            self.changed.notify_all()
+
+    def discard(self, path: str) -> None:
+        """Delete a file Kiln made, off this thread, and only inside Kiln's cache."""
+        if path and inside(path, self.cache_dir) and self.writer is not None:
+            self.writer.later(lambda: Path(path).unlink(missing_ok=True))
+
+    def record(self, job: Job) -> int:
+        """Worker threads only: put ``job`` and wait until it is on disk; raises StoreError or Conflict."""
+        future = self.put(job)
+        assert future is not None
+        return future.result(RECORD_WAIT)
+
+    def add_problem(self, sentence: str) -> None:
+        with self.lock:
+            if sentence not in self.problems:
+                self.problems.append(sentence)
+
+    def _save(self, job: Job) -> Future[int] | None:
+        if self.writer is None:
+            return None
+        self._last_seq = next(self._seq)
+        return self.writer.save(job, self._last_seq)
+
+    # ----------------------------------------------------------------- news from the store thread
+
+    def apply_rows(self, rows: list[Row], removed: list[str]) -> int:
+        parsed = []
+        for row in rows:
+            if row.data is None:
+                continue
+            try:
+                parsed.append(Job.from_json(row.data))
+            except (KeyError, TypeError, ValueError) as exc:
+                log.info("Job %s is kept as it is on disk; this Kiln cannot read it (%s)", row.id, exc)
+        with self.lock:
+            known = len(self.jobs)
+            fresh = any(job.id not in self.jobs for job in parsed)
+            for job in parsed:
+                self.keep(job)
+            for job_id in removed:
+                self.open.discard(job_id)
+                fresh = self.jobs.pop(job_id, None) is not None or fresh
+            self.revision += 1
+            self.roster += fresh
+            if len(self.jobs) > known:
+                ordered = sorted(self.jobs.values(), key=lambda j: (j.created_at, j.id))
+                self.jobs = {job.id: job for job in ordered}
+            self.changed.notify_all()
+            return self._last_seq
+
+    def takeovers(
+        self, heartbeats: dict[tuple[int, float], float], labels: dict[tuple[int, float], str]
+    ) -> list[Job]:
+        claims = []
+        with self.lock:
+            self.look_at_owners(heartbeats, labels)
+            for job in self.open_jobs():
+                if self.owner_gone(job):
+                    claims.append(claimed(job, self.owner))
+        return claims
+
+    def taken(self, job: Job) -> None:
+        log.info("Took over job %s (%s) from a Kiln that has stopped", job.id, job.state.value)
+        with self.lock:
+            self.keep(job)
+            self.emit(job, job.error)
+        self.on_taken(job)
+
+    def store_problem(self, sentence: str) -> None:
+        self.add_problem(sentence)
+
+
+def claimed(job: Job, owner: Owner) -> Job:
+    """``job`` as its new owner takes it on; a send that may have left unanswered is never repeated."""
+    if job.state is JobState.SUBMITTING and job.task_id:
+        return replace(job, owner=owner, state=JobState.QUEUED)
+    if job.state is JobState.SUBMITTING and job.submit_sent:
+        return replace(
+            job,
+            owner=owner,
+            state=JobState.OUTCOME_UNKNOWN,
+            error=UNKNOWN_AFTER_TAKEOVER,
+            finished_at=time.time(),
+        )
+    return replace(job, owner=owner)

@@ -1,0 +1,375 @@
+"""The job engine: the public face the operators, the panels and outside checks use.
+
+``start`` is all or nothing: it opens the store (recovering and migrating as needed), registers
+this process as an owner, loads the unfinished jobs (through an index: the history is read later
+by the store thread), takes over those whose owner is gone, and starts the threads — or raises
+StoreError having started nothing. The main-thread methods never wait on the disk, the network
+or a lock held across either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import KilnError
+from .book import JobBook, claimed
+from .disk import StoreError, inside
+from .model import (
+    OWNED_STATES,
+    Job,
+    JobEvent,
+    JobKind,
+    JobRequest,
+    JobState,
+    Owner,
+    ServiceConfig,
+    new_job_id,
+)
+from .owner import this_process
+from .retry import DEFAULT_POLICY, RetryPolicy
+from .scheduler import Scheduler
+from .steps import STEP_FOR_STATE, Step, Steps, restart_clock
+from .store import JobStore
+from .writer import StoreThread
+
+if TYPE_CHECKING:
+    from ..client import Client
+
+log = logging.getLogger(__name__)
+
+CACHE_DIR = "cache"
+UPLOADS_DIR = "uploads"  # PNGs saved from Blender images, kept for Retry until the job is removed
+NOT_RUNNING = (
+    "Kiln's job engine is not running, so nothing would move these jobs on. "
+    "Disable and enable Kiln (or restart Blender); the jobs are kept."
+)
+
+
+class EngineNotRunning(KilnError):
+    """A wait was asked of an engine with no workers."""
+
+
+class JobElsewhere(KilnError):
+    """An action that only a job's owner may take, asked of another process's job."""
+
+
+class JobEngine(Scheduler):
+    """Owns this process's share of the job store and the threads that move its jobs along."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        workers: int = 4,
+        client_factory: Callable[[ServiceConfig, threading.Event], Client] | None = None,
+        label: str = "",
+        policy: RetryPolicy = DEFAULT_POLICY,
+    ) -> None:
+        self.state_dir = Path(state_dir)
+        self.cache_dir = self.state_dir / CACHE_DIR
+        self._label = label or f"{Path(sys.argv[0]).name or 'Python'} (pid {os.getpid()})"
+        self._writer: StoreThread | None = None
+        super().__init__(JobBook(Owner(os.getpid(), 0.0), self.cache_dir), workers, client_factory, policy)
+
+    # ----------------------------------------------------------------- life of the engine
+
+    def start(self, config: ServiceConfig | None = None) -> None:
+        """Open the store, take up this process's jobs, start the threads; or raise StoreError, do nothing."""
+        if self._threads:
+            return
+        if config is not None:
+            self.configure(config)
+        self.stop.clear()
+        store = JobStore(self.state_dir)
+        store.open()
+        owner = this_process(self._label)
+        try:
+            if not store.read_only:
+                store.beat(owner)
+            rows = store.load(state.value for state in OWNED_STATES)
+            heartbeats, labels = store.heartbeats(), store.owner_labels()
+        except Exception as exc:
+            store.close()
+            raise _as_store_error(store, exc) from exc
+        book = self.book = JobBook(owner, self.cache_dir)
+        self._lock = book.lock
+        self.steps = Steps(self)
+        book.problems.extend(store.problems)
+        book.apply_rows(rows, [])
+        book.look_at_owners(heartbeats, labels)
+        revs = {row.id: row.rev for row in rows}
+        for job in book.open_jobs():
+            if not store.read_only and book.owner_gone(job):
+                self._claim_at_start(store, job, revs)
+        book.on_taken = self._resume
+        self._writer = book.writer = StoreThread(store, owner, book, revs)
+        self._writer.start()
+        self.start_workers()
+        for job in list(book.jobs.values()):
+            if book.is_own(job):
+                self._resume(job)
+
+    def _claim_at_start(self, store: JobStore, job: Job, revs: dict[str, int]) -> None:
+        taken = claimed(job, self.book.owner)
+        try:
+            revs[job.id] = store.put(job.id, taken.state.value, taken.to_json(), revs[job.id])
+        except Exception as exc:  # changed meanwhile, or the disk refused: left to its current owner
+            log.info("Job %s was not taken over at start: %s", job.id, exc)
+            return
+        self.book.keep(taken)
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop the threads; jobs stay on disk and the next Kiln (or start) takes them up."""
+        self.stop_workers(timeout)
+        if self._writer is not None:
+            self._writer.stop(timeout)
+            self._writer = self.book.writer = None
+        self.import_helper.close()
+        self.close_client()
+
+    # ----------------------------------------------------------------- main-thread API (never waits)
+
+    def submit(self, request: JobRequest, *, origin: str = "", group: str = "") -> Job:
+        """Record a new job; it is sent once the store thread has it on disk. Raises StoreError."""
+        self._refuse_if_unrecordable()
+        job = Job(id=new_job_id(), request=request, origin=origin, group=group, owner=self.book.owner)
+        return self._add(job, Step.SUBMIT)
+
+    def resume_task(self, task_id: str, request: JobRequest | None = None, *, origin: str = "") -> Job:
+        """Follow a task submitted elsewhere (or earlier) by its id: its Retry resumes, never sends."""
+        self._refuse_if_unrecordable()
+        task_id = task_id.strip()
+        request = replace(request or JobRequest(kind=JobKind.TASK), kind=JobKind.TASK)
+        job = Job(
+            id=new_job_id(),
+            request=request,
+            origin=origin,
+            state=JobState.QUEUED,
+            task_id=task_id,
+            submit_sent=True,
+            deadline=restart_clock(self),
+            owner=self.book.owner,
+        )
+        return self._add(job, Step.POLL)
+
+    def _add(self, job: Job, step: Step) -> Job:
+        with self._lock:
+            recorded = self.book.put(job)
+            self.book.emit(job)
+        assert recorded is not None
+        recorded.add_done_callback(lambda done: self._recorded(job.id, step, done.exception()))
+        return job
+
+    def _recorded(self, job_id: str, step: Step, error: BaseException | None) -> None:
+        """Store thread: the new job is on disk, so it may be sent — or it is not, and nothing is."""
+        with self._lock:
+            if self.book.current(job_id, JobState.SUBMITTING, JobState.QUEUED) is None:
+                return
+            if error is None:
+                self.schedule(job_id, step, 0.0)
+                return
+            message = error.user_message if isinstance(error, KilnError) else str(error)
+            self.book.settle(job_id, JobState.FAILED, error=message)
+
+    def resume(self, job_id: str) -> None:
+        """Poll a timed-out (or failed-while-polling) task again, with a fresh time limit."""
+        with self._lock:
+            job = self._own_or_take(job_id)
+            if not job.task_id:
+                raise KeyError(job_id)
+            self.book.change(job_id, state=JobState.QUEUED, error="", note="", deadline=restart_clock(self))
+            self.book.emit(self.book.jobs[job_id])
+            self.schedule(job_id, Step.POLL, 0.0)
+
+    def retry(self, job_id: str) -> None:
+        """Submit the same request again as a new task (costs credits); a followed task is polled again."""
+        with self._lock:
+            job = self._own_or_take(job_id)
+            if job.request.kind is JobKind.TASK:
+                self.resume(job_id)
+                return
+            for path in (job.blend_path, job.mesh_path, job.preview_path):
+                self.book.discard(path)
+            fresh = Job(
+                id=job.id,
+                request=job.request,
+                origin=job.origin,
+                group=job.group,
+                owner=self.book.owner,
+                attempt=job.attempt + 1,
+            )
+            self.book.put(fresh)
+            self.book.emit(fresh)
+            self.schedule(job_id, Step.SUBMIT, 0.0)
+
+    def cancel(self, job_id: str) -> None:
+        """Stop tracking a job. The service has no cancel endpoint: the task may still finish there."""
+        with self._lock:
+            job = self._own_or_take(job_id)
+            if job.state in (JobState.IMPORTED, JobState.CANCELLED):
+                return
+            self.book.settle(job_id, JobState.CANCELLED, note="Cancelled: Kiln stopped tracking it")
+        self.deadlines.cancel(job_id)
+
+    def remove(self, job_id: str) -> None:
+        """Take a job off the list (any process's, once it is not being worked on)."""
+        with self._lock:
+            job = self.book.jobs.get(job_id)
+            if job is None:
+                return
+            if job.state.is_active and not self.book.is_own(job) and not self.book.owner_gone(job):
+                raise JobElsewhere(f"This job {self.book.where(job)}: cancel it there first.")
+            self.book.remove(job_id)
+            self.book.discard(job.blend_path)
+            upload = Path(job.request.image_path)
+            if job.request.blender_image and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
+                self._writer.later(lambda: upload.unlink(missing_ok=True))
+
+    def mark_imported(self, job_id: str, objects: Iterable[str]) -> None:
+        """The job's mesh is in this Blender's scene. Another live Blender's job stays as it is for it
+        (it still imports it into its own file)."""
+        with self._lock:
+            if self.runs_elsewhere(self.book.jobs[job_id]):
+                return
+            self.book.change(job_id, objects=list(objects))
+            self.book.settle(job_id, JobState.IMPORTED)
+
+    def mark_failed(self, job_id: str, message: str) -> None:
+        """A step on the main thread (the import) failed; keep the job with the sentence."""
+        with self._lock:
+            if self.runs_elsewhere(self.book.jobs[job_id]):
+                return
+            self.book.settle(job_id, JobState.FAILED, error=message)
+
+    def set_origin(self, old: str, new: str) -> None:
+        """The .blend a job belongs to was saved under a (new) name."""
+        with self._lock:
+            for job in list(self.book.jobs.values()):
+                if job.origin == old and self.book.is_own(job):
+                    self.book.change(job.id, origin=new)
+
+    # ----------------------------------------------------------------- reading (cheap, no copies)
+
+    def get(self, job_id: str) -> Job | None:
+        return self.book.jobs.get(job_id)
+
+    def jobs(self) -> list[Job]:
+        """Every job on this machine, oldest first (snapshots: never changed in place)."""
+        with self._lock:
+            return list(self.book.jobs.values())
+
+    def own_jobs(self) -> list[Job]:
+        """The jobs this process owns (started here, or taken over from a Kiln that stopped)."""
+        with self._lock:
+            return [job for job in self.book.jobs.values() if self.book.is_own(job)]
+
+    @property
+    def revision(self) -> int:
+        """Changes whenever any job changes (cheap to compare: for drawing code)."""
+        return self.book.revision
+
+    @property
+    def roster(self) -> int:
+        """Changes whenever a job is added to or removed from the list."""
+        return self.book.roster
+
+    def is_own(self, job: Job) -> bool:
+        return self.book.is_own(job)
+
+    def where(self, job: Job) -> str:
+        """For the panel: where another Kiln works on ``job`` ("" when here, or finished)."""
+        return self.book.where(job)
+
+    def runs_elsewhere(self, job: Job) -> bool:
+        """Another live Kiln works on ``job``: only it may send, poll, download or cancel it."""
+        return job.state in OWNED_STATES and not self.book.is_own(job) and not self.book.owner_gone(job)
+
+    def store_problems(self) -> list[str]:
+        """Sentences about the job store the artist should read (damage recovered, disk trouble)."""
+        with self._lock:
+            return list(self.book.problems)
+
+    def ready_for(self, origin: str) -> Job | None:
+        """This process's first finished, not yet imported job started from ``origin``."""
+        with self._lock:
+            ready = (
+                j
+                for j in self.book.open_jobs()
+                if j.state is JobState.READY and j.origin == origin and self.book.is_own(j)
+            )
+            return min(ready, key=lambda j: j.created_at, default=None)
+
+    def has_active(self) -> bool:
+        with self._lock:
+            return any(job.state.is_active and self.book.is_own(job) for job in self.book.open_jobs())
+
+    def drain_events(self, limit: int = 1000) -> list[JobEvent]:
+        """Everything that happened to this process's jobs since the last call; never blocks."""
+        events: list[JobEvent] = []
+        with contextlib.suppress(queue.Empty):
+            while len(events) < limit:
+                events.append(self.book.events.get_nowait())
+        return events
+
+    def wait_for_history(self, timeout: float = 30.0) -> bool:
+        """Background mode: until the whole list (finished jobs too) has been read once."""
+        return self._writer is not None and self._writer.synced.wait(timeout)
+
+    def wait(self, job_ids: Iterable[str], timeout: float | None = None) -> bool:
+        """Block until every job is settled (background mode only). False on timeout.
+
+        Raises EngineNotRunning at once when no worker runs (nothing would ever settle them).
+        """
+        if not self._threads:
+            raise EngineNotRunning(NOT_RUNNING)
+        ids = list(job_ids)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.book.changed:
+            while True:
+                jobs = self.book.jobs
+                if not any(i in jobs and jobs[i].state.is_active for i in ids):
+                    return True
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self.book.changed.wait(min(remaining, 1.0) if remaining is not None else 1.0)
+
+    # ----------------------------------------------------------------- internals
+
+    def _refuse_if_unrecordable(self) -> None:
+        if self._writer is None:
+            raise EngineNotRunning(NOT_RUNNING)
+        if self._writer.store.read_only:
+            raise StoreError(self.book.problems[0], self.state_dir)
+
+    def _own_or_take(self, job_id: str) -> Job:
+        """Called with the lock held: the job, made this process's when its owner is gone."""
+        job = self.book.jobs[job_id]
+        if self.book.is_own(job):
+            return job
+        if job.state in OWNED_STATES and not self.book.owner_gone(job):
+            raise JobElsewhere(f"This job {self.book.where(job)}: do this there.")
+        job = replace(job, owner=self.book.owner)
+        self.book.put(job)
+        return job
+
+    def _resume(self, job: Job) -> None:
+        step = STEP_FOR_STATE.get(job.state)
+        if step is not None:
+            self.schedule(job.id, step, 0.0)
+
+
+def _as_store_error(store: JobStore, exc: Exception) -> StoreError:
+    from .disk import store_error
+
+    return exc if isinstance(exc, StoreError) else store_error(store.folder, exc)

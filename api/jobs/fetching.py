@@ -1,0 +1,216 @@
+"""Following a sent job: polling its task, then downloading, checking and preparing the mesh.
+
+Cache files are named from Kiln's own job id (:func:`cache_name`), never from anything the
+service sent, and live only in Kiln's cache folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
+from ..glb import check_glb, check_preview
+from ..isolation import IsolationError
+from ..models import Task, TaskStatus
+from .disk import StoreError, ensure_folder
+from .host import Step, StepBase
+from .import_prep import prepare_import
+from .model import Job, JobState
+
+if TYPE_CHECKING:
+    from ..client import Client
+
+log = logging.getLogger(__name__)
+
+PREVIEW_MAX_BYTES = 16 * 1024 * 1024
+
+
+def cache_name(job: Job) -> str:
+    """Cache files are named from Kiln's own job id (never the service's task id), new for each Retry."""
+    job_id = job.id
+    if not (job_id and len(job_id) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in job_id)):
+        job_id = hashlib.sha256(job_id.encode("utf-8", "replace")).hexdigest()[:24]
+    return f"{job_id}-{job.attempt}" if job.attempt else job_id
+
+
+class Fetcher(StepBase):
+    def poll(self, job_id: str) -> None:
+        book = self.book
+        with book.lock:
+            job = book.current(job_id, JobState.QUEUED, JobState.RUNNING)
+            if job is None:
+                return
+            if self._timed_out(job):
+                return
+            client = self.host.usable_client(job_id)
+            if client is None:
+                return
+        cancel = self.host.deadlines.watch(job_id, job.deadline)
+        try:
+            task = client.get_task(job.task_id, cancel=cancel)
+            task.raise_if_failed()
+        except CancelledError:
+            self._interrupted(job_id, Step.POLL)
+            return
+        except NotFoundError:
+            self._fail(
+                job_id,
+                f"The service no longer knows task {job.task_id} (it may have expired or been lost). "
+                "Press Retry to generate it again (costs credits).",
+            )
+            return
+        except KilnError as exc:
+            if self.host.policy.poll_may_retry(exc):
+                self._later(job_id, Step.POLL, exc, "Trying again")
+            else:
+                self._fail(job_id, exc.user_message)
+            return
+        finally:
+            self.host.deadlines.done(job_id)
+        self._after_poll(job_id, task)
+
+    def _after_poll(self, job_id: str, task: Task) -> None:
+        book, config = self.book, self.host.config
+        with book.lock:
+            job = book.current(job_id, JobState.QUEUED, JobState.RUNNING)
+            if job is None or config is None:
+                return
+            self._failures.pop(job_id, None)
+            changes: dict[str, Any] = {"note": ""}
+            if task.progress is not None:
+                changes["progress"] = float(task.progress)
+            if task.eta_seconds is not None:
+                changes["eta_seconds"] = task.eta_seconds
+            if task.status is TaskStatus.COMPLETED:
+                if not (task.result and task.result.mesh_url):
+                    book.settle(
+                        job_id,
+                        JobState.FAILED,
+                        error="The service reported the task done but sent no mesh address. Press Retry.",
+                    )
+                    return
+                changes.update(
+                    mesh_url=task.result.mesh_url,
+                    preview_url=task.result.preview_image_url or "",
+                    triangles=task.result.triangles,
+                    progress=100.0,
+                    state=JobState.DOWNLOADING,
+                )
+                book.emit(book.change(job_id, **changes))
+                self.host.schedule(job_id, Step.DOWNLOAD, 0.0)
+                return
+            state = JobState.QUEUED if task.status is TaskStatus.QUEUED else JobState.RUNNING
+            if state is not job.state:
+                job = book.change(job_id, state=state, **changes)
+            else:  # progress only: shown at once, saved with the next real change
+                job = replace(job, **changes)
+                book.put(job, save=False)
+            book.emit(job)
+            self.host.schedule(job_id, Step.POLL, self.host.policy.poll_interval(config.poll_interval))
+
+    # ----------------------------------------------------------------- download
+
+    def download(self, job_id: str) -> None:
+        book = self.book
+        with book.lock:
+            job = book.current(job_id, JobState.DOWNLOADING)
+            if job is None or self._timed_out(job):
+                return
+            client = self.host.usable_client(job_id)
+            if client is None:
+                return
+        try:
+            ensure_folder(self.host.cache_dir, "save the downloaded mesh")
+        except StoreError as exc:
+            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            return
+        name = cache_name(job)
+        mesh, preview = self.host.cache_dir / f"{name}.glb", self.host.cache_dir / f"{name}.png"
+        cancel = self.host.deadlines.watch(job_id, job.deadline)
+        try:
+            if not mesh.is_file():
+                client.download(job.mesh_url, mesh, progress=self._progress(job_id), cancel=cancel)
+            check_glb(mesh)
+        except InvalidMeshError as exc:
+            mesh.unlink(missing_ok=True)
+            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            return
+        except CancelledError:
+            self._interrupted(job_id, Step.DOWNLOAD)
+            return
+        except KilnError as exc:
+            attempt = self._failures.get(job_id, 0) + 1
+            if self.host.policy.download_may_retry(exc, attempt):
+                self._later(job_id, Step.DOWNLOAD, exc, "Trying the download again")
+            else:
+                self._fail(
+                    job_id, f"The mesh could not be downloaded: {exc.user_message}", JobState.DOWNLOADING
+                )
+            return
+        finally:
+            self.host.deadlines.done(job_id)
+        preview_ok = fetch_preview(client, job.preview_url, preview)
+        config = self.host.config
+        assert config is not None
+        try:
+            blend = prepare_import(
+                config,
+                self.host.import_helper,
+                mesh,
+                self.host.cache_dir / f"{name}.blend",
+                job.triangles,
+                cancelled=lambda: self._gone(job_id),
+                note=lambda n: book.note(job_id, n),
+            )
+        except CancelledError:
+            return  # cancelled, or the engine is stopping (the job then resumes here next start)
+        except IsolationError as exc:
+            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            return
+        with book.lock:
+            if book.current(job_id, JobState.DOWNLOADING) is None:
+                book.discard(blend)
+                return
+            self._failures.pop(job_id, None)
+            book.put(
+                replace(
+                    book.jobs[job_id],
+                    mesh_path=str(mesh),
+                    blend_path=blend,
+                    preview_path=str(preview) if preview_ok else "",
+                ),
+                save=False,
+            )
+            book.settle(job_id, JobState.READY)
+
+    def _progress(self, job_id: str) -> Callable[[int, int | None], None]:
+        def report(done: int, total: int | None) -> None:
+            if total:
+                self.book.note(job_id, f"Downloading {done * 100 // total}%")
+
+        return report
+
+    def _gone(self, job_id: str) -> bool:
+        """The engine is stopping or the job was cancelled: its helper must not outlive that."""
+        with self.book.lock:
+            return self.host.stop.is_set() or self.book.current(job_id, JobState.DOWNLOADING) is None
+
+
+def fetch_preview(client: Client, url: str, dest: Path) -> bool:
+    """The thumbnail is a nicety: a missing or broken one never fails the job."""
+    if not url:
+        return False
+    try:
+        if not dest.is_file():
+            client.download(url, dest, max_bytes=PREVIEW_MAX_BYTES)
+        check_preview(dest)
+    except KilnError as exc:
+        log.warning("Preview %s not usable: %s", dest.name, exc.user_message)
+        dest.unlink(missing_ok=True)
+        return False
+    return True

@@ -1,0 +1,193 @@
+"""What a job is: the request, its state, its owner, and the record that reaches disk.
+
+Published ``Job`` values are snapshots: the engine never changes one in place once another
+thread may hold it, it puts a changed copy in its place (``dataclasses.replace``). So the UI
+thread reads the job list without copying it, and the writer thread saves a value that cannot
+change under it.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+import uuid
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..isolation import HelperLimits
+
+#: The record layout inside the store; a record of a newer layout is kept, never rewritten.
+RECORD_FORMAT = 1
+
+
+class JobState(enum.StrEnum):
+    SUBMITTING = "submitting"
+    QUEUED = "queued"
+    RUNNING = "running"
+    DOWNLOADING = "downloading"
+    READY = "ready"
+    IMPORTED = "imported"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    OUTCOME_UNKNOWN = "outcome unknown"
+    TIMED_OUT = "timed out"
+
+    @property
+    def is_active(self) -> bool:
+        """Still being worked on by its owner's engine."""
+        return self in ACTIVE_STATES
+
+
+ACTIVE_STATES = frozenset({JobState.SUBMITTING, JobState.QUEUED, JobState.RUNNING, JobState.DOWNLOADING})
+#: States whose work needs an owner: active, or ready and not yet imported.
+OWNED_STATES = ACTIVE_STATES | {JobState.READY}
+FINISHED_STATES = frozenset({JobState.IMPORTED, JobState.FAILED, JobState.CANCELLED})
+
+
+class JobKind(enum.StrEnum):
+    """What the first request of a job was; ``TASK`` follows a task by its id and never submits."""
+
+    TEXT = "text"
+    IMAGE = "image"
+    TASK = "task"
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Everything workers need from the preferences, copied on the main thread."""
+
+    base_url: str
+    api_key: str = field(repr=False)
+    poll_interval: float = 2.5
+    max_in_flight: int = 4
+    timeout_seconds: float = 30 * 60.0
+    #: Blender's "Allow Online Access"; while it is off, jobs wait and nothing is sent.
+    online: bool = True
+    #: Every mesh is imported by the helper Blender and appended (``isolation``), unless the artist
+    #: chose to import in this Blender: then only results above either size still go through it.
+    import_in_place: bool = False
+    large_import_triangles: int = 200_000
+    large_import_bytes: int = 20 * 1024 * 1024
+    #: The helper's command line (``isolation.helper_command``); empty: no helper can run here.
+    helper_command: tuple[str, ...] = ()
+    helper_limits: HelperLimits = field(default_factory=HelperLimits)
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """What the artist asked for; enough to submit (or re-submit) the job.
+
+    ``kind`` may be given as a plain string ("text", "image", "task"); it is kept as a JobKind.
+    """
+
+    kind: JobKind | str  # always a JobKind once made
+    prompt: str = ""
+    image_path: str = ""
+    image_url: str = ""
+    resolution: int | None = None
+    provider: str = ""
+    quality: str = ""
+    webhook_url: str = ""
+    name: str = ""
+    blender_image: str = ""  # the Blender image ``image_path`` was saved from, for provenance
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", JobKind(self.kind))
+
+    @property
+    def label(self) -> str:
+        """A short name for lists and object names."""
+        if self.name:
+            return self.name
+        if self.kind is JobKind.TEXT:
+            return self.prompt.strip()
+        if self.kind is JobKind.TASK:
+            return "Task"
+        return Path(self.image_path).name if self.image_path else self.image_url.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The Kiln process working on a job: its pid, when its engine started, and where it runs."""
+
+    pid: int
+    started: float
+    label: str = ""
+
+    @property
+    def key(self) -> tuple[int, float]:
+        return (self.pid, self.started)
+
+
+@dataclass
+class Job:
+    """One request and everything known about its task; the unit that is persisted."""
+
+    id: str
+    request: JobRequest
+    origin: str = ""
+    group: str = ""
+    state: JobState = JobState.SUBMITTING
+    task_id: str = ""
+    idempotency_key: str = field(default_factory=lambda: uuid.uuid4().hex)
+    submit_sent: bool = False
+    progress: float = 0.0
+    eta_seconds: int | None = None
+    error: str = ""
+    note: str = ""
+    created_at: float = field(default_factory=time.time)
+    submitted_at: float | None = None
+    deadline: float | None = None
+    finished_at: float | None = None
+    mesh_url: str = ""
+    preview_url: str = ""
+    resolution: int | None = None
+    triangles: int | None = None
+    mesh_path: str = ""
+    blend_path: str = ""
+    preview_path: str = ""
+    objects: list[str] = field(default_factory=list)
+    owner: Owner | None = None
+    #: How many times Retry sent the job again: its cache files get a new name each time.
+    attempt: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["state"] = self.state.value
+        data["request"]["kind"] = JobKind(self.request.kind).value
+        data["format"] = RECORD_FORMAT
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Job:
+        """Raises KeyError, TypeError or ValueError for a record this version cannot use as is."""
+        if int(data.get("format", RECORD_FORMAT)) > RECORD_FORMAT:
+            raise ValueError(f"record format {data['format']} is newer than this Kiln")
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        request_fields = {f.name for f in fields(JobRequest)}
+        request = {k: v for k, v in data["request"].items() if k in request_fields}
+        if request.get("kind") == "text" and not request.get("prompt") and data.get("task_id"):
+            request["kind"] = JobKind.TASK  # an older Kiln stored a resumed task as an empty text job
+        values["request"] = JobRequest(**request)
+        values["state"] = JobState(data["state"])
+        owner = data.get("owner")
+        values["owner"] = Owner(**owner) if isinstance(owner, dict) else None
+        if not isinstance(values.get("objects", []), list):
+            raise TypeError("objects is not a list")
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class JobEvent:
+    """A change the UI should show; drained on the main thread."""
+
+    job_id: str
+    state: JobState
+    message: str = ""
+
+
+def new_job_id() -> str:
+    """Kiln's own id: also the name of the job's cache files, so never anything from the service."""
+    return uuid.uuid4().hex[:12]

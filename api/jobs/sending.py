@@ -1,0 +1,155 @@
+"""Sending a job: a free slot, the job on disk as "being sent", one request, the task id on disk.
+
+A send is repeated only when the service surely made no task (see ``retry``); anything else that
+goes wrong after the request left — an error, an answer Kiln cannot read, an exception nobody
+foresaw — is "outcome unknown", keeping whatever task id could be read. The slot is always freed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CancelledError, KilnError, OutcomeUnknownError
+from ..models import Task
+from .disk import StoreError
+from .host import Step, StepBase, restart_clock, unexpected, wait_recorded
+from .model import Job, JobKind, JobRequest, JobState
+from .store import Conflict
+
+if TYPE_CHECKING:
+    from ..client import Client
+
+log = logging.getLogger(__name__)
+
+SLOT_WAIT = 0.5
+SLOT_NOTE = "Waiting for a free slot"
+
+
+class Sender(StepBase):
+    def submit(self, job_id: str) -> None:
+        book = self.book
+        with book.lock:
+            job = book.current(job_id, JobState.SUBMITTING)
+            if job is None:
+                return
+            if job.request.kind is JobKind.TASK:  # followed by id: there is nothing to send
+                self.host.schedule(job_id, Step.POLL, 0.0)
+                return
+            client = self.host.usable_client(job_id)
+            if client is None:
+                return
+            if not self.host.take_slot():
+                book.note(job_id, SLOT_NOTE)
+                self.host.schedule(job_id, Step.SUBMIT, SLOT_WAIT)
+                return
+            sending = replace(job, submit_sent=True, note="Sending")
+            recorded = book.put(sending)
+        try:
+            self._send_recorded(job_id, client, sending, recorded)
+        finally:
+            self.host.release_slot()
+
+    def _send_recorded(self, job_id: str, client: Client, job: Job, recorded: Future[int] | None) -> None:
+        """Send only once the job (marked as being sent) is on disk: a crash then leaves "outcome unknown"."""
+        book = self.book
+        try:
+            wait_recorded(recorded)
+        except Conflict:
+            return
+        except StoreError as exc:
+            with book.lock:
+                if book.current(job_id, JobState.SUBMITTING) is not None:
+                    book.put(replace(book.jobs[job_id], submit_sent=False), save=False)
+                    book.settle(job_id, JobState.FAILED, error=exc.user_message)
+            return
+        with book.lock:
+            if book.current(job_id, JobState.SUBMITTING) is None:
+                return
+        attempt = self._failures[job_id] = self._failures.get(job_id, 0) + 1
+        try:
+            task = send(client, job.request, job.idempotency_key)
+        except CancelledError:
+            self._unsent(job_id, 0.0)
+        except OutcomeUnknownError as exc:
+            self._after_submit(job_id, None, exc.user_message, getattr(exc, "task_id", "") or "")
+        except KilnError as exc:
+            if self.host.policy.submit_may_retry(exc, attempt):
+                self._unsent(job_id, self.host.policy.delay(attempt, exc), exc.user_message)
+            else:
+                self._after_submit(job_id, None, exc.user_message, "", failed=True)
+        except Exception as exc:  # an answer Kiln cannot understand: it may have made a task
+            log.exception("Unexpected error while sending job %s", job_id)
+            self._after_submit(job_id, None, unexpected(exc, "reading the service's answer"), "")
+        else:
+            self._after_submit(job_id, task, "", "")
+
+    def _unsent(self, job_id: str, delay: float, why: str = "") -> None:
+        """No task can exist (never sent, or refused outright): the job may be sent again later."""
+        with self.book.lock:
+            job = self.book.current(job_id, JobState.SUBMITTING)
+            if job is None:
+                return
+            note = f"{why} Trying again in {delay:.0f} s." if why else ""
+            self.book.put(replace(job, submit_sent=False, note=note))
+            if not self.host.stop.is_set():
+                self.host.schedule(job_id, Step.SUBMIT, delay)
+
+    def _after_submit(
+        self, job_id: str, task: Task | None, error: str, task_id: str, failed: bool = False
+    ) -> None:
+        book = self.book
+        self._failures.pop(job_id, None)
+        with book.lock:
+            job = book.jobs.get(job_id)
+            if job is None or not book.is_own(job):
+                return
+            if task is None:
+                if job.state is JobState.SUBMITTING:
+                    book.put(replace(job, task_id=task_id or job.task_id))
+                    state = JobState.FAILED if failed else JobState.OUTCOME_UNKNOWN
+                    book.settle(job_id, state, error=error)
+                return
+            # The task id reaches disk before anything else happens, even for a job cancelled meanwhile.
+            changes: dict[str, Any] = {
+                "task_id": task.id,
+                "submitted_at": time.time(),
+                "deadline": restart_clock(self.host),
+                "eta_seconds": task.eta_seconds,
+                "resolution": task.resolution or job.request.resolution,
+            }
+            active = job.state is JobState.SUBMITTING
+            if active:
+                changes.update(state=JobState.QUEUED, note="")
+            job = replace(job, **changes)
+            recorded = book.put(job)
+        try:
+            wait_recorded(recorded)
+        except (StoreError, Conflict) as exc:
+            log.error("Task id %s of job %s could not be recorded: %s", task.id, job_id, exc)
+        if active:
+            book.emit(job)
+            assert self.host.config is not None
+            self.host.schedule(
+                job_id, Step.POLL, self.host.policy.poll_interval(self.host.config.poll_interval)
+            )
+
+
+def send(client: Client, request: JobRequest, key: str) -> Task:
+    if request.kind is JobKind.TEXT:
+        image_model = None
+        if request.provider or request.quality:
+            image_model = {"provider": request.provider, "quality": request.quality}
+        return client.submit_text(
+            request.prompt, resolution=request.resolution, image_model=image_model, idempotency_key=key
+        )
+    return client.submit_image(
+        path=request.image_path or None,
+        url=request.image_url or None,
+        resolution=request.resolution or 1536,
+        webhook_url=request.webhook_url or None,
+        idempotency_key=key,
+    )

@@ -1,0 +1,207 @@
+"""The store thread: the one place this process touches the job store after the engine started.
+
+It saves what the other threads hand over (the UI thread never waits for it; a worker that must
+not act before a change is on disk waits for the returned future), writes this process's
+heartbeat, reads what other Kiln processes changed, and takes over jobs whose owner is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Protocol
+
+from .disk import StoreError, store_error
+from .model import Job, Owner
+from .owner import HEARTBEAT_SECONDS
+from .store import Conflict, JobStore, Row
+
+log = logging.getLogger(__name__)
+
+
+class StoreListener(Protocol):
+    """What the engine does with the store's news (called on the store thread)."""
+
+    def apply_rows(self, rows: list[Row], removed: list[str]) -> int:
+        """Take changes made elsewhere; returns the last save sequence number handed over so far."""
+
+    def takeovers(
+        self, heartbeats: dict[tuple[int, float], float], labels: dict[tuple[int, float], str]
+    ) -> list[Job]:
+        """Claimed copies of jobs whose owner is gone, to be written if nobody changed them meanwhile."""
+
+    def taken(self, job: Job) -> None:
+        """A claim reached disk: the job is this process's now."""
+
+    def store_problem(self, sentence: str) -> None:
+        """Something the artist should read (disk trouble, damage recovered)."""
+
+
+@dataclass
+class _Save:
+    seq: int
+    job: Job | None  # None: remove
+    job_id: str
+    future: Future[int]
+
+
+class StoreThread:
+    def __init__(self, store: JobStore, owner: Owner, listener: StoreListener, revs: dict[str, int]) -> None:
+        self.store = store
+        self.owner = owner
+        self._listener = listener
+        self._revs = dict(revs)
+        self._fence: dict[str, int] = {}
+        self._since = 0
+        self._queue: queue.SimpleQueue[_Save | Callable[[], object] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._checked = False
+        self.synced = threading.Event()  # set after the first read of the whole list
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="kiln-store", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float) -> None:
+        """Save what is queued, say goodbye (so the next Kiln may take over at once), close."""
+        if self._thread is None:
+            return
+        self._queue.put(None)
+        self._thread.join(timeout)
+        self._thread = None
+
+    def save(self, job: Job, seq: int) -> Future[int]:
+        """Queue a job's record; the future holds its new revision, or StoreError / Conflict."""
+        future: Future[int] = Future()
+        self._queue.put(_Save(seq, job, job.id, future))
+        return future
+
+    def remove(self, job_id: str, seq: int) -> Future[int]:
+        future: Future[int] = Future()
+        self._queue.put(_Save(seq, None, job_id, future))
+        return future
+
+    def later(self, action: Callable[[], object]) -> None:
+        """Run a small file chore (deleting a helper .blend) here, off the UI thread."""
+        self._queue.put(action)
+
+    # ----------------------------------------------------------------- the thread
+
+    def _run(self) -> None:
+        next_sync = 0.0
+        while True:
+            if time.monotonic() >= next_sync:  # due even while saves keep coming: the heartbeat must go on
+                self._guarded(self._sync, "read the job list")
+                if not self._checked:  # once, after the first read: SQLite's check of the whole file
+                    self._checked = True
+                    self._guarded(self._check, "check the job list")
+                self.synced.set()
+                next_sync = time.monotonic() + HEARTBEAT_SECONDS
+            try:
+                item = self._queue.get(timeout=max(0.0, next_sync - time.monotonic()))
+            except queue.Empty:
+                continue
+            if item is None:
+                self._drain()
+                self._guarded(lambda: self.store.goodbye(self.owner), "say goodbye")
+                self.store.close()
+                return
+            if callable(item):
+                self._guarded(item, "tidy the cache")
+            else:
+                self._write(item)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if callable(item):
+                self._guarded(item, "tidy the cache")
+            elif item is not None:
+                self._write(item)
+
+    def _write(self, item: _Save) -> None:
+        if not item.future.set_running_or_notify_cancel():
+            return
+        if item.seq <= self._fence.get(item.job_id, -1):
+            item.future.set_exception(Conflict(None))
+            return
+        expect = self._revs.get(item.job_id, 0)
+        try:
+            if item.job is None:
+                rev = self.store.delete(item.job_id, expect) if expect else 0
+                self._revs.pop(item.job_id, None)
+            else:
+                rev = self.store.put(item.job.id, item.job.state.value, item.job.to_json(), expect)
+                self._revs[item.job_id] = rev
+        except Conflict as conflict:
+            if conflict.row is not None:
+                self._deliver([conflict.row], [])
+            item.future.set_exception(conflict)
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            error = exc if isinstance(exc, StoreError) else store_error(self.store.folder, exc)
+            log.error("Could not save job %s: %s", item.job_id, error.user_message)
+            self._listener.store_problem(error.user_message)
+            item.future.set_exception(error)
+        else:
+            item.future.set_result(rev)
+
+    def _sync(self) -> None:
+        if not self.store.read_only:
+            self.store.beat(self.owner)
+        rows, removed, self._since = self.store.changes(self._since)
+        news = [row for row in rows if self._revs.get(row.id) != row.rev]
+        gone = [job_id for job_id, _ in removed if job_id in self._revs]
+        if news or gone:
+            self._deliver(news, gone)
+        if self.store.read_only:
+            return
+        claims = self._listener.takeovers(self.store.heartbeats(), self.store.owner_labels())
+        for job in claims:
+            try:
+                self._revs[job.id] = self.store.put(
+                    job.id, job.state.value, job.to_json(), self._revs.get(job.id, 0)
+                )
+            except Conflict as conflict:
+                if conflict.row is not None:
+                    self._deliver([conflict.row], [])
+                continue
+            self._listener.taken(job)
+
+    def _deliver(self, rows: list[Row], removed: list[str]) -> None:
+        for row in rows:
+            self._revs[row.id] = row.rev
+        for job_id in removed:
+            self._revs.pop(job_id, None)
+        fence = self._listener.apply_rows(rows, removed)
+        for job_id in [*(row.id for row in rows), *removed]:
+            self._fence[job_id] = fence
+
+    def _check(self) -> None:
+        before = len(self.store.problems)
+        self.store.check()
+        if len(self.store.problems) == before:
+            return
+        for sentence in self.store.problems[before:]:
+            self._listener.store_problem(sentence)
+        self._revs.clear()  # a new file: read everything again, at once
+        self._since = 0
+        self._sync()
+
+    def _guarded(self, action: Callable[[], object], what: str) -> None:
+        try:
+            action()
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            error = exc if isinstance(exc, StoreError) else store_error(self.store.folder, exc)
+            log.warning("Could not %s: %s", what, error.user_message)
+            self._listener.store_problem(error.user_message)
+        except Exception:
+            log.exception("Kiln's store thread could not %s", what)
