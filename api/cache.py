@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from . import fs
 from .jobs import Job, JobState
 from .jobs.steps import cache_name
 
@@ -38,9 +39,9 @@ def clear_cache(folder: Path, jobs: Iterable[Job]) -> tuple[int, int]:
             continue
         try:
             size = entry.stat().st_size
-            entry.unlink()
-        except OSError as exc:
-            log.warning("Could not delete %s from the cache: %s", entry, exc)
+        except OSError:
+            continue
+        if not fs.discard(entry):
             continue
         removed, freed = removed + 1, freed + size
     return removed, freed

@@ -34,6 +34,20 @@ def unlink(path: Path) -> None:
     _retrying(lambda: path.unlink(missing_ok=True), path)
 
 
+def discard(path: Path) -> bool:
+    """Delete a leftover Kiln made (a helper's .blend, a stale cache file): retried, then logged.
+
+    For files whose removal is tidying, not correctness: a lock that outlasts the retries leaves
+    the file for the next clean-up instead of failing the work that made it. True when gone.
+    """
+    try:
+        unlink(path)
+    except StorageError as exc:
+        log.warning("%s", exc.user_message)
+        return False
+    return True
+
+
 def _retrying(action: Callable[[], Any], path: Path) -> None:
     for delay in (*RETRY_DELAYS, None):
         try:

@@ -9,6 +9,7 @@ the same placement, provenance and selection (the caller pushes the one undo ste
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,10 @@ def _append_prepared(job: Job, *, fall_back: bool) -> list[bpy.types.Object] | N
         # Appended data is local; the library entry would only point at a deleted file.
         for library in set(bpy.data.libraries) - libraries:
             bpy.data.libraries.remove(library)
-        path.unlink(missing_ok=True)
+        # One try, no wait (this is the UI thread): a file locked on Windows by an antivirus or a
+        # backup tool stays for the cache's clean-up, and the import is not failed for it.
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def _say_in_place_once() -> None:

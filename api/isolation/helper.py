@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CancelledError
+from .. import fs
+from ..errors import CancelledError, StorageError
 from .errors import (
     HelperCrashed,
     HelperOutOfMemory,
@@ -248,7 +249,7 @@ class ImportHelper:
                 )
             if not part.is_file():
                 raise HelperCrashed("the helper answered but wrote no file")
-            part.replace(blend)
+            fs.replace(part, blend)
             log.debug(
                 "Helper made %s in %.3f s (%.3f s of it importing and saving)",
                 blend.name,
@@ -256,6 +257,8 @@ class ImportHelper:
                 float(answer.get("seconds") or 0.0),
             )
             return blend
+        except StorageError:
+            raise  # a locked or full disk here, not a sick helper: it stays warm
         except IsolationError as exc:
             self._discard()
             if generation != self._generation:
@@ -268,7 +271,8 @@ class ImportHelper:
         finally:
             # Blender saves through "<name>@" and renames; a killed helper may leave either behind.
             for leftover in (part, part.with_name(part.name + "@")):
-                leftover.unlink(missing_ok=True)
+                if leftover.exists():
+                    fs.discard(leftover)
             if self._child is not None:
                 self._arm_idle(limits.idle_seconds)
             self._busy.release()

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import fs
 from .disk import inside
 from .model import OWNED_STATES, Job, JobEvent, JobState, Owner
 from .owner import is_gone
@@ -165,7 +166,7 @@ class JobBook:
     def discard(self, path: str) -> None:
         """Delete a file Kiln made, off this thread, and only inside Kiln's cache."""
         if path and inside(path, self.cache_dir) and self.writer is not None:
-            self.writer.later(lambda: Path(path).unlink(missing_ok=True))
+            self.writer.later(lambda: fs.discard(Path(path)))
 
     def record(self, job: Job) -> int:
         """Worker threads only: put ``job`` and wait until it is on disk; raises StoreError or Conflict."""

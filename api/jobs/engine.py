@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import fs
 from ..errors import KilnError
 from .book import JobBook, claimed
 from .disk import StoreError, inside
@@ -233,7 +234,7 @@ class JobEngine(Scheduler):
             self.book.discard(job.blend_path)
             upload = Path(job.request.image_path)
             if job.request.blender_image and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
-                self._writer.later(lambda: upload.unlink(missing_ok=True))
+                self._writer.later(lambda: fs.discard(upload))
 
     def mark_imported(self, job_id: str, objects: Iterable[str]) -> None:
         """The job's mesh is in this Blender's scene. Another live Blender's job stays as it is for it

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import fs
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..glb import check_glb, check_preview
 from ..isolation import IsolationError
@@ -137,7 +138,7 @@ class Fetcher(StepBase):
                 client.download(job.mesh_url, mesh, progress=self._progress(job_id), cancel=cancel)
             check_glb(mesh)
         except InvalidMeshError as exc:
-            mesh.unlink(missing_ok=True)
+            fs.discard(mesh)
             self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
             return
         except CancelledError:
@@ -211,6 +212,6 @@ def fetch_preview(client: Client, url: str, dest: Path) -> bool:
         check_preview(dest)
     except KilnError as exc:
         log.warning("Preview %s not usable: %s", dest.name, exc.user_message)
-        dest.unlink(missing_ok=True)
+        fs.discard(dest)
         return False
     return True

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from ..errors import StorageError
 from ..isolation import HelperUnavailable, ImportHelper, in_place_notice, wants_helper
 from .model import ServiceConfig
 
@@ -41,6 +42,11 @@ def prepare_import(
         made = helper.convert(config.helper_command, config.helper_limits, mesh, blend, cancelled=cancelled)
     except HelperUnavailable as exc:
         in_place_notice.record(exc.user_message)
+        return ""
+    except StorageError as exc:
+        # The helper read the mesh fine; only its .blend could not be put in place (a lock, a full
+        # disk). The downloaded mesh is good, so the job goes on and imports it here instead.
+        log.warning("The helper's file for %s could not be kept (%s); importing in place", mesh.name, exc)
         return ""
     log.info("%s prepared by the helper Blender as %s", mesh.name, made.name)
     return str(made)

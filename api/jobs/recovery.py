@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import fs
+
 log = logging.getLogger(__name__)
 
 LEGACY_FILE = "jobs.json"
@@ -44,11 +46,11 @@ def backup_name(path: Path, why: str) -> Path:
 def move_aside(path: Path, why: str) -> Path:
     """Rename ``path`` (and SQLite's ``-wal``/``-shm`` beside it) to a backup name; returns it."""
     backup = backup_name(path, why)
-    path.replace(backup)
+    fs.replace(path, backup)
     for suffix in ("-wal", "-shm"):
         companion = path.with_name(path.name + suffix)
         if companion.exists():
-            companion.replace(backup.with_name(backup.name + suffix))
+            fs.replace(companion, backup.with_name(backup.name + suffix))
     return backup
 
 

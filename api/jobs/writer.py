@@ -3,6 +3,10 @@
 It saves what the other threads hand over (the UI thread never waits for it; a worker that must
 not act before a change is on disk waits for the returned future), writes this process's
 heartbeat, reads what other Kiln processes changed, and takes over jobs whose owner is gone.
+
+A save the disk refused (full, a lock held by an antivirus or a backup tool on Windows) is not
+dropped: the job keeps its state in memory, and the store thread saves its newest version again
+at every heartbeat until the disk takes it (whoever waited on the first try was told at once).
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class StoreThread:
         self._thread: threading.Thread | None = None
         self._checked = False
         self.synced = threading.Event()  # set after the first read of the whole list
+        #: The newest save handed over per job, and the failed saves to try again (by job id).
+        self._newest: dict[str, int] = {}
+        self._unsaved: dict[str, _Save] = {}
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="kiln-store", daemon=True)
@@ -79,11 +86,13 @@ class StoreThread:
     def save(self, job: Job, seq: int) -> Future[int]:
         """Queue a job's record; the future holds its new revision, or StoreError / Conflict."""
         future: Future[int] = Future()
+        self._newest[job.id] = max(seq, self._newest.get(job.id, seq))
         self._queue.put(_Save(seq, job, job.id, future))
         return future
 
     def remove(self, job_id: str, seq: int) -> Future[int]:
         future: Future[int] = Future()
+        self._newest[job_id] = max(seq, self._newest.get(job_id, seq))
         self._queue.put(_Save(seq, None, job_id, future))
         return future
 
@@ -97,6 +106,7 @@ class StoreThread:
         next_sync = 0.0
         while True:
             if time.monotonic() >= next_sync:  # due even while saves keep coming: the heartbeat must go on
+                self._save_again()
                 self._guarded(self._sync, "read the job list")
                 if not self._checked:  # once, after the first read: SQLite's check of the whole file
                     self._checked = True
@@ -129,10 +139,12 @@ class StoreThread:
                 self._write(item)
 
     def _write(self, item: _Save) -> None:
-        if not item.future.set_running_or_notify_cancel():
+        if not item.future.done() and not item.future.set_running_or_notify_cancel():
             return
         if item.seq <= self._fence.get(item.job_id, -1):
-            item.future.set_exception(Conflict(None))
+            self._unsaved.pop(item.job_id, None)
+            if not item.future.done():
+                item.future.set_exception(Conflict(None))
             return
         expect = self._revs.get(item.job_id, 0)
         try:
@@ -145,14 +157,30 @@ class StoreThread:
         except Conflict as conflict:
             if conflict.row is not None:
                 self._deliver([conflict.row], [])
-            item.future.set_exception(conflict)
+            self._unsaved.pop(item.job_id, None)  # changed elsewhere meanwhile: that version stands
+            if not item.future.done():
+                item.future.set_exception(conflict)
         except (StoreError, sqlite3.Error, OSError) as exc:
             error = exc if isinstance(exc, StoreError) else store_error(self.store.folder, exc)
-            log.error("Could not save job %s: %s", item.job_id, error.user_message)
-            self._listener.store_problem(error.user_message)
-            item.future.set_exception(error)
+            if item.job_id not in self._unsaved:
+                log.error("Could not save job %s: %s", item.job_id, error.user_message)
+                self._listener.store_problem(error.user_message)
+            self._unsaved[item.job_id] = item
+            if not item.future.done():
+                item.future.set_exception(error)
         else:
-            item.future.set_result(rev)
+            if self._unsaved.pop(item.job_id, None) is not None:
+                log.info("Job %s is saved again", item.job_id)
+            if not item.future.done():
+                item.future.set_result(rev)
+
+    def _save_again(self) -> None:
+        """Try the refused saves once more, each only while it is still its job's newest version."""
+        for job_id, item in list(self._unsaved.items()):
+            if item.seq < self._newest.get(job_id, item.seq):
+                del self._unsaved[job_id]  # a newer save was handed over: that one counts
+                continue
+            self._write(item)
 
     def _sync(self) -> None:
         if not self.store.read_only:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import fs
 from ..errors import InvalidMeshError, NetworkError, StorageError
 from .origin import host_label, loggable
 from .transport import Transport
@@ -35,9 +36,9 @@ def stream_to_file(
         _stream(http, url, part, progress, max_bytes, check_cancel)
         if check is not None:
             check(part)
-        part.replace(dest)
+        fs.replace(part, dest)
     except BaseException:
-        part.unlink(missing_ok=True)
+        fs.discard(part)
         raise
     _fsync_dir(dest.parent)
     return dest
