@@ -14,15 +14,14 @@ keeps the beat's own CPU time, to tell Kiln's work from waiting on the workers.
 
 from __future__ import annotations
 
-import json
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 from bench import addon
 from bench.sandbox_process import KEY, sandbox_process
 from bench.stats import summary_ms
+from bench.store import seed
 
 IN_FLIGHT = (1, 10, 100)
 TICKS = 250
@@ -77,7 +76,8 @@ def run_state_changes(history: int = HISTORY) -> dict[str, float]:
         with sandbox_process(CHANGE_SPEED) as base_url:
             addon.use_service(base_url, KEY)
             addon.reset_jobs()
-            _seed_history(jobs, history)
+            if history:
+                seed(Path(bpy.utils.extension_path_user(addon.ADDON_MODULE, create=True)), history)
             engine = runtime.engine(bpy.context)
             origin = runtime.current_origin()
             ids = [
@@ -112,39 +112,6 @@ def run_state_changes(history: int = HISTORY) -> dict[str, float]:
         "history": float(history),
         "seconds": seconds,
     }
-
-
-def _seed_history(jobs: Any, count: int) -> None:
-    """Months of use: ``count`` imported jobs in the store before the engine starts.
-
-    Written as the job list Kiln has always kept; a newer store takes it over on its first start.
-    """
-    import bpy
-
-    if not count:
-        return
-    folder = Path(bpy.utils.extension_path_user(addon.ADDON_MODULE, create=True))
-    now = time.time()
-    records = []
-    for i in range(count):
-        job = jobs.Job(
-            id=uuid.uuid4().hex,
-            request=jobs.JobRequest(kind="text", prompt=f"an old crate {i}"),
-            origin="/projects/old.blend",
-            state=jobs.JobState.IMPORTED,
-            task_id=uuid.uuid4().hex,
-            submit_sent=True,
-            progress=100.0,
-            created_at=now - 86_400 - i,
-            submitted_at=now - 86_400 - i,
-            finished_at=now - 86_000 - i,
-            resolution=1024,
-            triangles=65_522,
-            objects=[f"crate.{i:04d}"],
-        )
-        records.append(job.to_json())
-    payload = {"format": jobs.FILE_FORMAT, "jobs": records}
-    (folder / jobs.JOBS_FILE).write_text(json.dumps(payload), encoding="utf-8")
 
 
 def _wait_in_flight(engine: Any, ids: list[str], timeout: float = 60.0) -> None:
