@@ -21,6 +21,7 @@ and are never written or logged here.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import json
 import logging
@@ -95,6 +96,7 @@ def api_from(source: Path) -> ModuleType:
     """Kiln's Blender-free ``api`` package, from the built zip or a source tree, as ``kiln_farm_api``."""
     if source.suffix == ".zip":
         folder = Path(tempfile.mkdtemp(prefix="kiln-farm-api-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         with zipfile.ZipFile(source) as archive:
             archive.extractall(folder, [n for n in archive.namelist() if n.startswith("api/")])
         source = folder
@@ -147,12 +149,16 @@ def source_of(request: Any) -> dict[str, str]:
 def check_credits(api: ModuleType, items: list[Any], max_credits: int) -> str:
     """The whole job's estimate as a sentence; raises FarmError when it is above ``max_credits``."""
     cost = api.credits.estimate(item.request for item in items)
+    needs = f"{cost.known:,} credit{'s' if cost.known != 1 else ''}"
+    if cost.unpriced:
+        plural = "s" if cost.unpriced != 1 else ""
+        needs += f" plus {cost.unpriced} text prompt{plural} (the service publishes no text price)"
     if max_credits > 0 and cost.exceeds(max_credits):
         raise FarmError(
-            f"Nothing was sent: the whole job needs {cost}, more than MaxCredits ({max_credits:,}). "
+            f"Nothing was sent: the whole job needs {needs}, more than MaxCredits ({max_credits:,}). "
             "Raise MaxCredits or shorten the prompt file."
         )
-    return f"The whole job ({len(items)} prompts) is estimated at {cost}."
+    return f"The whole job ({len(items)} prompts) is estimated at {needs}."
 
 
 # --------------------------------------------------------------------------------- files in OutputDir
@@ -218,9 +224,10 @@ def install_kiln(zip_path: Path) -> ModuleType:
         raise FarmError(f"The Kiln zip {zip_path} does not exist (KilnZip).")
     install = bpy.ops.extensions.package_install_files
     install(filepath=str(zip_path), repo="user_default", enable_on_install=True)
-    if ADDON not in sys.modules or ADDON not in bpy.context.preferences.addons:
+    prefs = bpy.context.preferences
+    if prefs is None or ADDON not in sys.modules or ADDON not in prefs.addons:
         raise FarmError(f"Kiln from {zip_path} did not install and enable; see Blender's messages above.")
-    bpy.context.preferences.system.use_online_access = True
+    prefs.system.use_online_access = True
     if not os.environ.get("KILN_API_KEY"):
         raise FarmError("KILN_API_KEY is not set on this worker: give workers the key in their environment.")
     return sys.modules[ADDON]
@@ -356,9 +363,9 @@ def summarize(args: argparse.Namespace) -> int:
             error="" if done else seen.get("error", "no Generate task reported this line"),
         )
         rows.append(row)
-    done = sum(row["state"] == "done" for row in rows)
-    write_json(out.root / "summary.json", {"assets": rows, "done": done, "failed": len(rows) - done})
-    log.info("%d of %d assets done; summary in %s", done, len(rows), out.root / "summary.json")
+    count = sum(row["state"] == "done" for row in rows)
+    write_json(out.root / "summary.json", {"assets": rows, "done": count, "failed": len(rows) - count})
+    log.info("%d of %d assets done; summary in %s", count, len(rows), out.root / "summary.json")
     return 0
 
 
