@@ -160,3 +160,23 @@ def task_ids(ledger: Path) -> list[str]:
         if task_id:
             found.append(task_id)
     return found
+
+
+def test_a_send_cut_off_before_its_answer_is_never_sent_again(
+    kiln_zip: Path, blender_exe: Path, sandbox: Any, sandbox_key: str, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("a red chair\n", encoding="utf-8")
+    output = tmp_path / "out"
+    (output / "ledger").mkdir(parents=True)
+    (output / "ledger" / "0001-a-red-chair.json").write_text('{"line": 1, "task_id": ""}', encoding="utf-8")
+    command = [str(blender_exe), "-b", "--factory-startup", "-P", str(FARM_SCRIPT), "--", "generate"]
+    command += ["--prompts", str(prompts), "--output", str(output), "--kiln-zip", str(kiln_zip)]
+    env = service_env(sandbox.base_url, sandbox_key, BLENDER_USER_RESOURCES=str(tmp_path / "user"))
+
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 1
+    assert sandbox.submit_count == 0
+    (row,) = json.loads(next((output / "manifests").glob("*.json")).read_text(encoding="utf-8"))["assets"]
+    assert row["state"] == "outcome unknown"
+    assert "delete ledger/0001-a-red-chair.json" in row["error"]
