@@ -36,6 +36,8 @@ FORBIDDEN_PARTS = {
     "examples",
     "fixtures",
     "tools",
+    "farm",
+    ".venv-farm",
     "requirements",
     "__pycache__",
     "Makefile",

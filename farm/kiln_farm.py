@@ -1,0 +1,416 @@
+"""Kiln on a render farm: the one script every farm task runs (OpenJD and Flamenco alike).
+
+    blender -b --factory-startup -P farm/kiln_farm.py -- generate \
+        --prompts P --output O --kiln-zip Z --items 1-2 [--resolution AUTO] [--max-credits N]
+    blender -b --factory-startup -P farm/kiln_farm.py -- summarize --prompts P --output O --kiln-zip Z
+    python farm/kiln_farm.py estimate P [--resolution AUTO] [--kiln-zip Z]
+
+Shipped beside the add-on in the repository, not inside the extension zip: a farm needs it before
+Kiln is installed (it installs Kiln from ``--kiln-zip`` into the task's own Blender user folder).
+``--items`` are prompt numbers (the n-th usable line of the prompt file, 1-based), so comments
+and blank lines never shift the chunks.
+
+Nothing is paid twice. ``OutputDir/ledger/<asset>.json`` is written (atomically) *before* a line
+is sent, and again with the task id the moment the service answers; a rerun on any machine
+follows a recorded task id instead of sending, never re-sends a line whose send may have reached
+the service, and skips an asset whose ``.blend`` and ``.glb`` are already in ``OutputDir/assets``.
+The key and service URL come from the worker's environment (``KILN_API_KEY``, ``KILN_BASE_URL``)
+and are never written or logged here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import importlib.util
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+import zipfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+log = logging.getLogger("kiln.farm")
+
+ADDON = "bl_ext.user_default.kiln"
+HERE = Path(__file__).resolve().parent
+#: Seconds to wait for the service's task id after a send (the engine's own deadlines end it sooner).
+TASK_ID_WAIT = 600.0
+SLUG_CHARS = 40
+
+
+class FarmError(Exception):
+    """A sentence for the farm's log; the task exits non-zero."""
+
+
+# --------------------------------------------------------------------------------- arguments
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="kiln_farm.py", description="Kiln on a render farm.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("generate", "summarize"):
+        cmd = sub.add_parser(name)
+        cmd.add_argument("--prompts", type=Path, required=True, help="the .txt or .csv prompt file")
+        cmd.add_argument("--output", type=Path, required=True, help="the job's shared output folder")
+        cmd.add_argument("--kiln-zip", type=Path, required=True, help="the built Kiln extension zip")
+        cmd.add_argument("--resolution", default="AUTO", help="AUTO, 1024 or 1536")
+    generate = sub.choices["generate"]
+    generate.add_argument("--items", default="", help="prompt numbers of this task, e.g. 3-4 (all if empty)")
+    generate.add_argument("--max-credits", type=int, default=0, help="cap over the whole job; 0 = none")
+    estimate = sub.add_parser("estimate", help="what the whole prompt file will cost, before submitting")
+    estimate.add_argument("prompts", type=Path)
+    estimate.add_argument("--resolution", default="AUTO")
+    estimate.add_argument("--kiln-zip", type=Path, default=None, help="Kiln to read with (default: here)")
+    return parser.parse_args(argv)
+
+
+def script_args() -> list[str]:
+    """Arguments after ``--`` (Blender's convention), else after the script name."""
+    return sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:]
+
+
+def item_range(text: str, count: int) -> range:
+    """``3-4`` or ``5`` (1-based, inclusive) as indexes into the batch's items."""
+    if not text.strip():
+        return range(count)
+    match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+))?\s*", text)
+    if not match:
+        raise FarmError(f"--items {text!r} is not a range of prompt numbers such as 3-4.")
+    first, last = int(match[1]), int(match[2] or match[1])
+    return range(max(first, 1) - 1, min(last, count))
+
+
+# --------------------------------------------------------------------------------- Kiln's api
+
+
+def api_from(source: Path) -> ModuleType:
+    """Kiln's Blender-free ``api`` package, from the built zip or a source tree, as ``kiln_farm_api``."""
+    if source.suffix == ".zip":
+        folder = Path(tempfile.mkdtemp(prefix="kiln-farm-api-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        with zipfile.ZipFile(source) as archive:
+            archive.extractall(folder, [n for n in archive.namelist() if n.startswith("api/")])
+        source = folder
+    init = source / "api" / "__init__.py"
+    if not init.is_file():
+        raise FarmError(f"{source} holds no Kiln (no api/__init__.py): pass the built zip with --kiln-zip.")
+    where = [str(init.parent)]
+    spec = importlib.util.spec_from_file_location("kiln_farm_api", init, submodule_search_locations=where)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["kiln_farm_api"] = module
+    spec.loader.exec_module(module)
+    return with_parts(module)
+
+
+def with_parts(api: ModuleType) -> ModuleType:
+    """The api package with the modules the farm uses imported (a package does not import them itself)."""
+    for name in ("batch", "credits", "errors"):
+        importlib.import_module(f"{api.__name__}.{name}")
+    return api
+
+
+def read_items(api: ModuleType, prompts: Path, resolution: str) -> list[Any]:
+    """The usable lines of the prompt file (Kiln's own batch parser); problems go to the log."""
+    try:
+        res = api.batch.parse_resolution(resolution, None)
+        batch = api.batch.read_batch(prompts, resolution=res)
+    except api.errors.InputError as exc:
+        raise FarmError(exc.user_message) from None
+    for note in batch.notes:
+        log.warning("%s", note)
+    for problem in batch.problems:
+        log.warning("%s: skipped, %s", prompts.name, problem)
+    return list(batch.items)
+
+
+def asset_name(line: int, label: str) -> str:
+    """``0007-a-red-chair``: stable, filesystem-safe, unique (the line number leads)."""
+    ascii_label = unicodedata.normalize("NFKD", label).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_label.lower()).strip("-")[:SLUG_CHARS].strip("-")
+    return f"{line:04d}-{slug or 'asset'}"
+
+
+def source_of(request: Any) -> dict[str, str]:
+    if str(request.kind) == "text":
+        return {"prompt": request.prompt}
+    return {"image": request.image_path or request.image_url}
+
+
+def check_credits(api: ModuleType, items: list[Any], max_credits: int) -> str:
+    """The whole job's estimate as a sentence; raises FarmError when it is above ``max_credits``."""
+    cost = api.credits.estimate(item.request for item in items)
+    needs = f"{cost.known:,} credit{'s' if cost.known != 1 else ''}"
+    if cost.unpriced:
+        plural = "s" if cost.unpriced != 1 else ""
+        needs += f" plus {cost.unpriced} text prompt{plural} (the service publishes no text price)"
+    if max_credits > 0 and cost.exceeds(max_credits):
+        raise FarmError(
+            f"Nothing was sent: the whole job needs {needs}, more than MaxCredits ({max_credits:,}). "
+            "Raise MaxCredits or shorten the prompt file."
+        )
+    return f"The whole job ({len(items)} prompts) is estimated at {needs}."
+
+
+# --------------------------------------------------------------------------------- files in OutputDir
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Whole or not at all: a temp file beside it, flushed to disk, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(tmp).chmod(0o644)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise FarmError(f"{path} cannot be read ({exc}); it is left as it is: look at it.") from None
+    return data if isinstance(data, dict) else None
+
+
+class Output:
+    """Where things land: ``assets/``, ``ledger/``, ``manifests/``, ``summary.json``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.assets = root / "assets"
+        self.ledger = root / "ledger"
+        self.manifests = root / "manifests"
+
+    def files(self, name: str) -> list[Path]:
+        return [self.assets / f"{name}.blend", self.assets / f"{name}.glb"]
+
+    def done(self, name: str) -> bool:
+        return all(path.is_file() for path in self.files(name))
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        return read_json(self.ledger / f"{name}.json")
+
+    def record(self, name: str, line: int, task_id: str) -> None:
+        write_json(self.ledger / f"{name}.json", {"line": line, "task_id": task_id, "at": time.time()})
+
+
+# --------------------------------------------------------------------------------- generate (in Blender)
+
+
+def install_kiln(zip_path: Path) -> ModuleType:
+    """Install the zip into this task's Blender user folder and turn online access on."""
+    import bpy
+
+    if not zip_path.is_file():
+        raise FarmError(f"The Kiln zip {zip_path} does not exist (KilnZip).")
+    install = bpy.ops.extensions.package_install_files
+    install(filepath=str(zip_path), repo="user_default", enable_on_install=True)
+    prefs = bpy.context.preferences
+    if prefs is None or ADDON not in sys.modules or ADDON not in prefs.addons:
+        raise FarmError(f"Kiln from {zip_path} did not install and enable; see Blender's messages above.")
+    prefs.system.use_online_access = True
+    if not os.environ.get("KILN_API_KEY"):
+        raise FarmError("KILN_API_KEY is not set on this worker: give workers the key in their environment.")
+    return sys.modules[ADDON]
+
+
+def generate(args: argparse.Namespace) -> int:
+    kiln = install_kiln(args.kiln_zip)
+    api = with_parts(kiln.api)
+    items = read_items(api, args.prompts, args.resolution)
+    log.info("%s", check_credits(api, items, args.max_credits))
+    mine = [items[i] for i in item_range(args.items, len(items))]
+    out = Output(args.output)
+    out.assets.mkdir(parents=True, exist_ok=True)
+    engine = kiln.operators.runtime.engine()
+    rows: dict[str, dict[str, Any]] = {}
+    following: dict[str, tuple[Any, Any]] = {}
+    try:
+        for item in mine:
+            name = asset_name(item.line, item.request.label)
+            row = rows[name] = {"line": item.line, "name": name, **source_of(item.request), "task_id": ""}
+            job = start(engine, out, item, name, row)
+            if job is not None:
+                following[name] = (item, job)
+        engine.wait([job.id for _, job in following.values()])
+        for name, (_item, job) in following.items():
+            finish(engine, out, name, engine.get(job.id), rows[name])
+    finally:
+        kiln.operators.runtime.shutdown()
+    first, last = (mine[0].line, mine[-1].line) if mine else (0, 0)
+    write_json(out.manifests / f"lines-{first:04d}-{last:04d}.json", {"assets": list(rows.values())})
+    failed = [row for row in rows.values() if row["state"] != "done"]
+    for row in failed:
+        log.error("line %s (%s): %s", row["line"], row["name"], row["error"])
+    log.info("%d of %d assets on disk in %s", len(rows) - len(failed), len(rows), out.assets)
+    return 1 if failed else 0
+
+
+def start(engine: Any, out: Output, item: Any, name: str, row: dict[str, Any]) -> Any:
+    """Skip, follow a recorded task, or send (ledger first); None when there is nothing to wait for."""
+    if out.done(name):
+        files = [p.name for p in out.files(name)]
+        row.update(state="done", files=files, error="", task_id=_task_of(out, name))
+        return None
+    entry = out.entry(name)
+    if entry is not None:
+        if not entry.get("task_id"):
+            row.update(
+                state="outcome unknown",
+                error="A send of this line may have reached the service when an earlier run stopped, so it "
+                f"is not sent again. To send it anyway (it may cost twice), delete ledger/{name}.json.",
+            )
+            return None
+        row["task_id"] = entry["task_id"]
+        log.info("line %s: following task %s recorded by an earlier run", item.line, entry["task_id"])
+        return engine.resume_task(entry["task_id"], item.request)
+    out.record(name, item.line, "")
+    job = engine.submit(item.request)
+    deadline = time.monotonic() + TASK_ID_WAIT
+    while (current := engine.get(job.id)) is not None and not current.task_id and current.state.is_active:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if current is not None and current.task_id:
+        out.record(name, item.line, current.task_id)
+        row["task_id"] = current.task_id
+        log.info("line %s: sent, task %s", item.line, current.task_id)
+    elif current is not None and not current.submit_sent:
+        (out.ledger / f"{name}.json").unlink(missing_ok=True)  # surely never reached the service
+    return job
+
+
+def _task_of(out: Output, name: str) -> str:
+    entry = out.entry(name)
+    return str(entry.get("task_id") or "") if entry else ""
+
+
+def finish(engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -> None:
+    """A ready job becomes ``<name>.glb`` (the checked download) and ``<name>.blend`` (it alone)."""
+    row.update(task_id=job.task_id or row["task_id"], triangles=job.triangles, files=[], error=job.error)
+    if str(job.state) != "ready" or not job.mesh_path:
+        row["state"] = str(job.state)
+        row["error"] = job.error or f"the job ended {job.state}"
+        return
+    blend, glb = out.files(name)
+    try:
+        save_blend(Path(job.mesh_path), blend, job.task_id, row)
+        tmp = glb.with_name(f".{glb.name}.tmp")
+        shutil.copyfile(job.mesh_path, tmp)
+        tmp.replace(glb)
+    except (OSError, RuntimeError) as exc:
+        row.update(state="failed", error=f"could not write {name}: {exc}")
+        return
+    engine.mark_imported(job.id, [])
+    row.update(state="done", files=[blend.name, glb.name])
+
+
+def save_blend(mesh: Path, blend: Path, task_id: str, row: dict[str, Any]) -> None:
+    """A fresh empty file, the GLB through Blender's own importer, saved beside the others."""
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=str(mesh))
+    for obj in bpy.context.selected_objects:
+        obj["kiln_task_id"] = task_id
+        obj["kiln_prompt"] = row.get("prompt") or row.get("image", "")
+    tmp = blend.with_name(f".{blend.stem}.tmp.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True, compress=True)
+    tmp.replace(blend)
+
+
+# --------------------------------------------------------------------------------- summarize, estimate
+
+
+def summarize(args: argparse.Namespace) -> int:
+    """``summary.json``: one row per prompt of the whole file, from the task manifests and the disk."""
+    api = api_from(args.kiln_zip)
+    items = read_items(api, args.prompts, args.resolution)
+    out = Output(args.output)
+    reported: dict[str, dict[str, Any]] = {}
+    for manifest in sorted(out.manifests.glob("lines-*.json")):
+        for row in (read_json(manifest) or {}).get("assets", []):
+            reported[row["name"]] = row
+    rows = []
+    for item in items:
+        name = asset_name(item.line, item.request.label)
+        row = {"line": item.line, "name": name, **source_of(item.request), "task_id": _task_of(out, name)}
+        seen = reported.get(name, {})
+        done = out.done(name)
+        row.update(
+            state="done" if done else seen.get("state", "not generated"),
+            triangles=seen.get("triangles"),
+            files=[p.name for p in out.files(name)] if done else [],
+            error="" if done else seen.get("error", "no Generate task reported this line"),
+        )
+        rows.append(row)
+    count = sum(row["state"] == "done" for row in rows)
+    write_json(out.root / "summary.json", {"assets": rows, "done": count, "failed": len(rows) - count})
+    log.info("%d of %d assets done; summary in %s", count, len(rows), out.root / "summary.json")
+    return 0
+
+
+def estimate(args: argparse.Namespace) -> int:
+    api = api_from(args.kiln_zip or HERE.parent)
+    items = read_items(api, args.prompts, args.resolution)
+    sys.stdout.write(f"{check_credits(api, items, 0)}\nPromptCount: {len(items)}\n")
+    return 0
+
+
+# --------------------------------------------------------------------------------- entry
+
+
+def reexec_with_own_user_folder(argv: list[str]) -> int:
+    """Blender reads BLENDER_USER_RESOURCES at start: run again with a fresh, task-local one."""
+    import bpy
+
+    folder = Path(tempfile.mkdtemp(prefix="kiln-farm-user-"))
+    exe = bpy.app.binary_path
+    command = [exe, "-b", "--factory-startup", "-P", __file__] if exe else [sys.executable, __file__]
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(folder)}
+    try:
+        return subprocess.run([*command, "--", *argv], env=env, check=False).returncode
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    argv = script_args()
+    args = parse_args(argv)
+    try:
+        if args.command == "estimate":
+            return estimate(args)
+        if args.command == "summarize":
+            return summarize(args)
+        if not os.environ.get("BLENDER_USER_RESOURCES"):
+            return reexec_with_own_user_folder(argv)
+        return generate(args)
+    except FarmError as exc:
+        log.error("%s", exc)
+        return 2
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.exit(code)
