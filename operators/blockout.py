@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty
+from bpy.props import BoolProperty, EnumProperty
 
 from ..api import inputs
-from ..api.blockout import FITS, ImportOptions, JobSource, job_source, variant_after
+from ..api.blockout import FITS, JobSource, job_source, variant_after
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
 from . import layout, runtime, watcher
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .generate import TEXT_RESOLUTIONS, save_blender_image
-from .scene_import import choose_options, preferred_options
+from .scene_import import ImportOptionProperties, choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -103,34 +103,6 @@ def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest
         blender_image=image_name,
         placeholder=name,
     )
-
-
-class ImportOptionProperties:
-    """The import options as operator arguments; one not given takes its preference."""
-
-    origin_at_base: BoolProperty(name="Origin at Base", default=False)  # type: ignore[valid-type]
-    apply_scale: BoolProperty(name="Apply Scale", default=False)  # type: ignore[valid-type]
-    smooth_by_angle: BoolProperty(name="Smooth by Angle", default=False)  # type: ignore[valid-type]
-    smooth_angle: FloatProperty(name="Angle", default=30.0, min=0.0, max=180.0)  # type: ignore[valid-type]
-    target_height: FloatProperty(name="Height at Cursor", default=0.0, min=0.0)  # type: ignore[valid-type]
-
-    def import_options(self, context: bpy.types.Context) -> ImportOptions:
-        preferred = preferred_options(context)
-        props = self.properties  # type: ignore[attr-defined]
-
-        def given(name: str) -> bool:
-            return bool(props.is_property_set(name))
-
-        smooth = preferred.smooth_angle
-        if given("smooth_by_angle") or given("smooth_angle"):
-            on = self.smooth_by_angle if given("smooth_by_angle") else preferred.smooth_angle is not None
-            smooth = self.smooth_angle if on else None
-        return ImportOptions(
-            origin_at_base=self.origin_at_base if given("origin_at_base") else preferred.origin_at_base,
-            apply_scale=self.apply_scale if given("apply_scale") else preferred.apply_scale,
-            smooth_angle=smooth,
-            target_height=self.target_height if given("target_height") else preferred.target_height,
-        )
 
 
 class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):

@@ -16,6 +16,7 @@ from typing import Any
 
 import bpy
 import numpy
+from bpy.props import BoolProperty, FloatProperty
 from mathutils import Matrix, Vector
 
 from .. import preferences
@@ -66,6 +67,34 @@ def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions
         smooth_angle=prefs.smooth_angle if prefs.smooth_by_angle else None,
         target_height=prefs.target_height,
     )
+
+
+class ImportOptionProperties:
+    """The import options as operator arguments (a mixin); one not given takes its preference."""
+
+    origin_at_base: BoolProperty(name="Origin at Base", default=False)  # type: ignore[valid-type]
+    apply_scale: BoolProperty(name="Apply Scale", default=False)  # type: ignore[valid-type]
+    smooth_by_angle: BoolProperty(name="Smooth by Angle", default=False)  # type: ignore[valid-type]
+    smooth_angle: FloatProperty(name="Angle", default=30.0, min=0.0, max=180.0)  # type: ignore[valid-type]
+    target_height: FloatProperty(name="Height at Cursor", default=0.0, min=0.0)  # type: ignore[valid-type]
+
+    def import_options(self, context: bpy.types.Context) -> ImportOptions:
+        preferred = preferred_options(context)
+        props = self.properties  # type: ignore[attr-defined]
+
+        def given(name: str) -> bool:
+            return bool(props.is_property_set(name))
+
+        smooth = preferred.smooth_angle
+        if given("smooth_by_angle") or given("smooth_angle"):
+            on = self.smooth_by_angle if given("smooth_by_angle") else preferred.smooth_angle is not None
+            smooth = self.smooth_angle if on else None
+        return ImportOptions(
+            origin_at_base=self.origin_at_base if given("origin_at_base") else preferred.origin_at_base,
+            apply_scale=self.apply_scale if given("apply_scale") else preferred.apply_scale,
+            smooth_angle=smooth,
+            target_height=self.target_height if given("target_height") else preferred.target_height,
+        )
 
 
 def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None = None) -> list[str]:

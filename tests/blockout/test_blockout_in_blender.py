@@ -182,3 +182,38 @@ def test_target_height_at_the_cursor(service: Any, blender: Any, kiln_module: An
     layout = kiln_module("operators.layout")
     low, high = layout.world_bounds(objects)
     assert high.z - low.z == pytest.approx(2.5, abs=TOLERANCE)
+
+
+def test_the_blockout_panel_counts_jobs_prices_them_and_shows_variants(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    from blockout_layout import draw
+    from concepts import CONCEPTS
+    from guards import main_thread_must_not_wait
+
+    panel = kiln_module("panels.generate").KILN_PT_blockout
+    assert panel.bl_parent_id == "KILN_PT_generate"
+    assert "Select blockout objects" in draw(panel, blender.context).text()
+
+    crate = add_cube(blender, "Crate.001")
+    poster = add_cube(blender, "Poster")
+    poster["kiln_image"] = str(CONCEPTS / "chair.png")
+    nameless = add_cube(blender, "12")
+    select(blender, [crate, poster, nameless])
+    with main_thread_must_not_wait() as offences:
+        layout = draw(panel, blender.context)
+    assert offences == []
+    assert "2 jobs: 4 credits plus 1 text job" in layout.text()
+    assert "1 selected object(s) say nothing to make" in layout.text()
+    assert layout.buttons()["kiln.generate_from_selection"]
+    assert "kiln.variant_next" not in layout.buttons()
+
+    select(blender, [crate])
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    select(blender, results_of(blender, "Crate.001"))
+    layout = draw(panel, blender.context)
+    assert "“Crate.001”: variant 1 of 1" in layout.text()
+    assert {"kiln.variant_previous", "kiln.variant_next", "kiln.variant_keep"} <= set(layout.buttons())
+
+    select(blender, [nameless])
+    assert not draw(panel, blender.context).buttons()["kiln.generate_from_selection"]
