@@ -1,4 +1,4 @@
-"""A small recording stand-in for ``UILayout`` for the Blockout panel (real layouts exist only in a window)."""
+"""A recording stand-in for ``UILayout`` (Blender hands out real layouts only while drawing a window)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 class Recorder:
     """Records labels and buttons; rows, columns and boxes share one list of calls."""
 
-    def __init__(self, calls: list[tuple[str, Any, dict[str, Any], Recorder]] | None = None, parent: Any = None):
+    def __init__(self, calls: list[Any] | None = None, parent: Any = None):
         self.calls = calls if calls is not None else []
         self.parent = parent
         self.enabled = True
