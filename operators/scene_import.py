@@ -165,6 +165,8 @@ def _scale_to_height(
 
 def _finish(context: bpy.types.Context, objects: list[bpy.types.Object], options: ImportOptions) -> None:
     """Apply scale, origin at the base centre and smooth shading, on mesh data only (no operators)."""
+    if options == ImportOptions(target_height=options.target_height):
+        return
     context.view_layer.update()
     for obj in objects:
         mesh = obj.data if obj.type == "MESH" else None
