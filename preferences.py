@@ -178,6 +178,37 @@ class KilnPreferences(bpy.types.AddonPreferences):
         min=0,
         soft_max=5_000_000,
     )
+    origin_at_base: BoolProperty(  # type: ignore[valid-type]
+        name="Origin at Base",
+        description="Put each imported mesh's origin at the centre of its bottom face",
+        default=False,
+    )
+    apply_scale: BoolProperty(  # type: ignore[valid-type]
+        name="Apply Scale",
+        description="Bake the scale (a blockout fit included) into the mesh, leaving the object at scale 1",
+        default=False,
+    )
+    smooth_by_angle: BoolProperty(  # type: ignore[valid-type]
+        name="Smooth by Angle",
+        description="Shade imported meshes smooth, keeping edges sharper than the angle sharp",
+        default=False,
+    )
+    smooth_angle: FloatProperty(  # type: ignore[valid-type]
+        name="Angle",
+        description="Edges between faces meeting at more than this many degrees stay sharp",
+        default=30.0,
+        min=0.0,
+        max=180.0,
+    )
+    target_height: FloatProperty(  # type: ignore[valid-type]
+        name="Height at Cursor",
+        description="Scale meshes placed at the cursor or origin to this height in metres (0: as generated)",
+        default=0.0,
+        min=0.0,
+        soft_max=100.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
     log_level: EnumProperty(  # type: ignore[valid-type]
         name="Log Level",
         items=(
@@ -206,6 +237,15 @@ class KilnPreferences(bpy.types.AddonPreferences):
         threshold = col.row()
         threshold.active = self.import_in_place
         threshold.prop(self, "large_import_triangles")
+        col = layout.column(heading="Shape")
+        col.prop(self, "origin_at_base")
+        col.prop(self, "apply_scale")
+        row = col.row(heading="")
+        row.prop(self, "smooth_by_angle")
+        angle = row.row()
+        angle.active = self.smooth_by_angle
+        angle.prop(self, "smooth_angle", text="")
+        col.prop(self, "target_height")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
 

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
 import bpy
-from mathutils import Vector
+import numpy
+from bpy.props import BoolProperty, FloatProperty
+from mathutils import Matrix, Vector
 
 from .. import preferences
+from ..api.blockout import Fit, ImportOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
+from . import layout
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +50,58 @@ def target_collection(context: bpy.types.Context, name: str, group: str = "") ->
     return child
 
 
+#: Options an operator chose for its jobs (by job id), over the preferences; kept for this session.
+_chosen: dict[str, tuple[ImportOptions, Fit]] = {}
+
+
+def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
+    """The import options (and blockout fit) a generate operator was called with, for one job."""
+    _chosen[job_id] = (options, fit)
+
+
+def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions:
+    """The import options set in the preferences."""
+    prefs = preferences.get(context)
+    return ImportOptions(
+        origin_at_base=prefs.origin_at_base,
+        apply_scale=prefs.apply_scale,
+        smooth_angle=prefs.smooth_angle if prefs.smooth_by_angle else None,
+        target_height=prefs.target_height,
+    )
+
+
+class ImportOptionProperties:
+    """The import options as operator arguments (a mixin); one not given takes its preference."""
+
+    origin_at_base: BoolProperty(name="Origin at Base", default=False)  # type: ignore[valid-type]
+    apply_scale: BoolProperty(name="Apply Scale", default=False)  # type: ignore[valid-type]
+    smooth_by_angle: BoolProperty(name="Smooth by Angle", default=False)  # type: ignore[valid-type]
+    smooth_angle: FloatProperty(name="Angle", default=30.0, min=0.0, max=180.0)  # type: ignore[valid-type]
+    target_height: FloatProperty(name="Height at Cursor", default=0.0, min=0.0)  # type: ignore[valid-type]
+
+    def import_options(self, context: bpy.types.Context) -> ImportOptions:
+        preferred = preferred_options(context)
+        props = self.properties  # type: ignore[attr-defined]
+
+        def given(name: str) -> bool:
+            return bool(props.is_property_set(name))
+
+        smooth = preferred.smooth_angle
+        if given("smooth_by_angle") or given("smooth_angle"):
+            on = self.smooth_by_angle if given("smooth_by_angle") else preferred.smooth_angle is not None
+            smooth = self.smooth_angle if on else None
+        return ImportOptions(
+            origin_at_base=self.origin_at_base if given("origin_at_base") else preferred.origin_at_base,
+            apply_scale=self.apply_scale if given("apply_scale") else preferred.apply_scale,
+            smooth_angle=smooth,
+            target_height=self.target_height if given("target_height") else preferred.target_height,
+        )
+
+
 def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None = None) -> list[str]:
     """Import the job's mesh; returns the names of the objects it created."""
     prefs = preferences.get(context)
+    options, fit = _chosen.pop(job.id) if job.id in _chosen else (preferred_options(context), "CONTAIN")
     new_objects = _append_prepared(job, fall_back=prefs.import_in_place)
     if new_objects is None:
         new_objects = _import_glb(job)
@@ -58,19 +112,94 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
     collection = target_collection(context, prefs.collection_name, job.group)
     if location is None:
         location = context.scene.cursor.location.copy() if prefs.placement == "CURSOR" else Vector()
+    placeholder = bpy.data.objects.get(job.request.placeholder) if job.request.placeholder else None
     for obj in new_objects:
         for owner in list(obj.users_collection):
             owner.objects.unlink(obj)
         collection.objects.link(obj)
-        if obj.parent is None:
+        if obj.parent is None and placeholder is None:
             obj.location += location
         _stamp(obj, job)
+    if placeholder is not None:
+        _replace(context, new_objects, placeholder, fit)
+    elif options.target_height > 0:
+        _scale_to_height(context, new_objects, options.target_height, location)
+    _finish(context, new_objects, options)
 
     for obj in context.view_layer.objects:
         obj.select_set(obj in new_objects)
     roots = [obj for obj in new_objects if obj.parent is None]
     context.view_layer.objects.active = roots[0] if roots else new_objects[0]
     return [obj.name for obj in new_objects]
+
+
+def _replace(
+    context: bpy.types.Context, objects: list[bpy.types.Object], placeholder: bpy.types.Object, fit: Fit
+) -> None:
+    """The result takes the placeholder's place as its newest variant; the placeholder is hidden."""
+    layout.fit_to_placeholder(context, objects, placeholder, fit)
+    number = max(layout.variants_of(placeholder.name), default=0) + 1
+    for obj in objects:
+        obj[layout.PLACEHOLDER_KEY] = placeholder.name
+        obj[layout.VARIANT_KEY] = number
+        obj.name = f"{placeholder.name} v{number}"
+    layout.show_variant(context, placeholder.name, number)
+    if placeholder.name in context.view_layer.objects:
+        placeholder.hide_set(True)
+    placeholder.hide_render = True
+
+
+def _scale_to_height(
+    context: bpy.types.Context, objects: list[bpy.types.Object], height: float, about: Vector
+) -> None:
+    """Uniform scale about the placement point so the mesh is ``height`` metres tall."""
+    context.view_layer.update()
+    low, high = layout.world_bounds(objects)
+    if high.z - low.z <= 1e-9:
+        return
+    factor = height / (high.z - low.z)
+    around = Matrix.Translation(about) @ Matrix.Scale(factor, 4) @ Matrix.Translation(-about)
+    for obj in objects:
+        if obj.parent is None:
+            obj.matrix_world = around @ obj.matrix_world
+
+
+def _finish(context: bpy.types.Context, objects: list[bpy.types.Object], options: ImportOptions) -> None:
+    """Apply scale, origin at the base centre and smooth shading, on mesh data only (no operators)."""
+    if options == ImportOptions(target_height=options.target_height):
+        return
+    context.view_layer.update()
+    for obj in objects:
+        mesh = obj.data if obj.type == "MESH" else None
+        if not isinstance(mesh, bpy.types.Mesh) or obj.children or mesh.users > 1:
+            continue
+        if options.apply_scale:
+            _apply_scale(obj, mesh)
+        if options.origin_at_base:
+            _origin_to_base(obj, mesh)
+        if options.smooth_angle is not None:
+            mesh.shade_smooth()
+            mesh.set_sharp_from_angle(angle=math.radians(options.smooth_angle))
+    context.view_layer.update()
+
+
+def _apply_scale(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
+    location, rotation, scale = obj.matrix_world.decompose()
+    mesh.transform(Matrix.Diagonal(scale).to_4x4())
+    obj.matrix_world = Matrix.Translation(location) @ rotation.to_matrix().to_4x4()
+
+
+def _origin_to_base(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
+    if not mesh.vertices:
+        return
+    # From the vertices: the object's bound_box is stale until the depsgraph runs again.
+    coords = numpy.empty(len(mesh.vertices) * 3, dtype=numpy.float64)
+    mesh.vertices.foreach_get("co", coords)
+    points = coords.reshape(-1, 3)
+    low, high = Vector(points.min(axis=0).tolist()), Vector(points.max(axis=0).tolist())
+    base = Vector(((low.x + high.x) / 2, (low.y + high.y) / 2, low.z))
+    mesh.transform(Matrix.Translation(-base))
+    obj.matrix_world = obj.matrix_world @ Matrix.Translation(base)
 
 
 def _import_glb(job: Job) -> list[bpy.types.Object]:

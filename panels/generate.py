@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import preferences
-from ..api import inputs
+from ..api import credits, inputs
 from ..api.errors import InputError
 from ..drawing import wrapped_label
+from ..operators import blockout
+from ..operators import layout as layout_of
 from ..operators.common import setup_problem
 from . import thumbnails
 from .props import KilnGenerateSettings, effective_prompt, scene_settings
@@ -182,4 +184,58 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
             layout.prop(settings, "webhook_url", text="Webhook")
 
 
-classes = (KILN_PT_generate, KILN_PT_generate_advanced)
+BLOCKOUT_HINT = (
+    "Select blockout objects: a kiln_prompt property, a kiln_image property or the name says what to make"
+)
+
+
+class KILN_PT_blockout(bpy.types.Panel):
+    """Replace selected blockout objects with generated meshes, fitted in their place"""
+
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Kiln"
+    bl_label = "Blockout"
+    bl_parent_id = "KILN_PT_generate"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        assert layout is not None
+        objects = blockout.placeholders(context)
+        requests = [r for r in (blockout.quick_request(obj, None) for obj in objects) if r is not None]
+        col = layout.column()
+        if not objects:
+            wrapped_label(col, context, BLOCKOUT_HINT, icon="INFO")
+        else:
+            jobs = f"{len(requests)} job{'s' if len(requests) != 1 else ''}"
+            wrapped_label(col, context, f"{jobs}: {credits.estimate(requests)}", icon="MESH_CUBE")
+            left_out = len(objects) - len(requests)
+            if left_out:
+                skipped = f"{left_out} selected object(s) say nothing to make and are skipped"
+                wrapped_label(col, context, skipped, icon="ERROR")
+        row = col.row(align=True)
+        row.scale_y = 1.3
+        row.enabled = bool(requests) and not setup_problem(context)
+        row.operator("kiln.generate_from_selection", text="Generate from Selection", icon="MOD_REMESH")
+        row.operator_menu_enum("kiln.generate_from_selection", "fit", text="", icon="DOWNARROW_HLT")
+        _draw_variants(col, context)
+
+
+def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+    """Variant controls for the active object's placeholder."""
+    name = blockout.active_placeholder(context)
+    if not name:
+        return
+    variants = sorted(layout_of.variants_of(name))
+    shown = layout_of.shown_variant(name, context)
+    box = layout.box()
+    position = f"{variants.index(shown) + 1}" if shown in variants else "none"
+    position += f" of {len(variants)}"
+    box.label(text=f"“{name}”: variant {position}", icon="DUPLICATE")
+    row = box.row(align=True)
+    row.operator("kiln.variant_previous", text="", icon="TRIA_LEFT")
+    row.operator("kiln.variant_next", text="", icon="TRIA_RIGHT")
+    row.operator("kiln.variant_keep", text="Keep", icon="CHECKMARK")
+
+
+classes = (KILN_PT_generate, KILN_PT_generate_advanced, KILN_PT_blockout)

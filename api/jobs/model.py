@@ -91,6 +91,8 @@ class JobRequest:
     webhook_url: str = ""
     name: str = ""
     blender_image: str = ""  # the Blender image ``image_path`` was saved from, for provenance
+    #: The blockout object the result replaces (``operators.blockout``); empty: placed as usual.
+    placeholder: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))

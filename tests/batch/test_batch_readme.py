@@ -40,12 +40,14 @@ def test_python_snippets_run_in_blender(
     service: Any, blender: Any, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     snippets = blocks("python")
-    assert len(snippets) == 5
+    assert len(snippets) == 6
     for snippet in snippets:
         exec(compile(snippet, str(SECTIONS), "exec"), {"__name__": "__snippet__"})
     objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
-    # one prompt, one image, three + two batch lines, two waited-for jobs
-    assert len({obj["kiln_task_id"] for obj in objects}) == 9
+    # one prompt, one image, three + two batch lines, two waited-for jobs, two placeholders
+    assert len({obj["kiln_task_id"] for obj in objects}) == 11
+    placeholders = {obj["kiln_placeholder"] for obj in objects if "kiln_placeholder" in obj}
+    assert placeholders == {"Barrel.003", "Empty"}
     assert {"Hero lamp", "Scanned chair", "a blue lantern"} <= set(
         blender.data.collections["Kiln"].children.keys()
     )

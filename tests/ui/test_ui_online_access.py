@@ -8,6 +8,7 @@ NETWORKED = {
     "generate_from_text",
     "generate_from_image",
     "generate_batch",
+    "generate_from_selection",
     "test_connection",
     "retry_job",
     "resume_job",

@@ -60,6 +60,11 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "collection_name",
         "import_in_place",
         "large_import_triangles",
+        "origin_at_base",
+        "apply_scale",
+        "smooth_by_angle",
+        "smooth_angle",
+        "target_height",
         "log_level",
     ]
     ops = layout.operator_ids()

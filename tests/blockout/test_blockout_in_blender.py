@@ -1,0 +1,219 @@
+"""Blockout to assets in real Blender against the sandbox: fits, placement, variants, skips."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+TOLERANCE = 1e-4
+
+
+def add_cube(bpy: Any, name: str, *, scale: tuple[float, float, float] = (1, 1, 1), turn: float = 0.0) -> Any:
+    bpy.ops.mesh.primitive_cube_add(size=2.0, location=(0, 0, 0))
+    obj = bpy.context.active_object
+    obj.name = name
+    obj.scale = scale
+    obj.rotation_euler = (0.0, 0.0, math.radians(turn))
+    return obj
+
+
+def scene(bpy: Any) -> dict[str, Any]:
+    cube = add_cube(bpy, "Crate", scale=(2.0, 1.0, 0.5), turn=30.0)
+    cube.location = (3.0, -1.0, 0.5)
+    cube["kiln_prompt"] = "a wooden crate"
+    empty = bpy.data.objects.new("Lamp post", None)
+    empty.empty_display_type = "CUBE"
+    empty.empty_display_size = 0.7
+    empty.location = (-2.0, 2.0, 1.0)
+    bpy.context.scene.collection.objects.link(empty)
+    barrel = add_cube(bpy, "Barrel.003")
+    barrel.location = (0.0, 4.0, 1.0)
+    bpy.context.view_layer.update()
+    return {"cube": cube, "empty": empty, "barrel": barrel}
+
+
+def select(bpy: Any, objects: list[Any]) -> None:
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj in objects)
+    bpy.context.view_layer.objects.active = objects[0]
+
+
+def results_of(bpy: Any, name: str) -> list[Any]:
+    return [obj for obj in bpy.data.objects if obj.get("kiln_placeholder") == name]
+
+
+def shown(bpy: Any, name: str) -> list[Any]:
+    return [obj for obj in results_of(bpy, name) if not obj.hide_get()]
+
+
+def box_in_frame(bpy: Any, objects: list[Any], placeholder: Any) -> tuple[list[float], list[float]]:
+    """The objects' vertices, in the placeholder's frame (location and rotation, no scale)."""
+    from mathutils import Matrix
+
+    location, rotation, _ = placeholder.matrix_world.decompose()
+    frame = (Matrix.Translation(location) @ rotation.to_matrix().to_4x4()).inverted()
+    meshes = [obj for obj in objects if obj.type == "MESH"]
+    points = [frame @ obj.matrix_world @ vertex.co for obj in meshes for vertex in obj.data.vertices]
+    return [min(p[i] for p in points) for i in range(3)], [max(p[i] for p in points) for i in range(3)]
+
+
+def placeholder_extent(placeholder: Any) -> tuple[list[float], list[float]]:
+    scale = placeholder.matrix_world.to_scale()
+    half = [placeholder.empty_display_size] * 3 if placeholder.type == "EMPTY" else [1.0, 1.0, 1.0]
+    high = [h * s for h, s in zip(half, scale, strict=True)]
+    return [-h for h in high], high
+
+
+def test_contain_fits_three_placeholders_and_variants_cycle_and_keep(service: Any, blender: Any) -> None:
+    objects = scene(blender)
+    select(blender, list(objects.values()))
+    assert blender.ops.kiln.generate_from_selection(fit="CONTAIN") == {"FINISHED"}
+
+    prompts = [task.prompt for task in service.tasks.values()]
+    assert "Barrel" in prompts and "a wooden crate" in prompts and "Lamp post" in prompts
+    for placeholder in objects.values():
+        results = results_of(blender, placeholder.name)
+        assert results, placeholder.name
+        assert all(obj.name.startswith(f"{placeholder.name} v1") for obj in results)
+        assert all("kiln_task_id" in obj for obj in results)
+        low, high = box_in_frame(blender, results, placeholder)
+        p_low, p_high = placeholder_extent(placeholder)
+        assert all(lo >= pl - TOLERANCE for lo, pl in zip(low, p_low, strict=True)), placeholder.name
+        assert all(hi <= ph + TOLERANCE for hi, ph in zip(high, p_high, strict=True)), placeholder.name
+        touching = [
+            abs(hi - ph) < TOLERANCE and abs(lo - pl) < TOLERANCE
+            for lo, hi, pl, ph in zip(low, high, p_low, p_high, strict=True)
+        ]
+        assert any(touching), placeholder.name
+        assert low[2] == pytest.approx(p_low[2], abs=TOLERANCE)
+        roots = [obj for obj in results if obj.parent is None]
+        turn = placeholder.matrix_world.to_euler().z
+        assert all(obj.matrix_world.to_euler().z == pytest.approx(turn, abs=1e-5) for obj in roots)
+        assert placeholder.hide_get() and placeholder.hide_render
+
+    barrel = objects["barrel"]
+    select(blender, results_of(blender, barrel.name))
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    assert {obj["kiln_variant"] for obj in results_of(blender, barrel.name)} == {1, 2}
+    assert {obj["kiln_variant"] for obj in shown(blender, barrel.name)} == {2}
+
+    blender.context.view_layer.objects.active = shown(blender, barrel.name)[0]
+    assert blender.ops.kiln.variant_next() == {"FINISHED"}
+    assert {obj["kiln_variant"] for obj in shown(blender, barrel.name)} == {1}
+    assert blender.ops.kiln.variant_previous() == {"FINISHED"}
+    assert {obj["kiln_variant"] for obj in shown(blender, barrel.name)} == {2}
+    assert blender.ops.kiln.variant_previous() == {"FINISHED"}
+    assert blender.ops.kiln.variant_keep() == {"FINISHED"}
+    assert {obj["kiln_variant"] for obj in results_of(blender, barrel.name)} == {1}
+    assert barrel.name in blender.data.objects
+
+
+@pytest.mark.parametrize("fit", ["HEIGHT", "NONE"])
+def test_height_and_none_fits_stand_on_the_placeholders_base(service: Any, blender: Any, fit: str) -> None:
+    placeholder = add_cube(blender, "Tall thing", scale=(0.5, 0.5, 2.0), turn=45.0)
+    placeholder.location = (1.0, 1.0, 2.0)
+    blender.context.view_layer.update()
+    select(blender, [placeholder])
+    assert blender.ops.kiln.generate_from_selection(fit=fit) == {"FINISHED"}
+    results = results_of(blender, placeholder.name)
+    low, high = box_in_frame(blender, results, placeholder)
+    assert low[2] == pytest.approx(-2.0, abs=TOLERANCE)
+    if fit == "HEIGHT":
+        assert high[2] - low[2] == pytest.approx(4.0, abs=TOLERANCE)
+    else:
+        roots = [obj for obj in results if obj.parent is None]
+        assert all(obj.matrix_world.to_scale()[0] == pytest.approx(1.0) for obj in roots)
+
+
+def test_objects_with_nothing_to_ask_for_are_skipped_and_named(
+    service: Any, blender: Any, kiln_module: Any, tmp_path: Any
+) -> None:
+    nameless = add_cube(blender, "017")
+    missing = add_cube(blender, "Poster")
+    missing["kiln_image"] = str(tmp_path / "no-such.png")
+    select(blender, [nameless, missing])
+    with pytest.raises(RuntimeError, match=r"017 \(no kiln_prompt.*Poster \("):
+        blender.ops.kiln.generate_from_selection()
+    assert service.submit_attempts == 0
+
+    chair = add_cube(blender, "Chair.002")
+    planned = kiln_module("operators.blockout").plan([nameless, chair, missing], None)
+    assert [request.prompt for request in planned.requests] == ["Chair"]
+    assert [request.placeholder for request in planned.requests] == ["Chair.002"]
+    assert [entry.split(" ")[0] for entry in planned.skipped] == ["017", "Poster"]
+
+
+def test_an_image_placeholder_sends_an_image_job(service: Any, blender: Any) -> None:
+    from concepts import CONCEPTS
+
+    placeholder = add_cube(blender, "Seat")
+    placeholder["kiln_image"] = str(CONCEPTS / "chair.png")
+    select(blender, [placeholder])
+    assert blender.ops.kiln.generate_from_selection(resolution="1024") == {"FINISHED"}
+    (task,) = service.tasks.values()
+    assert task.kind == "image" and task.resolution == 1024
+    assert results_of(blender, "Seat")[0]["kiln_image"] == str(CONCEPTS / "chair.png")
+
+
+def test_import_options_origin_scale_and_smooth(service: Any, blender: Any) -> None:
+    placeholder = add_cube(blender, "Stool", scale=(1.0, 1.0, 1.0))
+    select(blender, [placeholder])
+    assert blender.ops.kiln.generate_from_selection(
+        origin_at_base=True, apply_scale=True, smooth_by_angle=True
+    ) == {"FINISHED"}
+    meshes = [obj for obj in results_of(blender, "Stool") if obj.type == "MESH" and not obj.children]
+    assert meshes
+    for obj in meshes:
+        assert tuple(obj.matrix_world.to_scale()) == pytest.approx((1.0, 1.0, 1.0))
+        low = min(v.co.z for v in obj.data.vertices)
+        assert low == pytest.approx(0.0, abs=TOLERANCE)
+        assert all(poly.use_smooth for poly in obj.data.polygons)
+
+
+def test_target_height_at_the_cursor(service: Any, blender: Any, kiln_module: Any) -> None:
+    kiln_module("preferences").get().target_height = 2.5
+    try:
+        assert blender.ops.kiln.generate_from_text(prompt="a lamp") == {"FINISHED"}
+    finally:
+        kiln_module("preferences").get().target_height = 0.0
+    objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
+    layout = kiln_module("operators.layout")
+    low, high = layout.world_bounds(objects)
+    assert high.z - low.z == pytest.approx(2.5, abs=TOLERANCE)
+
+
+def test_the_blockout_panel_counts_jobs_prices_them_and_shows_variants(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    from blockout_layout import draw
+    from concepts import CONCEPTS
+    from guards import main_thread_must_not_wait
+
+    panel = kiln_module("panels.generate").KILN_PT_blockout
+    assert panel.bl_parent_id == "KILN_PT_generate"
+    assert "Select blockout objects" in draw(panel, blender.context).text()
+
+    crate = add_cube(blender, "Crate.001")
+    poster = add_cube(blender, "Poster")
+    poster["kiln_image"] = str(CONCEPTS / "chair.png")
+    nameless = add_cube(blender, "12")
+    select(blender, [crate, poster, nameless])
+    with main_thread_must_not_wait() as offences:
+        layout = draw(panel, blender.context)
+    assert offences == []
+    assert "2 jobs: 4 credits plus 1 text job" in layout.text()
+    assert "1 selected object(s) say nothing to make" in layout.text()
+    assert layout.buttons()["kiln.generate_from_selection"]
+    assert "kiln.variant_next" not in layout.buttons()
+
+    select(blender, [crate])
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    select(blender, results_of(blender, "Crate.001"))
+    layout = draw(panel, blender.context)
+    assert "“Crate.001”: variant 1 of 1" in layout.text()
+    assert {"kiln.variant_previous", "kiln.variant_next", "kiln.variant_keep"} <= set(layout.buttons())
+
+    select(blender, [nameless])
+    assert not draw(panel, blender.context).buttons()["kiln.generate_from_selection"]
