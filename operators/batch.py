@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import EnumProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 from mathutils import Vector
 
 from .. import preferences
 from ..api import batch
 from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
-from . import layout, runtime, watcher
+from . import credit_guard, layout, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .generate import TEXT_RESOLUTIONS
 
@@ -64,8 +64,25 @@ class KILN_OT_generate_batch(OnlineOperator):
         default="AUTO",
         description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
     )
+    max_credits: IntProperty(  # type: ignore[valid-type]
+        name="Max Credits",
+        description="Refuse the whole batch, before anything is sent, when its estimate is above this "
+        "(-1: no limit)",
+        default=-1,
+        min=-1,
+    )
+    confirmed: BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+    estimate_text: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        if self.confirmed and self.filepath:  # sent back by execute: the estimate needs a yes
+            return context.window_manager.invoke_confirm(  # type: ignore[no-any-return]
+                self,
+                event,
+                title="Kiln: Spend Credits?",
+                message=f"This batch costs about {self.estimate_text}.",
+                confirm_text="Send",
+            )
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
@@ -88,6 +105,24 @@ class KILN_OT_generate_batch(OnlineOperator):
         if not parsed.items:
             self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
             return {"CANCELLED"}
+        cost = credit_guard.estimate_for((item.request for item in parsed.items), context)
+        refusal = credit_guard.over_limit(cost, self.max_credits, f"{path.name} ({len(parsed.items)} jobs)")
+        if refusal:
+            self.report({"ERROR"}, f"Kiln: {refusal}")
+            return {"CANCELLED"}
+        if not self.confirmed and credit_guard.should_ask(cost, context):
+            self.report({"WARNING"}, f"Kiln: {path.name} would cost {cost}: confirm to send it.")
+            bpy.ops.kiln.generate_batch(  # type: ignore[attr-defined]
+                "INVOKE_DEFAULT",
+                filepath=self.filepath,
+                summary_path=self.summary_path,
+                resolution=self.resolution,
+                max_credits=self.max_credits,
+                confirmed=True,
+                estimate_text=str(cost),
+            )
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Kiln: {path.name}: {len(parsed.items)} jobs, estimated {cost}")
 
         try:
             job_ids = _send(context, parsed.items)
