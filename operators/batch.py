@@ -76,7 +76,7 @@ class KILN_OT_generate_batch(OnlineOperator):
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         if self.confirmed and self.filepath:  # sent back by execute: the estimate needs a yes
-            return context.window_manager.invoke_confirm(  # type: ignore[no-any-return]
+            return context.window_manager.invoke_confirm(
                 self,
                 event,
                 title="Kiln: Spend Credits?",

@@ -6,7 +6,7 @@ import time
 
 from api.credits import CreditEstimate
 from api.jobs import Job, JobRequest
-from api.ledger import job_cost, month_start, spent, spending
+from api.ledger import job_cost, month_start, spending, spent
 
 
 def _job(kind: str = "image", resolution: int | None = 1536, **fields: object) -> Job:
