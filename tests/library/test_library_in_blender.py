@@ -1,0 +1,84 @@
+"""The Kiln asset library in real Blender against the sandbox: results kept as assets, and reused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def kiln_objects(bpy: Any) -> list[Any]:
+    return [obj for obj in bpy.data.objects if "kiln_task_id" in obj]
+
+
+def submits(sandbox: Any) -> int:
+    return sum(1 for r in sandbox.requests if r.method == "POST")
+
+
+def library_folder(kiln_module: Any) -> Path:
+    return Path(kiln_module("operators.library").library_dir())
+
+
+def test_an_imported_result_is_an_asset_with_its_preview_and_metadata_in_a_registered_library(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    job = kiln_module("operators.runtime").engine().jobs()[-1]
+    folder = library_folder(kiln_module)
+    assert any(Path(lib.path) == folder for lib in blender.context.preferences.filepaths.asset_libraries)
+    blends = list(folder.glob("*.blend"))
+    assert len(blends) == 1
+    catalogs = (folder / "blender_assets.cats.txt").read_text()
+
+    blender.ops.wm.read_homefile(use_empty=True)
+    with blender.data.libraries.load(str(blends[0]), assets_only=True) as (source, target):
+        target.objects = list(source.objects)
+        target.collections = list(source.collections)
+    assets = [a for a in (*target.objects, *target.collections) if a is not None]
+    assert len(assets) == 1
+    data = assets[0].asset_data
+    assert data.description == "a red chair"
+    assert {"Kiln", "text"} <= {tag.name for tag in data.tags}
+    assert data["kiln_task_id"] == job.task_id
+    assert data["kiln_resolution"] == job.resolution
+    assert data["kiln_triangles"] == job.triangles
+    assert data["kiln_date"]
+    assert data.catalog_id in catalogs
+    assert tuple(assets[0].preview.image_size) != (0, 0)
+
+
+def test_the_same_prompt_in_a_new_file_with_reuse_always_sends_nothing(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    task_id = kiln_objects(blender)[0]["kiln_task_id"]
+    sent = submits(service)
+    requests = len(service.requests)
+
+    blender.ops.wm.read_homefile(use_empty=True)
+    blender.context.scene.cursor.location = (4.0, 0.0, 0.0)
+    result = blender.ops.kiln.generate_from_text(prompt="  A  red CHAIR ", reuse="ALWAYS")
+    assert result == {"FINISHED"}
+    assert submits(service) == sent
+    assert len(service.requests) == requests
+    objects = kiln_objects(blender)
+    assert objects and {o["kiln_task_id"] for o in objects} == {task_id}
+    assert all(o.name in blender.data.collections["Kiln"].objects for o in objects)
+    roots = [o for o in objects if o.parent is None]
+    assert tuple(roots[0].location) == pytest.approx((4.0, 0.0, 0.0))
+    assert all(o.asset_data is None for o in objects)
+
+
+def test_reuse_never_sends_again(service: Any, blender: Any, kiln_module: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    sent = service.submit_count
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair", reuse="NEVER") == {"FINISHED"}
+    assert service.submit_count == sent + 1
+
+
+def test_a_different_resolution_is_not_the_same_request(service: Any, blender: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair", resolution="1024") == {"FINISHED"}
+    sent = service.submit_count
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair", reuse="ALWAYS") == {"FINISHED"}
+    assert service.submit_count == sent + 1
