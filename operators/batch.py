@@ -20,7 +20,7 @@ from .. import preferences
 from ..api import batch
 from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
-from . import credit_guard, layout, runtime, watcher
+from . import credit_guard, layout, library, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .generate import TEXT_RESOLUTIONS
 
@@ -71,6 +71,13 @@ class KILN_OT_generate_batch(OnlineOperator):
         default=-1,
         min=-1,
     )
+    reuse: EnumProperty(  # type: ignore[valid-type]
+        name="Reuse",
+        items=library.REUSE_ITEMS,
+        default="ASK",
+        description="Lines identical to a result in the Kiln asset library: use its copy (free; Ask does "
+        "too, for a batch) or send them anyway (Never)",
+    )
     confirmed: BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
     estimate_text: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
@@ -105,8 +112,10 @@ class KILN_OT_generate_batch(OnlineOperator):
         if not parsed.items:
             self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
             return {"CANCELLED"}
-        cost = credit_guard.estimate_for((item.request for item in parsed.items), context)
-        refusal = credit_guard.over_limit(cost, self.max_credits, f"{path.name} ({len(parsed.items)} jobs)")
+        reused = _reusable(parsed.items, self.reuse, context)
+        to_send = [item for index, item in enumerate(parsed.items) if index not in reused]
+        cost = credit_guard.estimate_for((item.request for item in to_send), context)
+        refusal = credit_guard.over_limit(cost, self.max_credits, f"{path.name} ({len(to_send)} jobs)")
         if refusal:
             self.report({"ERROR"}, f"Kiln: {refusal}")
             return {"CANCELLED"}
@@ -118,17 +127,24 @@ class KILN_OT_generate_batch(OnlineOperator):
                 summary_path=self.summary_path,
                 resolution=self.resolution,
                 max_credits=self.max_credits,
+                reuse=self.reuse,
                 confirmed=True,
                 estimate_text=str(cost),
             )
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Kiln: {path.name}: {len(parsed.items)} jobs, estimated {cost}")
+        free = f"; {len(reused)} from the Kiln library (free)" if reused else ""
+        self.report({"INFO"}, f"Kiln: {path.name}: {len(to_send)} jobs, estimated {cost}{free}")
 
         try:
-            job_ids = _send(context, parsed.items)
+            job_ids = _send(context, parsed.items, reused)
         except KilnError as exc:  # the job list cannot be written: nothing was sent
             self.report({"ERROR"}, f"Kiln: {exc.user_message}")
             return {"CANCELLED"}
+        if not job_ids:
+            self.report(
+                {"INFO"}, f"Kiln: {path.name}: every line came from the Kiln library; nothing was sent"
+            )
+            return {"FINISHED"}
         summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
         if not bpy.app.background:
             _follow(_Followed(path.name, job_ids, summary_path))
@@ -156,15 +172,38 @@ def _resolution(value: str) -> int | None:
     return None if value == "AUTO" else int(value)
 
 
-def _send(context: bpy.types.Context, items: list[batch.BatchItem]) -> list[str]:
-    """Submit every item (the engine bounds how many are in flight) and reserve their grid slots."""
+def _reusable(
+    items: list[batch.BatchItem], reuse: str, context: bpy.types.Context
+) -> dict[int, library.Entry]:
+    """Lines whose identical request is in the library (a batch never stops to ask: ASK uses them)."""
+    found = {index: library.reusable(item.request, reuse, context) for index, item in enumerate(items)}
+    return {index: entry for index, entry in found.items() if entry is not None}
+
+
+def _send(
+    context: bpy.types.Context, items: list[batch.BatchItem], reused: dict[int, library.Entry]
+) -> list[str]:
+    """Submit every item not reused (the engine bounds how many are in flight), reserve every grid
+    slot, and put the library's copies in theirs; returns the ids of the jobs sent."""
     engine = runtime.engine(context)
     origin = runtime.current_origin()
     groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
-    pairs = zip(items, groups, strict=True)
-    job_ids = [engine.submit(item.request, origin=origin, group=group).id for item, group in pairs]
+    job_ids: list[str] = []
+    copies: list[tuple[str, library.Entry, str]] = []
+    for index, (item, group) in enumerate(zip(items, groups, strict=True)):
+        if index in reused:
+            copies.append((f"library:{index}", reused[index], group))
+        else:
+            job_ids.append(engine.submit(item.request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
-    layout.reserve(job_ids, context.scene.cursor.location.copy() if at_cursor else Vector())
+    slots = job_ids + [slot for slot, _, _ in copies]
+    layout.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
+    for slot, entry, group in copies:
+        try:
+            layout.place(context, slot, library.append(context, entry, group))
+        except OSError as exc:
+            log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
+            layout.forget([slot])
     return job_ids
 
 

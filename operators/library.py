@@ -159,7 +159,7 @@ def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Ent
     return index(context).lookup(image_key(request))
 
 
-def append(context: bpy.types.Context, entry: Entry) -> list[str]:
+def append(context: bpy.types.Context, entry: Entry, group: str = "") -> list[str]:
     """Bring the library's copy into the scene, placed like a normal import; returns the object names."""
     path = index(context).folder / entry.blend
     libraries = set(bpy.data.libraries)
@@ -172,7 +172,7 @@ def append(context: bpy.types.Context, entry: Entry) -> list[str]:
             bpy.data.libraries.remove(library)
     objects = [obj for obj in target.objects if obj is not None]
     prefs = preferences.get(context)
-    collection = target_collection(context, prefs.collection_name)
+    collection = target_collection(context, prefs.collection_name, group)
     location = context.scene.cursor.location.copy() if prefs.placement == "CURSOR" else Vector()
     for obj in objects:
         if obj.asset_data is not None:
@@ -187,3 +187,43 @@ def append(context: bpy.types.Context, entry: Entry) -> list[str]:
     if objects:
         context.view_layer.objects.active = objects[0]
     return [obj.name for obj in objects]
+
+
+REUSE_ITEMS = (
+    ("ASK", "Ask", "Offer the library's copy of an identical earlier request (background mode: use it)"),
+    ("ALWAYS", "Always", "Use the library's copy of an identical earlier request: free, nothing is sent"),
+    ("NEVER", "Never", "Send the request even if an identical one is in the library"),
+)
+
+REUSE_DESCRIPTION = "What to do when an identical request is already in the Kiln asset library"
+
+
+def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None = None) -> Entry | None:
+    """The library entry to use instead of sending ``request``, or None (``reuse`` is REUSE_ITEMS)."""
+    if reuse == "NEVER":
+        return None
+    return lookup(request, context)
+
+
+def asked_sentence(entry: Entry) -> str:
+    """What the UI says when a request with reuse='ASK' matches the library."""
+    return (
+        f"“{entry.label[:40]}” was already generated on {entry.date}: press Use It (free) or "
+        "Generate Anyway in the Kiln panel"
+    )
+
+
+def use_copy(op: bpy.types.Operator, context: bpy.types.Context, entry: Entry) -> set[Any]:
+    """Put the library's copy in the scene instead of sending; the operator's result."""
+    try:
+        names = append(context, entry)
+    except OSError as exc:
+        log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
+        op.report({"ERROR"}, f"Kiln could not open the library's copy of “{entry.label[:40]}”: {exc}")
+        return {"CANCELLED"}
+    if not bpy.app.background:
+        bpy.ops.ed.undo_push(message=f"Kiln: reuse {entry.label[:40]}")
+    else:
+        log.info("Reused the library's copy of “%s” (task %s): nothing was sent", entry.label, entry.task_id)
+    op.report({"INFO"}, f"Kiln: used the library's copy of “{entry.label[:40]}” from {entry.date} (free)")
+    return {"FINISHED"} if names else {"CANCELLED"}

@@ -82,3 +82,32 @@ def test_a_different_resolution_is_not_the_same_request(service: Any, blender: A
     sent = service.submit_count
     assert blender.ops.kiln.generate_from_text(prompt="a red chair", reuse="ALWAYS") == {"FINISHED"}
     assert service.submit_count == sent + 1
+
+
+def test_a_batch_uses_the_library_for_lines_already_generated_and_sends_the_rest(
+    service: Any, blender: Any, tmp_path: Path
+) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+    sent = service.submit_count
+    prompts = tmp_path / "props.txt"
+    prompts.write_text("a red chair\na small mug\n")
+    blender.ops.wm.read_homefile(use_empty=True)
+    assert blender.ops.kiln.generate_batch(filepath=str(prompts)) == {"FINISHED"}
+    assert service.submit_count == sent + 1
+    groups = {child.name: len(child.objects) for child in blender.data.collections["Kiln"].children}
+    assert groups.keys() == {"a red chair", "a small mug"} and all(groups.values())
+
+
+def test_an_image_sent_again_with_the_same_bytes_is_reused(service: Any, blender: Any, tmp_path: Path) -> None:
+    from concepts import CONCEPTS
+
+    first = tmp_path / "first.png"
+    first.write_bytes((CONCEPTS / "chair.png").read_bytes())
+    again = tmp_path / "renamed copy.png"
+    again.write_bytes(first.read_bytes())
+    assert blender.ops.kiln.generate_from_image(filepath=str(first), resolution="1024") == {"FINISHED"}
+    sent = service.submit_count
+    assert blender.ops.kiln.generate_from_image(filepath=str(again), resolution="1024") == {"FINISHED"}
+    assert service.submit_count == sent  # ASK in background mode uses the library's copy
+    assert blender.ops.kiln.generate_from_image(filepath=str(again), resolution="1536") == {"FINISHED"}
+    assert service.submit_count == sent + 1
