@@ -181,7 +181,7 @@ def _reusable(
 
 
 def _send(
-    context: bpy.types.Context, items: list[batch.BatchItem], reused: dict[int, library.Entry]
+    context: bpy.types.Context, items: list[batch.BatchItem], reused: dict[int, library.Entry] | None = None
 ) -> list[str]:
     """Submit every item not reused (the engine bounds how many are in flight), reserve every grid
     slot, and put the library's copies in theirs; returns the ids of the jobs sent."""
@@ -191,7 +191,7 @@ def _send(
     job_ids: list[str] = []
     copies: list[tuple[str, library.Entry, str]] = []
     for index, (item, group) in enumerate(zip(items, groups, strict=True)):
-        if index in reused:
+        if reused and index in reused:
             copies.append((f"library:{index}", reused[index], group))
         else:
             job_ids.append(engine.submit(item.request, origin=origin, group=group).id)
