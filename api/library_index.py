@@ -60,8 +60,13 @@ def request_key(request: JobRequest, image_bytes: bytes | None = None) -> str | 
         ]
         return "text:" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()
     if request.kind is JobKind.IMAGE and image_bytes is not None:
-        return f"image:{hashlib.sha256(image_bytes).hexdigest()}:{request.resolution or 1536}"
+        return image_digest_key(hashlib.sha256(image_bytes).hexdigest(), request.resolution)
     return None
+
+
+def image_digest_key(sha256_hex: str, resolution: int | None) -> str:
+    """The key of an image request from its bytes' sha256 (1536 is the service's default)."""
+    return f"image:{sha256_hex}:{resolution or 1536}"
 
 
 def image_key(request: JobRequest) -> str | None:

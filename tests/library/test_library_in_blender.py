@@ -98,7 +98,9 @@ def test_a_batch_uses_the_library_for_lines_already_generated_and_sends_the_rest
     assert groups.keys() == {"a red chair", "a small mug"} and all(groups.values())
 
 
-def test_an_image_sent_again_with_the_same_bytes_is_reused(service: Any, blender: Any, tmp_path: Path) -> None:
+def test_an_image_sent_again_with_the_same_bytes_is_reused(
+    service: Any, blender: Any, tmp_path: Path
+) -> None:
     from concepts import CONCEPTS
 
     first = tmp_path / "first.png"
