@@ -60,6 +60,9 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "collection_name",
         "import_in_place",
         "large_import_triangles",
+        "text_cost",
+        "ask_above",
+        "library_dir",
         "log_level",
     ]
     ops = layout.operator_ids()
