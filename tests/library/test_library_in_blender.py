@@ -113,3 +113,35 @@ def test_an_image_sent_again_with_the_same_bytes_is_reused(
     assert service.submit_count == sent  # ASK in background mode uses the library's copy
     assert blender.ops.kiln.generate_from_image(filepath=str(again), resolution="1536") == {"FINISHED"}
     assert service.submit_count == sent + 1
+
+
+def test_a_library_that_cannot_be_written_never_fails_the_import(
+    service: Any, blender: Any, kiln_module: Any, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "not a folder"
+    blocker.write_text("a file where the library folder should be")
+    prefs = kiln_module("preferences").get()
+    prefs.library_dir = str(blocker)
+    try:
+        assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
+        assert kiln_objects(blender)
+    finally:
+        prefs.library_dir = ""
+
+
+def test_kiln_removes_only_the_asset_library_it_added(blender: Any, kiln_module: Any) -> None:
+    library = kiln_module("operators.library")
+    libraries = blender.context.preferences.filepaths.asset_libraries
+    folder = library.library_dir()
+    library.unregister_library()
+    assert not any(Path(lib.path) == folder for lib in libraries)
+    library.register_library()
+    assert [lib.name for lib in libraries if Path(lib.path) == folder] == ["Kiln"]
+    # One the artist added themselves stays when Kiln is disabled.
+    library.unregister_library()
+    own = libraries.new(name="Mine", directory=str(folder))
+    library.register_library()
+    library.unregister_library()
+    assert [lib.name for lib in libraries if Path(lib.path) == folder] == ["Mine"]
+    libraries.remove(own)
+    library.register_library()
