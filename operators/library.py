@@ -90,7 +90,8 @@ def store(context: bpy.types.Context, job: Job, names: list[str]) -> str:
             return ""
         _said_failure = True
         return f"Kiln could not keep this result in its asset library ({library_dir(context)}): {exc}"
-    return ""
+    problems = index(context).problems
+    return problems.pop(0) if problems else ""
 
 
 def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]) -> None:
