@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import bpy
+import numpy
 from mathutils import Vector
 
 from .. import preferences
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 
 LIBRARY_NAME = "Kiln"
 LIBRARY_DIR = "library"
+#: The largest thumbnail kept (pixels a side).
+PREVIEW_SIZE = 256
 #: The asset library Kiln added to Blender's preferences (removed on disable), or "".
 _added_path = ""
 _index: LibraryIndex | None = None
@@ -143,14 +146,25 @@ def _describe(asset: Any, job: Job, catalog_id: str) -> None:
 
 
 def _set_preview(asset: Any, preview_path: str) -> None:
-    """The service's preview as the asset's thumbnail (pixels written directly: works in background mode)."""
+    """The service's preview as the asset's thumbnail (pixels written directly: works in background mode).
+
+    Scaled down to at most PREVIEW_SIZE (the Asset Browser shows no larger) and copied as one
+    array, so a large preview costs no more than a small one.
+    """
     if not preview_path or not Path(preview_path).is_file():
         return
     image: Any = bpy.data.images.load(preview_path, check_existing=False)
     try:
+        width, height = image.size
+        if max(width, height) > PREVIEW_SIZE:
+            factor = PREVIEW_SIZE / max(width, height)
+            image.scale(max(1, round(width * factor)), max(1, round(height * factor)))
+            width, height = image.size
+        pixels = numpy.empty(width * height * 4, dtype=numpy.float32)
+        image.pixels.foreach_get(pixels)
         preview = asset.preview_ensure()
-        preview.image_size = tuple(image.size)
-        preview.image_pixels_float = list(image.pixels)
+        preview.image_size = (width, height)
+        preview.image_pixels_float.foreach_set(pixels)
     finally:
         bpy.data.images.remove(image)
 

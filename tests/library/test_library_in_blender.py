@@ -45,7 +45,11 @@ def test_an_imported_result_is_an_asset_with_its_preview_and_metadata_in_a_regis
     assert data["kiln_triangles"] == job.triangles
     assert data["kiln_date"]
     assert data.catalog_id in catalogs
-    assert tuple(assets[0].preview.image_size) != (0, 0)
+    from PIL import Image
+
+    with Image.open(job.preview_path) as service_preview:
+        assert tuple(assets[0].preview.image_size) == service_preview.size
+    assert max(assets[0].preview.image_pixels_float[:]) > 0.0
 
 
 def test_the_same_prompt_in_a_new_file_with_reuse_always_sends_nothing(
