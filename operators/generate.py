@@ -43,7 +43,8 @@ def _confirm_spend(
 ) -> set[OperatorResult]:
     """The invoke of a generate operator: ask first when the artist wants to confirm this much."""
     cost = credit_guard.estimate_for([request], context)
-    if not credit_guard.should_ask(cost, context):
+    free = library.reusable(request, op.reuse, context) is not None  # type: ignore[attr-defined]
+    if free or not credit_guard.should_ask(cost, context):
         return op.execute(context)
     return context.window_manager.invoke_confirm(
         op, event, title="Kiln: Spend Credits?", message=f"This job costs {cost}.", confirm_text="Generate"
@@ -86,7 +87,14 @@ class KILN_OT_generate_from_text(OnlineOperator):
     )
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        return _confirm_spend(self, context, event, JobRequest(kind="text", prompt=self.prompt))
+        request = JobRequest(
+            kind="text",
+            prompt=self.prompt.strip(),
+            resolution=_resolution(self.resolution),
+            provider=self.provider.strip(),
+            quality=self.quality.strip(),
+        )
+        return _confirm_spend(self, context, event, request)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
