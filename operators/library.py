@@ -35,8 +35,8 @@ LIBRARY_NAME = "Kiln"
 LIBRARY_DIR = "library"
 #: The largest thumbnail kept (pixels a side).
 PREVIEW_SIZE = 256
-#: The asset library Kiln added to Blender's preferences (removed on disable), or "".
-_added_path = ""
+#: In a library folder Kiln registered itself: removed with the registration on disable.
+ADDED_MARKER = ".kiln_added_library"
 _index: LibraryIndex | None = None
 _said_failure = False
 
@@ -57,29 +57,34 @@ def index(context: bpy.types.Context | None = None) -> LibraryIndex:
 
 
 def register_library(context: bpy.types.Context | None = None) -> None:
-    """Make the folder an asset library called "Kiln" unless one already points there."""
-    global _added_path
+    """Make the folder an asset library called "Kiln" unless one already points there.
+
+    A marker file in the folder remembers that Kiln added it, so a later session (whose saved
+    preferences hold the library) still knows to remove it on disable, and never one the artist added.
+    """
     libraries = (context or bpy.context).preferences.filepaths.asset_libraries
     folder = library_dir(context)
     if any(Path(lib.path) == folder for lib in libraries):
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        (folder / ADDED_MARKER).write_text("Kiln added this folder to Blender's asset libraries.\n")
     except OSError as exc:
-        log.warning("Could not create the Kiln library folder %s: %s", folder, exc)
+        log.warning("Could not set up the Kiln library folder %s: %s", folder, exc)
         return
     libraries.new(name=LIBRARY_NAME, directory=str(folder))
-    _added_path = str(folder)
 
 
 def unregister_library() -> None:
-    """Remove the asset library Kiln added (one the artist added themselves stays)."""
-    global _added_path, _index
+    """Remove the asset libraries Kiln added (one the artist added themselves stays)."""
+    global _index
     libraries = bpy.context.preferences.filepaths.asset_libraries
     for lib in list(libraries):
-        if _added_path and Path(lib.path) == Path(_added_path):
+        marker = Path(bpy.path.abspath(lib.path)) / ADDED_MARKER
+        if marker.is_file():
             libraries.remove(lib)
-    _added_path, _index = "", None
+            marker.unlink(missing_ok=True)
+    _index = None
 
 
 def store(context: bpy.types.Context, job: Job, names: list[str]) -> str:

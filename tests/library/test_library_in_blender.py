@@ -137,15 +137,20 @@ def test_kiln_removes_only_the_asset_library_it_added(blender: Any, kiln_module:
     library = kiln_module("operators.library")
     libraries = blender.context.preferences.filepaths.asset_libraries
     folder = library.library_dir()
-    library.unregister_library()
-    assert not any(Path(lib.path) == folder for lib in libraries)
+
+    def names() -> list[str]:
+        return [lib.name for lib in libraries if Path(lib.path) == folder]
+
+    for lib in [lib for lib in libraries if Path(lib.path) == folder]:
+        libraries.remove(lib)
     library.register_library()
-    assert [lib.name for lib in libraries if Path(lib.path) == folder] == ["Kiln"]
-    # One the artist added themselves stays when Kiln is disabled.
+    assert names() == ["Kiln"]
     library.unregister_library()
+    assert names() == []
+    # One the artist added themselves stays when Kiln is disabled.
     own = libraries.new(name="Mine", directory=str(folder))
     library.register_library()
     library.unregister_library()
-    assert [lib.name for lib in libraries if Path(lib.path) == folder] == ["Mine"]
+    assert names() == ["Mine"]
     libraries.remove(own)
     library.register_library()
