@@ -154,3 +154,29 @@ def test_kiln_removes_only_the_asset_library_it_added(blender: Any, kiln_module:
     assert names() == ["Mine"]
     libraries.remove(own)
     library.register_library()
+
+
+def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_left_as_it_was(
+    blender: Any, fresh_jobs: Path, kiln_module: Any
+) -> None:
+    library = kiln_module("operators.library")
+    jobs = kiln_module("api.jobs")
+    blender.ops.mesh.primitive_cube_add(location=(3.0, 0.0, 0.0))
+    blender.ops.mesh.primitive_uv_sphere_add(location=(5.0, 0.0, 0.0))
+    names = [o.name for o in blender.data.objects]
+    request = jobs.JobRequest(kind="text", prompt="a cube and a ball")
+    job = jobs.Job(id="0123456789ab", request=request, task_id="task_x")
+    assert library.store(blender.context, job, names) == ""
+    assert len(blender.data.collections) == 0
+    assert all(o.asset_data is None for o in blender.data.objects)
+    assert blender.data.objects[names[0]].location.x == 3.0
+
+    blend = library.library_dir() / "a_cube_and_a_ball_0123456789ab.blend"
+    with blender.data.libraries.load(str(blend), assets_only=True) as (source, target):
+        assert list(source.collections) and not list(source.objects)
+        target.collections = list(source.collections)
+    (asset,) = target.collections
+    assert asset.asset_data.description == "a cube and a ball"
+    assert sorted(o.name.split(".")[0] for o in asset.objects) == sorted(names)  # appended: Cube.001
+    # The asset sits at the origin: the first object's place is subtracted from all of them.
+    assert sorted(round(o.location.x, 3) for o in asset.objects) == [0.0, 2.0]
