@@ -69,7 +69,7 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
         bpy.ops.ed.undo_push(message=f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names)
     kept = library.store(context, job, names)
-    if kept:
+    if kept and not bpy.app.background:  # background mode: library.store has logged it
         announce("WARNING", kept)
     return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
 
