@@ -209,6 +209,27 @@ class KilnPreferences(bpy.types.AddonPreferences):
         subtype="DISTANCE",
         unit="LENGTH",
     )
+    text_cost: IntProperty(  # type: ignore[valid-type]
+        name="Text-to-3D Cost",
+        description="Credits one text-to-3D job costs you (the service does not publish it). "
+        "0: not set, so estimates list text jobs as unpriced",
+        default=0,
+        min=0,
+    )
+    ask_above: IntProperty(  # type: ignore[valid-type]
+        name="Ask Before Spending More Than",
+        description="Ask for confirmation before sending anything estimated above this many credits "
+        "at once (0: never ask). Scripts in background mode are never asked",
+        default=0,
+        min=0,
+    )
+    library_dir: StringProperty(  # type: ignore[valid-type]
+        name="Library Folder",
+        description="Where every imported result is also kept as an asset (the Kiln asset library). "
+        "Empty: a folder inside Kiln's user folder",
+        subtype="DIR_PATH",
+        default="",
+    )
     log_level: EnumProperty(  # type: ignore[valid-type]
         name="Log Level",
         items=(
@@ -246,6 +267,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         angle.active = self.smooth_by_angle
         angle.prop(self, "smooth_angle", text="")
         col.prop(self, "target_height")
+        col = layout.column(heading="Credits")
+        col.prop(self, "text_cost")
+        col.prop(self, "ask_above")
+        layout.column(heading="Library").prop(self, "library_dir")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
 
@@ -288,6 +313,11 @@ def get(context: bpy.types.Context | None = None) -> KilnPreferences:
     prefs = ctx.preferences.addons[__package__].preferences
     assert isinstance(prefs, KilnPreferences)
     return prefs
+
+
+def text_cost(context: bpy.types.Context | None = None) -> int | None:
+    """The artist's figure for a text-to-3D job, None while not set."""
+    return get(context).text_cost or None
 
 
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:

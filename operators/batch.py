@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import EnumProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 from mathutils import Vector
 
 from .. import preferences
 from ..api import batch
 from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
-from . import layout, runtime, watcher
+from . import credit_guard, layout, library, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .generate import TEXT_RESOLUTIONS
 
@@ -64,8 +64,32 @@ class KILN_OT_generate_batch(OnlineOperator):
         default="AUTO",
         description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
     )
+    max_credits: IntProperty(  # type: ignore[valid-type]
+        name="Max Credits",
+        description="Refuse the whole batch, before anything is sent, when its estimate is above this "
+        "(-1: no limit)",
+        default=-1,
+        min=-1,
+    )
+    reuse: EnumProperty(  # type: ignore[valid-type]
+        name="Reuse",
+        items=library.REUSE_ITEMS,
+        default="ASK",
+        description="Lines identical to a result in the Kiln asset library: use its copy (free; Ask does "
+        "too, for a batch) or send them anyway (Never)",
+    )
+    confirmed: BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+    estimate_text: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        if self.confirmed and self.filepath:  # sent back by execute: the estimate needs a yes
+            return context.window_manager.invoke_confirm(
+                self,
+                event,
+                title="Kiln: Spend Credits?",
+                message=f"This batch costs about {self.estimate_text}.",
+                confirm_text="Send",
+            )
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
@@ -88,12 +112,39 @@ class KILN_OT_generate_batch(OnlineOperator):
         if not parsed.items:
             self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
             return {"CANCELLED"}
+        reused = _reusable(parsed.items, self.reuse, context)
+        to_send = [item for index, item in enumerate(parsed.items) if index not in reused]
+        cost = credit_guard.estimate_for((item.request for item in to_send), context)
+        refusal = credit_guard.over_limit(cost, self.max_credits, f"{path.name} ({len(to_send)} jobs)")
+        if refusal:
+            self.report({"ERROR"}, f"Kiln: {refusal}")
+            return {"CANCELLED"}
+        if not self.confirmed and credit_guard.should_ask(cost, context):
+            self.report({"WARNING"}, f"Kiln: {path.name} would cost {cost}: confirm to send it.")
+            bpy.ops.kiln.generate_batch(  # type: ignore[attr-defined]
+                "INVOKE_DEFAULT",
+                filepath=self.filepath,
+                summary_path=self.summary_path,
+                resolution=self.resolution,
+                max_credits=self.max_credits,
+                reuse=self.reuse,
+                confirmed=True,
+                estimate_text=str(cost),
+            )
+            return {"CANCELLED"}
+        free = f"; {len(reused)} from the Kiln library (free)" if reused else ""
+        self.report({"INFO"}, f"Kiln: {path.name}: {len(to_send)} jobs, estimated {cost}{free}")
 
         try:
-            job_ids = _send(context, parsed.items)
+            job_ids = _send(context, parsed.items, reused)
         except KilnError as exc:  # the job list cannot be written: nothing was sent
             self.report({"ERROR"}, f"Kiln: {exc.user_message}")
             return {"CANCELLED"}
+        if not job_ids:
+            self.report(
+                {"INFO"}, f"Kiln: {path.name}: every line came from the Kiln library; nothing was sent"
+            )
+            return {"FINISHED"}
         summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
         if not bpy.app.background:
             _follow(_Followed(path.name, job_ids, summary_path))
@@ -121,15 +172,38 @@ def _resolution(value: str) -> int | None:
     return None if value == "AUTO" else int(value)
 
 
-def _send(context: bpy.types.Context, items: list[batch.BatchItem]) -> list[str]:
-    """Submit every item (the engine bounds how many are in flight) and reserve their grid slots."""
+def _reusable(
+    items: list[batch.BatchItem], reuse: str, context: bpy.types.Context
+) -> dict[int, library.Entry]:
+    """Lines whose identical request is in the library (a batch never stops to ask: ASK uses them)."""
+    found = {index: library.reusable(item.request, reuse, context) for index, item in enumerate(items)}
+    return {index: entry for index, entry in found.items() if entry is not None}
+
+
+def _send(
+    context: bpy.types.Context, items: list[batch.BatchItem], reused: dict[int, library.Entry] | None = None
+) -> list[str]:
+    """Submit every item not reused (the engine bounds how many are in flight), reserve every grid
+    slot, and put the library's copies in theirs; returns the ids of the jobs sent."""
     engine = runtime.engine(context)
     origin = runtime.current_origin()
     groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
-    pairs = zip(items, groups, strict=True)
-    job_ids = [engine.submit(item.request, origin=origin, group=group).id for item, group in pairs]
+    job_ids: list[str] = []
+    copies: list[tuple[str, library.Entry, str]] = []
+    for index, (item, group) in enumerate(zip(items, groups, strict=True)):
+        if reused and index in reused:
+            copies.append((f"library:{index}", reused[index], group))
+        else:
+            job_ids.append(engine.submit(item.request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
-    layout.reserve(job_ids, context.scene.cursor.location.copy() if at_cursor else Vector())
+    slots = job_ids + [slot for slot, _, _ in copies]
+    layout.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
+    for slot, entry, group in copies:
+        try:
+            layout.place(context, slot, library.append(context, entry, group))
+        except OSError as exc:
+            log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
+            layout.forget([slot])
     return job_ids
 
 

@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from ..api import inputs
 from ..api.blockout import FITS, JobSource, job_source, variant_after
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
-from . import layout, runtime, watcher
+from . import credit_guard, layout, library, runtime, watcher
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .generate import TEXT_RESOLUTIONS, save_blender_image
-from .scene_import import ImportOptionProperties, choose_options
+from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -115,6 +115,30 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
     resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO")  # type: ignore[valid-type]
     fit: EnumProperty(name="Fit", items=FIT_ITEMS, default="CONTAIN")  # type: ignore[valid-type]
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
+    reuse: EnumProperty(  # type: ignore[valid-type]
+        name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
+    )
+    max_credits: IntProperty(  # type: ignore[valid-type]
+        name="Max Credits",
+        description="Refuse the whole run, before anything is sent, when its estimate is above this "
+        "(-1: no limit)",
+        default=-1,
+        min=-1,
+    )
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        resolution = None if self.resolution == "AUTO" else int(self.resolution)
+        requests = [r for r in (quick_request(o, resolution) for o in placeholders(context)) if r]
+        cost = credit_guard.estimate_for(requests, context)
+        if credit_guard.should_ask(cost, context):
+            return context.window_manager.invoke_confirm(
+                self,
+                event,
+                title="Kiln: Spend Credits?",
+                message=f"These {len(requests)} placeholder jobs cost {cost}.",
+                confirm_text="Generate",
+            )
+        return self.execute(context)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
@@ -128,10 +152,26 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
             why = f" ({skipped})" if skipped else " (select placeholders first)"
             self.report({"ERROR"}, f"Kiln: no selected object can become a job, so nothing was sent{why}.")
             return {"CANCELLED"}
+        # Identical earlier results come from the library (free); a selection never stops to ask.
+        reused = [(r, e) for r in planned.requests if (e := library.reusable(r, self.reuse, context))]
+        to_send = [r for r in planned.requests if all(r is not done for done, _ in reused)]
+        refusal = credit_guard.over_limit(
+            credit_guard.estimate_for(to_send, context),
+            self.max_credits,
+            f"The selection ({len(to_send)} jobs)",
+        )
+        if refusal:
+            self.report({"ERROR"}, f"Kiln: {refusal}")
+            return {"CANCELLED"}
         if skipped:
             self.report({"WARNING"}, f"Kiln: {skipped}")
+        for request, entry in reused:
+            self._use_copy(context, request, entry)
+        if not to_send:
+            self.report({"INFO"}, f"Kiln: {len(reused)} placeholders filled from the Kiln library (free)")
+            return {"FINISHED"}
         try:
-            job_ids = self._send(context, planned.requests)
+            job_ids = self._send(context, to_send)
             if not (bpy.app.background and self.wait):
                 watcher.ensure_running()
                 self.report({"INFO"}, f"Kiln: generating {len(job_ids)} placeholder replacements")
@@ -149,6 +189,14 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
             return {"CANCELLED"}
         self.report({"INFO"}, f"Kiln: replaced {imported} of {len(job_ids)} placeholders")
         return {"FINISHED"}
+
+    def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
+        """The library's copy of an identical earlier result takes the placeholder's place."""
+        objects = [bpy.data.objects[name] for name in library.append(context, entry)]
+        placeholder = bpy.data.objects.get(request.placeholder)
+        if placeholder is not None and objects:
+            replace_placeholder(context, objects, placeholder, self.fit)
+        log.info("“%s” filled from the Kiln library (generated %s)", request.placeholder, entry.date)
 
     def _send(self, context: bpy.types.Context, requests: list[JobRequest]) -> list[str]:
         engine = runtime.engine(context)

@@ -15,6 +15,7 @@ from ..api import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
+from . import credit_guard, library
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 
 if TYPE_CHECKING:
@@ -37,6 +38,32 @@ def _resolution(value: str) -> int | None:
     return None if value == "AUTO" else int(value)
 
 
+def _confirm_spend(
+    op: bpy.types.Operator, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest
+) -> set[OperatorResult]:
+    """The invoke of a generate operator: ask first when the artist wants to confirm this much."""
+    cost = credit_guard.estimate_for([request], context)
+    free = library.reusable(request, op.reuse, context) is not None  # type: ignore[attr-defined]
+    if free or not credit_guard.should_ask(cost, context):
+        return op.execute(context)
+    return context.window_manager.invoke_confirm(
+        op, event, title="Kiln: Spend Credits?", message=f"This job costs {cost}.", confirm_text="Generate"
+    )
+
+
+def _send_or_reuse(
+    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, reuse: str, wait: bool
+) -> set[OperatorResult]:
+    """Use the library's copy of an identical request (ALWAYS; ASK in background mode), or send it."""
+    entry = library.reusable(request, reuse, context)
+    if entry is not None and reuse == "ASK" and not bpy.app.background:
+        op.report({"WARNING"}, f"Kiln: {library.asked_sentence(entry)}")
+        return {"CANCELLED"}
+    if entry is not None:
+        return library.use_copy(op, context, entry)
+    return launch(op, context, request, wait=wait)
+
+
 class KILN_OT_generate_from_text(OnlineOperator):
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
@@ -55,6 +82,19 @@ class KILN_OT_generate_from_text(OnlineOperator):
         description="Quality of the reference views (the service does not publish the values)",
     )
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
+    reuse: EnumProperty(  # type: ignore[valid-type]
+        name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
+    )
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        request = JobRequest(
+            kind="text",
+            prompt=self.prompt.strip(),
+            resolution=_resolution(self.resolution),
+            provider=self.provider.strip(),
+            quality=self.quality.strip(),
+        )
+        return _confirm_spend(self, context, event, request)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
@@ -73,7 +113,7 @@ class KILN_OT_generate_from_text(OnlineOperator):
             provider=self.provider.strip(),
             quality=self.quality.strip(),
         )
-        return launch(self, context, request, wait=self.wait)
+        return _send_or_reuse(self, context, request, self.reuse, self.wait)
 
 
 class KILN_OT_generate_from_image(OnlineOperator):
@@ -93,6 +133,15 @@ class KILN_OT_generate_from_image(OnlineOperator):
         name="Webhook URL", description="HTTPS address the service notifies when the mesh is done (optional)"
     )
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
+    reuse: EnumProperty(  # type: ignore[valid-type]
+        name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
+    )
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        priced = JobRequest(
+            kind="image", image_url="https://priced.invalid/", resolution=int(self.resolution)
+        )
+        return _confirm_spend(self, context, event, priced)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
@@ -105,7 +154,7 @@ class KILN_OT_generate_from_image(OnlineOperator):
         if problem or request is None:
             self.report({"ERROR"}, problem)
             return {"CANCELLED"}
-        return launch(self, context, request, wait=self.wait)
+        return _send_or_reuse(self, context, request, self.reuse, self.wait)
 
     def _request(self) -> JobRequest:
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]

@@ -121,7 +121,7 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
             obj.location += location
         _stamp(obj, job)
     if placeholder is not None:
-        _replace(context, new_objects, placeholder, fit)
+        replace_placeholder(context, new_objects, placeholder, fit)
     elif options.target_height > 0:
         _scale_to_height(context, new_objects, options.target_height, location)
     _finish(context, new_objects, options)
@@ -133,7 +133,7 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
     return [obj.name for obj in new_objects]
 
 
-def _replace(
+def replace_placeholder(
     context: bpy.types.Context, objects: list[bpy.types.Object], placeholder: bpy.types.Object, fit: Fit
 ) -> None:
     """The result takes the placeholder's place as its newest variant; the placeholder is hidden."""

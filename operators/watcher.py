@@ -25,7 +25,7 @@ from .. import preferences
 from ..api.jobs import Job, JobEngine, JobState
 from ..drawing import tag_redraw
 from ..registration import classes_factory
-from . import layout, runtime
+from . import layout, library, runtime
 from .scene_import import ImportFailed, import_job
 
 if TYPE_CHECKING:
@@ -68,6 +68,9 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
         # One undo step for the whole import (the importer, called from Python, pushes none).
         bpy.ops.ed.undo_push(message=f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names)
+    kept = library.store(context, job, names)
+    if kept and not bpy.app.background:  # background mode: library.store has logged it
+        announce("WARNING", kept)
     return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
 
 

@@ -15,7 +15,7 @@ from ..drawing import wrapped_label
 from ..operators import blockout
 from ..operators import layout as layout_of
 from ..operators.common import setup_problem
-from . import thumbnails
+from . import reuse_offer, thumbnails
 from .props import KilnGenerateSettings, effective_prompt, scene_settings
 
 if TYPE_CHECKING:
@@ -130,23 +130,9 @@ def _draw_generate_button(
     row = layout.row()
     row.scale_y = 1.5
     row.enabled = blocker is None
-    if settings.mode == "TEXT":
-        op = row.operator("kiln.generate_from_text", text="Generate", icon="PLAY")
-        op.prompt = effective_prompt(settings)
-        op.resolution = settings.text_resolution
-        op.provider = settings.provider
-        op.quality = settings.quality
-    else:
-        op = row.operator("kiln.generate_from_image", text="Generate", icon="PLAY")
-        if settings.image_source == "FILE":
-            op.filepath = settings.image_path
-        elif settings.image_source == "BLENDER" and settings.image is not None:
-            op.image_name = settings.image.name
-        elif settings.image_source == "URL":
-            op.image_url = settings.image_url
-        op.resolution = settings.image_resolution
-        op.webhook_url = settings.webhook_url
+    reuse_offer.fill(row.operator(reuse_offer.operator_id(settings), text="Generate", icon="PLAY"), settings)
     if blocker is None:
+        reuse_offer.draw(layout, settings)
         return
     box = layout.box()
     wrapped_label(box, context, blocker.reason, icon=blocker.icon)

@@ -17,7 +17,7 @@ import bpy
 
 from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw, wrapped_label
-from ..operators import runtime
+from ..operators import credit_guard, runtime
 from ..ui_text import progress_text, shown_by_filter, status_text
 from . import thumbnails
 
@@ -211,6 +211,9 @@ class KILN_PT_jobs(bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("kiln.clear_finished", icon="TRASH")
         row.operator("kiln.resume_task", text="Resume Task…", icon="RECOVER_LAST")
+        spending = credit_guard.spending_line()
+        if spending:
+            layout.label(text=spending, icon="FUND")
 
 
 def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:

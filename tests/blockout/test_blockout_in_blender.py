@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import pytest
+from concepts import CONCEPTS
 
 TOLERANCE = 1e-4
 
@@ -217,3 +218,31 @@ def test_the_blockout_panel_counts_jobs_prices_them_and_shows_variants(
 
     select(blender, [nameless])
     assert not draw(panel, blender.context).buttons()["kiln.generate_from_selection"]
+
+
+def test_a_credit_cap_refuses_the_whole_selection_before_anything_is_sent(service: Any, blender: Any) -> None:
+    objects = list(scene(blender).values())
+    for obj in objects:  # three image jobs at 1536: 12 credits
+        obj["kiln_image"] = str(CONCEPTS / "chair.png")
+    select(blender, objects)
+    with pytest.raises(RuntimeError, match=r"would cost 12 credits, more than the 10 credits allowed"):
+        blender.ops.kiln.generate_from_selection(max_credits=10)
+    assert service.submit_count == 0
+    assert not [obj for obj in blender.data.objects if obj.get("kiln_placeholder")]
+    assert all(not obj.hide_get() for obj in objects)
+
+
+def test_an_identical_earlier_result_fills_a_placeholder_from_the_library(service: Any, blender: Any) -> None:
+    select(blender, [scene(blender)["barrel"]])
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    sent = service.submit_count
+    blender.ops.wm.read_homefile(use_empty=True)
+    barrel = scene(blender)["barrel"]
+    select(blender, [barrel])
+    assert blender.ops.kiln.generate_from_selection(reuse="ALWAYS") == {"FINISHED"}
+    assert service.submit_count == sent  # nothing sent: the library's copy
+    results = results_of(blender, "Barrel.003")
+    assert results and all(obj.get("kiln_reused") for obj in results)
+    low, _high = box_in_frame(blender, results, barrel)
+    assert abs(low[2] + 1.0) < TOLERANCE  # standing on the placeholder's base (a cube of half-size 1)
+    assert barrel.hide_get()

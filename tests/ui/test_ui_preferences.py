@@ -65,6 +65,9 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "smooth_by_angle",
         "smooth_angle",
         "target_height",
+        "text_cost",
+        "ask_above",
+        "library_dir",
         "log_level",
     ]
     ops = layout.operator_ids()

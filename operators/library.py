@@ -1,0 +1,249 @@
+"""The Kiln asset library: every imported result is also kept as an asset, and identical requests reuse it.
+
+After an import (``watcher.import_one``) the result's objects are written to a .blend of their own
+in the library folder, marked as an asset (a collection for several objects) with the service's
+preview as thumbnail, the prompt or image name as description, a catalog per day, and the task
+id, resolution, triangles and date as custom properties. The folder is registered in Blender's
+asset libraries as "Kiln" while Kiln is enabled (and removed on disable only if Kiln added it).
+Writing one result takes a few hundredths of a second on the main thread; if it fails, the import
+stands and the reason is said once.
+
+Reuse: an identical request (``api.library_index.request_key``) appends the library's copy,
+placed like a normal import, and sends nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import bpy
+import numpy
+from mathutils import Vector
+
+from .. import preferences
+from ..api.errors import KilnError
+from ..api.jobs import Job, JobKind, JobRequest
+from ..api.library_index import Entry, LibraryIndex, blend_name, ensure_catalog, image_key
+from .scene_import import target_collection
+
+log = logging.getLogger(__name__)
+
+LIBRARY_NAME = "Kiln"
+LIBRARY_DIR = "library"
+#: The largest thumbnail kept (pixels a side).
+PREVIEW_SIZE = 256
+#: In a library folder Kiln registered itself: removed with the registration on disable.
+ADDED_MARKER = ".kiln_added_library"
+_index: LibraryIndex | None = None
+_said_failure = False
+
+
+def library_dir(context: bpy.types.Context | None = None) -> Path:
+    """The preference's folder, or one inside Kiln's user folder."""
+    chosen = preferences.get(context).library_dir.strip()
+    return Path(bpy.path.abspath(chosen)) if chosen else preferences.user_dir() / LIBRARY_DIR
+
+
+def index(context: bpy.types.Context | None = None) -> LibraryIndex:
+    """The index of the current library folder (kept in memory; re-read only when its file changes)."""
+    global _index
+    folder = library_dir(context)
+    if _index is None or _index.folder != folder:
+        _index = LibraryIndex(folder)
+    return _index
+
+
+def register_library(context: bpy.types.Context | None = None) -> None:
+    """Make the folder an asset library called "Kiln" unless one already points there.
+
+    A marker file in the folder remembers that Kiln added it, so a later session (whose saved
+    preferences hold the library) still knows to remove it on disable, and never one the artist added.
+    """
+    libraries = (context or bpy.context).preferences.filepaths.asset_libraries
+    folder = library_dir(context)
+    if any(Path(lib.path) == folder for lib in libraries):
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / ADDED_MARKER).write_text("Kiln added this folder to Blender's asset libraries.\n")
+    except OSError as exc:
+        log.warning("Could not set up the Kiln library folder %s: %s", folder, exc)
+        return
+    libraries.new(name=LIBRARY_NAME, directory=str(folder))
+
+
+def unregister_library() -> None:
+    """Remove the asset libraries Kiln added (one the artist added themselves stays)."""
+    global _index
+    libraries = bpy.context.preferences.filepaths.asset_libraries
+    for lib in list(libraries):
+        marker = Path(bpy.path.abspath(lib.path)) / ADDED_MARKER
+        if marker.is_file():
+            libraries.remove(lib)
+            marker.unlink(missing_ok=True)
+    _index = None
+
+
+def store(context: bpy.types.Context, job: Job, names: list[str]) -> str:
+    """Keep a just-imported result in the library; returns a sentence when it could not (said once)."""
+    global _said_failure
+    try:
+        _store(context, job, [bpy.data.objects[n] for n in names if n in bpy.data.objects])
+    except (OSError, RuntimeError, KilnError, ValueError) as exc:
+        log.warning("Could not add task %s to the Kiln library: %s", job.task_id, exc)
+        if _said_failure:
+            return ""
+        _said_failure = True
+        return f"Kiln could not keep this result in its asset library ({library_dir(context)}): {exc}"
+    problems = index(context).problems
+    return problems.pop(0) if problems else ""
+
+
+def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]) -> None:
+    if not objects:
+        return
+    register_library(context)  # the folder may have moved since Kiln was enabled
+    folder = library_dir(context)
+    day = time.strftime("%Y-%m-%d")
+    catalog_id = ensure_catalog(folder, f"{LIBRARY_NAME}/{day}")
+    roots = [obj for obj in objects if obj.parent is None]
+    shift = roots[0].location.copy() if roots else Vector()
+    asset: Any = (
+        objects[0] if len(objects) == 1 else bpy.data.collections.new(f"Kiln {job.request.label[:40]}")
+    )
+    if asset is not objects[0]:
+        for obj in objects:
+            asset.objects.link(obj)
+    path = folder / blend_name(job.id, job.request.label)
+    try:
+        for obj in roots:
+            obj.location -= shift  # the asset sits at the origin, as a dragged asset expects
+        asset.asset_mark()
+        _describe(asset, job, catalog_id)
+        bpy.data.libraries.write(str(path), {asset}, fake_user=True, compress=True)
+    finally:
+        for obj in roots:
+            obj.location += shift
+        if isinstance(asset, bpy.types.Collection):
+            bpy.data.collections.remove(asset)
+        else:
+            asset.asset_clear()
+    key = image_key(job.request)
+    if key:
+        index(context).add(Entry(key, path.name, job.request.label, job.task_id, time.time()))
+
+
+def _describe(asset: Any, job: Job, catalog_id: str) -> None:
+    data = asset.asset_data
+    request = job.request
+    data.description = request.prompt if request.kind is JobKind.TEXT else request.label
+    data.catalog_id = catalog_id
+    for tag in ("Kiln", str(request.kind)):
+        data.tags.new(tag, skip_if_exists=True)
+    data["kiln_task_id"] = job.task_id
+    data["kiln_resolution"] = job.resolution or request.resolution or 0
+    data["kiln_triangles"] = job.triangles or 0
+    data["kiln_date"] = time.strftime("%Y-%m-%d %H:%M")
+    _set_preview(asset, job.preview_path)
+
+
+def _set_preview(asset: Any, preview_path: str) -> None:
+    """The service's preview as the asset's thumbnail (pixels written directly: works in background mode).
+
+    Scaled down to at most PREVIEW_SIZE (the Asset Browser shows no larger) and copied as one
+    array, so a large preview costs no more than a small one.
+    """
+    if not preview_path or not Path(preview_path).is_file():
+        return
+    image: Any = bpy.data.images.load(preview_path, check_existing=False)
+    try:
+        width, height = image.size
+        if max(width, height) > PREVIEW_SIZE:
+            factor = PREVIEW_SIZE / max(width, height)
+            image.scale(max(1, round(width * factor)), max(1, round(height * factor)))
+            width, height = image.size
+        pixels = numpy.empty(width * height * 4, dtype=numpy.float32)
+        image.pixels.foreach_get(pixels)
+        preview = asset.preview_ensure()
+        preview.image_size = (width, height)
+        preview.image_pixels_float.foreach_set(pixels)
+    finally:
+        bpy.data.images.remove(image)
+
+
+def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Entry | None:
+    """The library's copy of an identical request, or None."""
+    return index(context).lookup(image_key(request))
+
+
+def append(context: bpy.types.Context, entry: Entry, group: str = "") -> list[str]:
+    """Bring the library's copy into the scene, placed like a normal import; returns the object names."""
+    path = index(context).folder / entry.blend
+    libraries = set(bpy.data.libraries)
+    load: Any = bpy.data.libraries.load
+    try:
+        with load(str(path), link=False) as (source, target):
+            target.objects = list(source.objects)
+    finally:
+        for library in set(bpy.data.libraries) - libraries:
+            bpy.data.libraries.remove(library)
+    objects = [obj for obj in target.objects if obj is not None]
+    prefs = preferences.get(context)
+    collection = target_collection(context, prefs.collection_name, group)
+    location = context.scene.cursor.location.copy() if prefs.placement == "CURSOR" else Vector()
+    for obj in objects:
+        if obj.asset_data is not None:
+            obj.asset_clear()
+        obj.use_fake_user = False
+        collection.objects.link(obj)
+        if obj.parent is None:
+            obj.location += location
+        obj["kiln_reused"] = entry.date
+    for obj in context.view_layer.objects:
+        obj.select_set(obj in objects)
+    if objects:
+        context.view_layer.objects.active = objects[0]
+    return [obj.name for obj in objects]
+
+
+REUSE_ITEMS = (
+    ("ASK", "Ask", "Offer the library's copy of an identical earlier request (background mode: use it)"),
+    ("ALWAYS", "Always", "Use the library's copy of an identical earlier request: free, nothing is sent"),
+    ("NEVER", "Never", "Send the request even if an identical one is in the library"),
+)
+
+REUSE_DESCRIPTION = "What to do when an identical request is already in the Kiln asset library"
+
+
+def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None = None) -> Entry | None:
+    """The library entry to use instead of sending ``request``, or None (``reuse`` is REUSE_ITEMS)."""
+    if reuse == "NEVER":
+        return None
+    return lookup(request, context)
+
+
+def asked_sentence(entry: Entry) -> str:
+    """What the UI says when a request with reuse='ASK' matches the library."""
+    return (
+        f"“{entry.label[:40]}” was already generated on {entry.date}: press Use It (free) or "
+        "Generate Anyway in the Kiln panel"
+    )
+
+
+def use_copy(op: bpy.types.Operator, context: bpy.types.Context, entry: Entry) -> set[Any]:
+    """Put the library's copy in the scene instead of sending; the operator's result."""
+    try:
+        names = append(context, entry)
+    except OSError as exc:
+        log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
+        op.report({"ERROR"}, f"Kiln could not open the library's copy of “{entry.label[:40]}”: {exc}")
+        return {"CANCELLED"}
+    if not bpy.app.background:
+        bpy.ops.ed.undo_push(message=f"Kiln: reuse {entry.label[:40]}")
+    else:
+        log.info("Reused the library's copy of “%s” (task %s): nothing was sent", entry.label, entry.task_id)
+    op.report({"INFO"}, f"Kiln: used the library's copy of “{entry.label[:40]}” from {entry.date} (free)")
+    return {"FINISHED"} if names else {"CANCELLED"}

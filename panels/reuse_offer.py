@@ -1,0 +1,113 @@
+"""The Generate panel's offer of a library copy: "Already generated on <date>: Use It / Generate Anyway".
+
+Drawing stays cheap: the request's key is a hash of a short string (or of the image file, hashed
+once per file version), and the answer is kept for a second, so the library index is looked at
+about once a second while the panel redraws, never per draw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+import bpy
+
+from ..api.jobs import JobRequest
+from ..api.library_index import Entry, image_digest_key, request_key
+from ..operators import library
+from .props import KilnGenerateSettings, effective_prompt
+
+#: Seconds an answer is kept before the index is looked at again.
+FRESH_SECONDS = 1.0
+_answers: dict[str, tuple[float, Entry | None]] = {}
+_image_hashes: dict[tuple[str, int, int], bytes] = {}
+
+
+def operator_id(settings: KilnGenerateSettings) -> str:
+    return "kiln.generate_from_text" if settings.mode == "TEXT" else "kiln.generate_from_image"
+
+
+def fill(op: Any, settings: KilnGenerateSettings) -> None:
+    """Give a generate button the panel's inputs."""
+    if settings.mode == "TEXT":
+        op.prompt = effective_prompt(settings)
+        op.resolution = settings.text_resolution
+        op.provider = settings.provider
+        op.quality = settings.quality
+        return
+    if settings.image_source == "FILE":
+        op.filepath = settings.image_path
+    elif settings.image_source == "BLENDER" and settings.image is not None:
+        op.image_name = settings.image.name
+    elif settings.image_source == "URL":
+        op.image_url = settings.image_url
+    op.resolution = settings.image_resolution
+    op.webhook_url = settings.webhook_url
+
+
+def draw(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:
+    """Two buttons under Generate when the panel's request is already in the library."""
+    entry = _match(settings)
+    if entry is None:
+        return
+    box = layout.box()
+    box.label(text=f"Already generated on {entry.date}:", icon="ASSET_MANAGER")
+    row = box.row(align=True)
+    use = row.operator(operator_id(settings), text="Use It (Free)", icon="APPEND_BLEND")
+    fill(use, settings)
+    use.reuse = "ALWAYS"
+    anyway = row.operator(operator_id(settings), text="Generate Anyway", icon="PLAY")
+    fill(anyway, settings)
+    anyway.reuse = "NEVER"
+
+
+def _match(settings: KilnGenerateSettings) -> Entry | None:
+    key = _key(settings)
+    if key is None:
+        return None
+    now = time.monotonic()
+    cached = _answers.get(key)
+    if cached is None or now - cached[0] > FRESH_SECONDS:
+        cached = (now, library.index().lookup(key))
+        _answers.clear()  # one request is on screen at a time
+        _answers[key] = cached
+    return cached[1]
+
+
+def _key(settings: KilnGenerateSettings) -> str | None:
+    if settings.mode == "TEXT":
+        resolution = None if settings.text_resolution == "AUTO" else int(settings.text_resolution)
+        prompt = effective_prompt(settings).strip()
+        request = JobRequest(
+            kind="text",
+            prompt=prompt,
+            resolution=resolution,
+            provider=settings.provider.strip(),
+            quality=settings.quality.strip(),
+        )
+        return request_key(request) if prompt else None
+    if settings.image_source != "FILE" or not settings.image_path.strip():
+        return None
+    path = Path(bpy.path.abspath(settings.image_path.strip()))
+    digest = _file_digest(path)
+    if digest is None:
+        return None
+    return image_digest_key(digest.hex(), int(settings.image_resolution))
+
+
+def _file_digest(path: Path) -> bytes | None:
+    """The file's sha256, computed once per version of the file (its size and modification time)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    version = (str(path), st.st_mtime_ns, st.st_size)
+    if version not in _image_hashes:
+        try:
+            _image_hashes.clear()
+            _image_hashes[version] = hashlib.sha256(path.read_bytes()).digest()
+        except OSError:
+            return None
+    return _image_hashes[version]

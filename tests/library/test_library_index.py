@@ -1,0 +1,102 @@
+"""The library index and catalog file (no Blender needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from api.jobs import JobRequest
+from api.library_index import (
+    CATALOG_FILE,
+    INDEX_FILE,
+    Entry,
+    LibraryIndex,
+    blend_name,
+    ensure_catalog,
+    image_key,
+    normalise_prompt,
+    request_key,
+)
+
+
+def text(prompt: str, **options: object) -> JobRequest:
+    return JobRequest(kind="text", prompt=prompt, **options)  # type: ignore[arg-type]
+
+
+def test_prompts_match_whatever_their_case_and_spacing() -> None:
+    assert normalise_prompt("  A  Red\tCHAIR \n") == "a red chair"
+    assert request_key(text("a red chair")) == request_key(text(" A RED  chair"))
+
+
+def test_options_that_change_the_result_change_the_key() -> None:
+    base = request_key(text("a red chair"))
+    assert request_key(text("a red chair", resolution=1024)) != base
+    assert request_key(text("a red chair", provider="acme")) != base
+    assert request_key(text("a red chair", quality="high")) != base
+    assert request_key(text("a red chairs")) != base
+
+
+def test_images_match_by_their_bytes_and_resolution_not_their_name(tmp_path: Path) -> None:
+    a, b, c = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
+    a.write_bytes(b"same pixels")
+    b.write_bytes(b"same pixels")
+    c.write_bytes(b"other pixels")
+    key = image_key(JobRequest(kind="image", image_path=str(a), resolution=1024))
+    assert key == image_key(JobRequest(kind="image", image_path=str(b), resolution=1024))
+    assert key != image_key(JobRequest(kind="image", image_path=str(b), resolution=1536))
+    assert key != image_key(JobRequest(kind="image", image_path=str(c), resolution=1024))
+    assert image_key(JobRequest(kind="image", image_path=str(b))) == image_key(
+        JobRequest(kind="image", image_path=str(b), resolution=1536)
+    )
+
+
+def test_urls_missing_files_and_followed_tasks_have_no_key(tmp_path: Path) -> None:
+    assert image_key(JobRequest(kind="image", image_url="https://x.example/a.png")) is None
+    assert image_key(JobRequest(kind="image", image_path=str(tmp_path / "gone.png"))) is None
+    assert request_key(JobRequest(kind="task")) is None
+
+
+def test_an_entry_is_found_again_by_a_fresh_index_while_its_blend_exists(tmp_path: Path) -> None:
+    (tmp_path / "chair_abc.blend").write_bytes(b"BLENDER")
+    LibraryIndex(tmp_path).add(Entry("k1", "chair_abc.blend", "a chair", "task_1", 0.0))
+    found = LibraryIndex(tmp_path).lookup("k1")
+    assert found is not None and found.task_id == "task_1" and found.date == "1970-01-01"
+    assert LibraryIndex(tmp_path).lookup("k2") is None
+    (tmp_path / "chair_abc.blend").unlink()
+    assert LibraryIndex(tmp_path).lookup("k1") is None
+
+
+def test_two_blenders_adding_to_one_index_keep_both_entries(tmp_path: Path) -> None:
+    first, second = LibraryIndex(tmp_path), LibraryIndex(tmp_path)
+    first.entries()
+    second.entries()
+    first.add(Entry("k1", "a.blend", "a", "t1", 0.0))
+    second.add(Entry("k2", "b.blend", "b", "t2", 0.0))
+    assert set(LibraryIndex(tmp_path).entries()) == {"k1", "k2"}
+
+
+def test_a_damaged_index_is_backed_up_and_said(tmp_path: Path) -> None:
+    (tmp_path / INDEX_FILE).write_text("{not json")
+    index = LibraryIndex(tmp_path)
+    assert index.entries() == {}
+    assert index.problems and "damaged" in index.problems[0]
+    backups = list(tmp_path.glob(f"{INDEX_FILE}.damaged-*"))
+    assert len(backups) == 1 and backups[0].read_text() == "{not json"
+    index.add(Entry("k1", "a.blend", "a", "t1", 0.0))
+    assert json.loads((tmp_path / INDEX_FILE).read_text())["entries"][0]["key"] == "k1"
+
+
+def test_one_catalog_a_path_with_the_same_id_in_every_blender(tmp_path: Path) -> None:
+    first = ensure_catalog(tmp_path, "Kiln/2026-11-22")
+    assert ensure_catalog(tmp_path, "Kiln/2026-11-22") == first
+    second = ensure_catalog(tmp_path, "Kiln/2026-11-23")
+    lines = (tmp_path / CATALOG_FILE).read_text().splitlines()
+    assert "VERSION 1" in lines
+    assert f"{first}:Kiln/2026-11-22:Kiln-2026-11-22" in lines
+    assert f"{second}:Kiln/2026-11-23:Kiln-2026-11-23" in lines
+    assert len([line for line in lines if line.startswith(first)]) == 1
+
+
+def test_blend_names_come_from_kiln_ids_and_a_safe_slug() -> None:
+    assert blend_name("0123abcd", "../a red/chair?") == "a_red_chair_0123abcd.blend"
+    assert blend_name("0123abcd", "…") == "result_0123abcd.blend"

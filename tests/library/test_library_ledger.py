@@ -1,0 +1,59 @@
+"""The ledger of credits spent, read from jobs (no Blender needed)."""
+
+from __future__ import annotations
+
+import time
+
+from api.credits import CreditEstimate
+from api.jobs import Job, JobRequest
+from api.ledger import job_cost, month_start, spending, spent
+
+
+def _job(kind: str = "image", resolution: int | None = 1536, **fields: object) -> Job:
+    request = JobRequest(kind=kind, prompt="a mug" if kind == "text" else "", resolution=resolution)
+    return Job(id="j", request=request, **fields)  # type: ignore[arg-type]
+
+
+def test_a_job_never_sent_costs_nothing_and_a_sent_one_its_price() -> None:
+    assert job_cost(_job()) == 0
+    assert job_cost(_job(submit_sent=True)) == 4
+    assert job_cost(_job(resolution=1024, task_id="t")) == 2
+
+
+def test_every_retry_was_paid_again() -> None:
+    assert job_cost(_job(submit_sent=True, attempt=2)) == 12
+
+
+def test_text_is_unpriced_until_the_artist_sets_a_figure_and_following_a_task_is_free() -> None:
+    assert job_cost(_job("text", None, submit_sent=True)) is None
+    assert job_cost(_job("text", None, submit_sent=True), text_cost=3) == 3
+    assert job_cost(_job("task", None, task_id="t")) == 0
+
+
+def test_spent_counts_only_jobs_sent_since_the_given_time() -> None:
+    now = time.time()
+    jobs = [
+        _job(submit_sent=True, submitted_at=now - 10),
+        _job(submit_sent=True, submitted_at=now - 1000),
+        _job("text", None, submit_sent=True, submitted_at=now),
+    ]
+    assert spent(jobs, since=now - 100) == CreditEstimate(4, 1)
+    assert spent(jobs, text_cost=5, since=0) == CreditEstimate(13, 0)
+
+
+def test_month_start_is_the_first_of_this_month_at_midnight() -> None:
+    start = time.localtime(month_start())
+    now = time.localtime()
+    assert (start.tm_year, start.tm_mon, start.tm_mday, start.tm_hour, start.tm_min) == (
+        now.tm_year,
+        now.tm_mon,
+        1,
+        0,
+        0,
+    )
+
+
+def test_the_panel_line_names_session_and_month() -> None:
+    now = time.time()
+    line = str(spending([], [_job(submit_sent=True, submitted_at=now)], None, now - 5))
+    assert line == "Credits spent: 0 this session, 4 this month"
