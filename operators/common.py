@@ -10,6 +10,7 @@ from .. import preferences
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
+from .scene_import import ImportOptionProperties, choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -64,6 +65,8 @@ def launch(
     try:
         engine = runtime.engine(context)
         job = engine.submit(request, origin=runtime.current_origin())
+        if isinstance(op, ImportOptionProperties):  # options given as arguments, for this job's import
+            choose_options(job.id, op.import_options(context))
         if not (bpy.app.background and wait):
             watcher.ensure_running()
             op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")

@@ -17,6 +17,7 @@ from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
 from . import credit_guard, library
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
+from .scene_import import ImportOptionProperties
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -64,7 +65,7 @@ def _send_or_reuse(
     return launch(op, context, request, wait=wait)
 
 
-class KILN_OT_generate_from_text(OnlineOperator):
+class KILN_OT_generate_from_text(ImportOptionProperties, OnlineOperator):
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
     bl_idname = "kiln.generate_from_text"
@@ -116,7 +117,7 @@ class KILN_OT_generate_from_text(OnlineOperator):
         return _send_or_reuse(self, context, request, self.reuse, self.wait)
 
 
-class KILN_OT_generate_from_image(OnlineOperator):
+class KILN_OT_generate_from_image(ImportOptionProperties, OnlineOperator):
     """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
 
     bl_idname = "kiln.generate_from_image"

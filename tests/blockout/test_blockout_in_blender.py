@@ -246,3 +246,21 @@ def test_an_identical_earlier_result_fills_a_placeholder_from_the_library(servic
     low, _high = box_in_frame(blender, results, barrel)
     assert abs(low[2] + 1.0) < TOLERANCE  # standing on the placeholder's base (a cube of half-size 1)
     assert barrel.hide_get()
+
+
+def test_import_options_are_arguments_of_the_text_and_image_operators_too(service: Any, blender: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(
+        prompt="a stool", origin_at_base=True, smooth_by_angle=True, target_height=2.0
+    ) == {"FINISHED"}
+    assert blender.ops.kiln.generate_from_image(
+        filepath=str(CONCEPTS / "chair.png"), resolution="1024", origin_at_base=True
+    ) == {"FINISHED"}
+    stool = [o for o in blender.data.objects if o.get("kiln_prompt") == "a stool" and o.type == "MESH"]
+    chair = [o for o in blender.data.objects if o.get("kiln_image") and o.type == "MESH"]
+    assert stool and chair
+    for obj in stool + chair:
+        assert min(v.co.z for v in obj.data.vertices) == pytest.approx(0.0, abs=TOLERANCE)
+    assert all(poly.use_smooth for obj in stool for poly in obj.data.polygons)
+    tops = [max((obj.matrix_world @ v.co).z for v in obj.data.vertices) for obj in stool]
+    bottoms = [min((obj.matrix_world @ v.co).z for v in obj.data.vertices) for obj in stool]
+    assert max(tops) - min(bottoms) == pytest.approx(2.0, abs=1e-3)
