@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 from mathutils import Vector
 
 from .. import preferences
@@ -64,13 +64,7 @@ class KILN_OT_generate_batch(OnlineOperator):
         default="AUTO",
         description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
     )
-    max_credits: IntProperty(  # type: ignore[valid-type]
-        name="Max Credits",
-        description="Refuse the whole batch, before anything is sent, when its estimate is above this "
-        "(-1: no limit)",
-        default=-1,
-        min=-1,
-    )
+    max_credits: credit_guard.max_credits_property("batch")  # type: ignore[valid-type]
     reuse: EnumProperty(  # type: ignore[valid-type]
         name="Reuse",
         items=library.REUSE_ITEMS,

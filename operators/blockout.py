@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty
 
 from ..api import inputs
 from ..api.blockout import FITS, JobSource, job_source, variant_after
@@ -118,13 +118,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
     reuse: EnumProperty(  # type: ignore[valid-type]
         name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
     )
-    max_credits: IntProperty(  # type: ignore[valid-type]
-        name="Max Credits",
-        description="Refuse the whole run, before anything is sent, when its estimate is above this "
-        "(-1: no limit)",
-        default=-1,
-        min=-1,
-    )
+    max_credits: credit_guard.max_credits_property("selection")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         resolution = None if self.resolution == "AUTO" else int(self.resolution)

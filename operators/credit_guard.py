@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import Any
 
 import bpy
+from bpy.props import IntProperty
 
 from .. import preferences
 from ..api import ledger
@@ -52,3 +54,14 @@ def spending_line() -> str:
         spending = ledger.spending(engine.own_jobs(), engine.jobs(), text_cost, session_start)
         _cached = (key, str(spending))
     return _cached[1]
+
+
+def max_credits_property(run: str) -> Any:
+    """The ``max_credits`` argument of the operators that send a run (a batch, a selection)."""
+    return IntProperty(
+        name="Max Credits",
+        description=f"Refuse the whole {run}, before anything is sent, when its estimate is above this "
+        "(-1: no limit)",
+        default=-1,
+        min=-1,
+    )

@@ -88,14 +88,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, OnlineOperator):
     )
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        request = JobRequest(
-            kind="text",
-            prompt=self.prompt.strip(),
-            resolution=_resolution(self.resolution),
-            provider=self.provider.strip(),
-            quality=self.quality.strip(),
-        )
-        return _confirm_spend(self, context, event, request)
+        return _confirm_spend(self, context, event, self._request())
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
@@ -107,14 +100,16 @@ class KILN_OT_generate_from_text(ImportOptionProperties, OnlineOperator):
         if problem:
             self.report({"ERROR"}, problem)
             return {"CANCELLED"}
-        request = JobRequest(
+        return _send_or_reuse(self, context, self._request(), self.reuse, self.wait)
+
+    def _request(self) -> JobRequest:
+        return JobRequest(
             kind="text",
             prompt=self.prompt.strip(),
             resolution=_resolution(self.resolution),
             provider=self.provider.strip(),
             quality=self.quality.strip(),
         )
-        return _send_or_reuse(self, context, request, self.reuse, self.wait)
 
 
 class KILN_OT_generate_from_image(ImportOptionProperties, OnlineOperator):
