@@ -43,7 +43,10 @@ pytest: venv
 	@echo "=== pytest on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(PY_LTS) -m pytest tests $(PYTEST_ARGS)
 
-test: lint typecheck pytest
+# The two venvs are independent: on a fresh machine they are built side by side.
+test:
+	$(MAKE) -j2 venv
+	$(MAKE) lint typecheck pytest
 
 build: $(VENV)/.stamp
 	$(PY) tools/build.py
