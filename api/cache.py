@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import fs
 from .jobs import Job, JobState
-from .jobs.steps import cache_name
+from .jobs.model import cache_name
 
 log = logging.getLogger(__name__)
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import logging
 import uuid
+from typing import TYPE_CHECKING
 
 import bpy
 
 from .. import preferences
-from ..api.jobs import JobEngine, StoreError
+from ..api.jobs import StoreError
 from ..api.paths import file_identity
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from ..api.jobs import JobEngine
 
 _engine: JobEngine | None = None
 _unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
@@ -30,6 +34,8 @@ def engine(context: bpy.types.Context | None = None) -> JobEngine:
     """
     global _engine
     if _engine is None:
+        from ..api.jobs import JobEngine  # loaded on first use (see api.jobs)
+
         fresh = JobEngine(preferences.user_dir(), label=_label())
         fresh.start(preferences.service_config(context))
         _engine = fresh

@@ -22,7 +22,7 @@ from bpy.app.handlers import persistent
 from bpy.props import StringProperty
 
 from .. import preferences
-from ..api.jobs import Job, JobEngine, JobState
+from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw
 from ..registration import classes_factory
 from . import layout, library, runtime
@@ -31,6 +31,8 @@ from .scene_import import ImportFailed, import_job
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
     from bpy.stub_internal.rna_enums import WmReportItems
+
+    from ..api.jobs import JobEngine
 
 Report = tuple["WmReportItems", str]
 

@@ -56,8 +56,10 @@ Who retries what (one policy, attempts never multiply)
 
 from __future__ import annotations
 
-from .disk import StoreError
-from .engine import CACHE_DIR, UPLOADS_DIR, EngineNotRunning, JobElsewhere, JobEngine
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .disk import CACHE_DIR, UPLOADS_DIR, StoreError
 from .model import (
     ACTIVE_STATES,
     FINISHED_STATES,
@@ -69,9 +71,32 @@ from .model import (
     Owner,
     ServiceConfig,
 )
-from .retry import RetryPolicy
-from .scheduler import OFFLINE_NOTE
-from .store import STORE_FILE
+
+if TYPE_CHECKING:
+    from .engine import EngineNotRunning, JobElsewhere, JobEngine
+    from .retry import RetryPolicy
+    from .scheduler import OFFLINE_NOTE
+    from .store import STORE_FILE
+
+#: Loaded on first use: the engine (threads, SQLite, the HTTP steps) is not needed to register the
+#: add-on or to build a request, and a `blender -b` script that never generates never pays for it.
+_LAZY = {
+    "EngineNotRunning": ".engine",
+    "JobElsewhere": ".engine",
+    "JobEngine": ".engine",
+    "RetryPolicy": ".retry",
+    "OFFLINE_NOTE": ".scheduler",
+    "STORE_FILE": ".store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ACTIVE_STATES",

@@ -16,6 +16,10 @@ from ..errors import KilnError
 
 #: Below this much free space a failed write is put down to a full disk.
 LOW_SPACE_BYTES = 1024 * 1024
+#: Kiln's folders inside its user folder: downloads and previews, and PNGs saved from Blender images
+#: (kept for Retry until the job is removed).
+CACHE_DIR = "cache"
+UPLOADS_DIR = "uploads"
 
 
 class StoreError(KilnError):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from .. import fs
 from ..errors import KilnError
 from .book import JobBook, claimed
-from .disk import StoreError, inside
+from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
     OWNED_STATES,
     Job,
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CACHE_DIR = "cache"
-UPLOADS_DIR = "uploads"  # PNGs saved from Blender images, kept for Retry until the job is removed
 NOT_RUNNING = (
     "Kiln's job engine is not running, so nothing would move these jobs on. "
     "Disable and enable Kiln (or restart Blender); the jobs are kept."

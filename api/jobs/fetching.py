@@ -6,7 +6,6 @@ service sent, and live only in Kiln's cache folder.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -21,7 +20,7 @@ from ..models import Task, TaskStatus
 from .disk import StoreError, ensure_folder
 from .host import Step, StepBase
 from .import_prep import prepare_import
-from .model import Job, JobState
+from .model import JobState, cache_name
 
 if TYPE_CHECKING:
     from ..client import Client
@@ -29,14 +28,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PREVIEW_MAX_BYTES = 16 * 1024 * 1024
-
-
-def cache_name(job: Job) -> str:
-    """Cache files are named from Kiln's own job id (never the service's task id), new for each Retry."""
-    job_id = job.id
-    if not (job_id and len(job_id) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in job_id)):
-        job_id = hashlib.sha256(job_id.encode("utf-8", "replace")).hexdigest()[:24]
-    return f"{job_id}-{job.attempt}" if job.attempt else job_id
 
 
 class Fetcher(StepBase):

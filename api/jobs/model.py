@@ -9,6 +9,7 @@ change under it.
 from __future__ import annotations
 
 import enum
+import hashlib
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, fields
@@ -193,3 +194,11 @@ class JobEvent:
 def new_job_id() -> str:
     """Kiln's own id: also the name of the job's cache files, so never anything from the service."""
     return uuid.uuid4().hex[:12]
+
+
+def cache_name(job: Job) -> str:
+    """Cache files are named from Kiln's own job id (never the service's task id), new for each Retry."""
+    job_id = job.id
+    if not (job_id and len(job_id) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in job_id)):
+        job_id = hashlib.sha256(job_id.encode("utf-8", "replace")).hexdigest()[:24]
+    return f"{job_id}-{job.attempt}" if job.attempt else job_id

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .fetching import Fetcher, cache_name
+from .fetching import Fetcher
 from .host import STEP_FOR_STATE, Step, StepHost, restart_clock
+from .model import cache_name
 from .sending import Sender
 
 
