@@ -20,7 +20,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -293,47 +293,51 @@ class JobStore:
 
     def put(self, job_id: str, state: str, data: dict[str, Any], expect: int) -> int:
         """Write one job if its row is still at revision ``expect`` (0: must be new); returns the new one."""
-        self._writable()
-        db = self.db
         text = json.dumps(data, separators=(",", ":"))
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            rev = self._next_rev()
+
+        def write(rev: int) -> sqlite3.Cursor:
             if expect == 0:
-                cursor = db.execute(
+                return self.db.execute(
                     "INSERT OR IGNORE INTO jobs (id, rev, state, data) VALUES (?, ?, ?, ?)",
                     (job_id, rev, state, text),
                 )
-            else:
-                cursor = db.execute(
-                    "UPDATE jobs SET rev = ?, state = ?, data = ? WHERE id = ? AND rev = ?",
-                    (rev, state, text, job_id, expect),
-                )
-            if cursor.rowcount != 1:
-                current = db.execute("SELECT id, rev, data FROM jobs WHERE id = ?", (job_id,)).fetchone()
-                db.execute("ROLLBACK")
-                raise Conflict(_row(*current) if current else None)
-            db.execute("COMMIT")
-        except Conflict:
-            raise
-        except BaseException:
-            _rollback(db)
-            raise
-        return rev
+            return self.db.execute(
+                "UPDATE jobs SET rev = ?, state = ?, data = ? WHERE id = ? AND rev = ?",
+                (rev, state, text, job_id, expect),
+            )
+
+        return self._change(job_id, write)
 
     def delete(self, job_id: str, expect: int) -> int:
         """Remove one job if it is still at revision ``expect``; leaves a note so other processes drop it."""
+
+        def remove(rev: int) -> sqlite3.Cursor:
+            return self.db.execute("DELETE FROM jobs WHERE id = ? AND rev = ?", (job_id, expect))
+
+        def note(rev: int) -> None:
+            self.db.execute("INSERT OR REPLACE INTO removed (id, rev) VALUES (?, ?)", (job_id, rev))
+
+        return self._change(job_id, remove, after=note)
+
+    def _change(
+        self,
+        job_id: str,
+        change: Callable[[int], sqlite3.Cursor],
+        after: Callable[[int], None] | None = None,
+    ) -> int:
+        """One transaction: ``change`` must touch exactly the row at the expected revision, else the
+        row as it is now comes back in a Conflict (another Kiln changed it first)."""
         self._writable()
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             rev = self._next_rev()
-            cursor = db.execute("DELETE FROM jobs WHERE id = ? AND rev = ?", (job_id, expect))
-            if cursor.rowcount != 1:
+            if change(rev).rowcount != 1:
                 current = db.execute("SELECT id, rev, data FROM jobs WHERE id = ?", (job_id,)).fetchone()
                 db.execute("ROLLBACK")
                 raise Conflict(_row(*current) if current else None)
-            db.execute("INSERT OR REPLACE INTO removed (id, rev) VALUES (?, ?)", (job_id, rev))
+            if after is not None:
+                after(rev)
             db.execute("COMMIT")
         except Conflict:
             raise
