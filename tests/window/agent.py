@@ -79,6 +79,7 @@ def kiln_jobs() -> list[dict[str, Any]]:
             "state": str(getattr(job.state, "value", job.state)),
             "task_id": job.task_id,
             "error": job.error,
+            "blend_path": job.blend_path,
             "prompt": getattr(job.request, "prompt", None),
         }
         for job in engine.jobs()
@@ -132,7 +133,36 @@ class GapMeter:
         }
 
 
+class CallTimer:
+    """Wraps functions of Kiln's modules to time them on the main thread (measurement only: the
+    wrapped function runs unchanged)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+
+    def wrap(self, module: str, *names: str) -> None:
+        owner = sys.modules[f"{MODULE}.{module}"]
+        for name in names:
+            original = getattr(owner, name)
+
+            def timed(*args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return _original(*args, **kwargs)
+                finally:
+                    self.calls.append((f"{module}.{_name}", (time.perf_counter() - started) * 1000.0))
+
+            setattr(owner, name, timed)
+
+    def longest(self) -> dict[str, float]:
+        longest: dict[str, float] = {}
+        for name, ms in self.calls:
+            longest[name] = max(ms, longest.get(name, 0.0))
+        return longest
+
+
 gap_meter = GapMeter()
+call_timer = CallTimer()
 _namespace: dict[str, Any] = {
     "bpy": bpy,
     "json": json,
@@ -147,6 +177,7 @@ _namespace: dict[str, Any] = {
     "kiln_jobs": kiln_jobs,
     "kiln_objects": kiln_objects,
     "gap_meter": gap_meter,
+    "call_timer": call_timer,
 }
 
 
