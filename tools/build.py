@@ -27,7 +27,6 @@ SHIPPED_TOP_LEVEL = {
     "api",
     "operators",
     "panels",
-    "wheels",
 }
 FORBIDDEN_PARTS = {
     "tests",
