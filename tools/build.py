@@ -29,6 +29,7 @@ SHIPPED_TOP_LEVEL = {
     "panels",
 }
 FORBIDDEN_PARTS = {
+    "docs",
     "tests",
     "sandbox",
     "bench",
