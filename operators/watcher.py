@@ -81,7 +81,7 @@ def announce(level: WmReportItems, message: str) -> None:
 
     In background mode there is no status bar and no timer to show it: the sentence goes to the
     console at once, through Kiln's logger at WARNING or above (so the default log level prints
-    it, and a pipeline's log has it). It is still queued for a tick called directly.
+    it, and a pipeline's log has it). It is queued there too, for a tick called directly.
     """
     if bpy.app.background:
         log.log(logging.ERROR if level == "ERROR" else logging.WARNING, "%s", message)
