@@ -21,6 +21,7 @@ Rules this module keeps, and why (the transport rules sit in :mod:`api.net`):
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -30,7 +31,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import requests
 
@@ -45,7 +46,7 @@ from .errors import (
     UnsafeAddressError,
 )
 from .glb import IMAGE_MIME, image_kind
-from .ids import task_id_problem
+from .ids import shown_task_id, task_id_problem, url_segment
 from .inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
 from .models import Task
 from .net.answers import parse_json, parse_retry_after
@@ -54,6 +55,7 @@ from .net.guard import Guard, guarding
 from .net.origin import host_label
 from .net.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
 from .net.transport import MAX_REDIRECTS, Transport
+from .redact import redact
 
 __all__ = ["MAX_REDIRECTS", "Client", "parse_retry_after"]
 
@@ -69,7 +71,7 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024  # a task is a few hundred bytes; 4 MB leaves
 MAX_ERROR_BYTES = 64 * 1024
 DEADLINE = 60.0  # seconds for one API exchange, connection and whole answer
 DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cut
-_SALVAGE_ID = re.compile(rb'"id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\-]{0,127})"')
+_SALVAGE_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.){1,2048}")')
 
 ProgressCallback = Callable[[int, int | None], object]
 T = TypeVar("T")
@@ -220,12 +222,11 @@ class Client:
         The returned task carries ``task_id`` as its id whatever the answer said: the id asked
         for is known good; the answer's is service text Kiln has no use for.
         """
-        task_id = task_id.strip() if isinstance(task_id, str) else task_id
-        problem = task_id_problem(task_id) if task_id != "" else "the task id is empty"
+        problem = task_id_problem(task_id)
         if problem is not None:
-            raise InputError(f"Kiln cannot ask about this task: {problem}.")
+            raise InputError(f"Kiln cannot ask about task “{shown_task_id(task_id)}”: {problem}.")
         task_id = str(task_id)
-        url = self.base_url + TASKS_PATH + quote(task_id, safe="")
+        url = self.base_url + TASKS_PATH + url_segment(task_id)
 
         def once() -> Task:
             status, body = self._exchange(lambda: self._http.get(url), task_id=task_id, cancel=cancel)
@@ -387,15 +388,30 @@ class Client:
             return task.redacted(self._key)
         except Exception as exc:
             reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
-            raise OutcomeUnknownError(key, f"its answer could not be used: {reason}", status=status) from None
+            named = data.get("id") if isinstance(data, Mapping) else None
+            usable = named is not None and task_id_problem(named) is None and self._key not in str(named)
+            raise OutcomeUnknownError(
+                key,
+                f"its answer could not be used: {reason}",
+                status=status,
+                task_id=str(named) if usable else None,
+                refused_id=self._shown_id(named) if named is not None and not usable else None,
+            ) from None
 
     def _salvaged_id(self, body: bytes) -> str | None:
         """A well-formed ``"id": "…"`` from an answer that does not parse as a whole, or None."""
         match = _SALVAGE_ID.search(body[:MAX_ERROR_BYTES])
         if match is None:
             return None
-        task_id = match.group(1).decode("ascii")
+        try:
+            task_id = json.loads(match.group(1))
+        except ValueError:
+            return None
         return task_id if task_id_problem(task_id) is None and self._key not in task_id else None
+
+    def _shown_id(self, value: object) -> str:
+        """A refused id as the artist may see it: key masked, escaped (:func:`api.ids.shown_task_id`)."""
+        return shown_task_id(redact(value, self._key) if isinstance(value, str) else value)
 
 
 def _status(error: KilnError) -> int | None:

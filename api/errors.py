@@ -183,12 +183,22 @@ class OutcomeUnknownError(KilnError):
     service that honours it answer with the original task instead of charging twice.
     ``task_id`` is the id the service's answer carried when one could be read from an answer
     Kiln could not otherwise use (checked like any task id: safe to record and to poll), else None.
+    ``refused_id`` is an id the answer carried that Kiln refuses to use (:mod:`api.ids`), escaped
+    for display: never polled, but kept and shown so the artist can quote it to the service.
     """
 
     def __init__(
-        self, idempotency_key: str, reason: str, *, status: int | None = None, task_id: str | None = None
+        self,
+        idempotency_key: str,
+        reason: str,
+        *,
+        status: int | None = None,
+        task_id: str | None = None,
+        refused_id: str | None = None,
     ) -> None:
         seen = f" Its answer named task {task_id}." if task_id else ""
+        if refused_id and not task_id:
+            seen = f" Its answer named task “{refused_id}”, which Kiln cannot follow."
         super().__init__(
             f"Kiln cannot tell whether the service received the request ({_clause(reason)}), "
             f"so it did not send it again to avoid paying twice.{seen} "
@@ -197,6 +207,7 @@ class OutcomeUnknownError(KilnError):
         self.idempotency_key = idempotency_key
         self.status = status
         self.task_id = task_id
+        self.refused_id = refused_id
 
 
 class UnsafeAddressError(InputError):

@@ -1,21 +1,25 @@
 """Task ids from the service, checked in one place before any use.
 
-An id is service text: it goes into a URL path (quoted) and, in older code paths, into cache
-file names. So an id is accepted only when it is short and made of letters, digits, ``_``,
-``-`` and ``.`` (not first), which no file system or URL reads as anything but a name.
+An id is service text Kiln only ever stores, shows and sends back in a URL, where it is quoted
+(:func:`url_segment`); it never becomes part of a path (cache files are named from Kiln's own job
+id). So any text is a task id — unicode, ``/``, ``:``, ``=``, ``+``, spaces, as real services
+use — except what can hurt there: control characters (a NUL cuts text short in C code; a newline
+forges a log line or a header), characters that reorder or break shown text, text that is not
+text (a lone surrogate cannot be stored or sent as UTF-8), and absurd lengths. A refused id is
+still kept for the artist, escaped (:func:`shown_task_id`), so it can be quoted to the service.
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
+from urllib.parse import quote
 
-MAX_TASK_ID_CHARS = 128
-_TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
-# Names Windows reserves for devices in every folder ("NUL.glb" is the null device there).
-_WINDOWS_DEVICES = frozenset(
-    {"con", "prn", "aux", "nul", "conin$", "conout$"}
-    | {f"{name}{n}" for name in ("com", "lpt") for n in "0123456789¹²³"}
-)
+MAX_TASK_ID_CHARS = 512
+#: Control characters, lone surrogates, line and paragraph separators.
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+#: Bidirectional controls: they make shown text read differently from what it is.
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_SHOWN_CHARS = 200
 
 
 def task_id_problem(value: object) -> str | None:
@@ -25,14 +29,14 @@ def task_id_problem(value: object) -> str | None:
     text = str(value) if isinstance(value, str) else _int_text(value)
     if text is None:
         return "the task id is a number too large to use"
-    if not text:
+    if not text.strip():
         return "the task id is empty"
     if len(text) > MAX_TASK_ID_CHARS:
         return f"the task id is {len(text)} characters long (at most {MAX_TASK_ID_CHARS} are accepted)"
-    if not _TASK_ID.fullmatch(text):
-        return "the task id contains characters other than letters, digits, '_', '-' and '.'"
-    if text.split(".", 1)[0].lower() in _WINDOWS_DEVICES or text.endswith("."):
-        return "the task id is a name Windows reserves for devices"
+    if any(unicodedata.category(ch) == "Cs" for ch in text):
+        return "the task id is not valid text"
+    if any(_refused(ch) for ch in text):
+        return "the task id contains control characters"
     return None
 
 
@@ -42,6 +46,39 @@ def check_task_id(value: object) -> str:
     if problem is not None:
         raise ValueError(problem)
     return value if isinstance(value, str) else str(value)
+
+
+def url_segment(task_id: str) -> str:
+    """``task_id`` as one path segment of a URL: every reserved character quoted.
+
+    ``.`` and ``..`` alone are dot-segments a URL library resolves away (``tasks/..`` would be
+    the parent), so their dots are quoted too.
+    """
+    segment = quote(task_id, safe="")
+    return segment.replace(".", "%2E") if segment in (".", "..") else segment
+
+
+def shown_task_id(value: object) -> str:
+    """A refused id as the artist may see and quote it: one printable line, control characters
+    written as escapes (``\\x00``), a backslash doubled, cut after a few hundred characters."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return f"<{type(value).__name__}, not text>"
+    if isinstance(value, int):
+        return str(value) if value.bit_length() <= 1000 else "<a number too large to show>"
+    shown = "".join(_escaped(ch) for ch in value[:_SHOWN_CHARS])
+    return shown + f"… ({len(value)} characters)" if len(value) > _SHOWN_CHARS else shown
+
+
+def _refused(ch: str) -> bool:
+    return ch in _BIDI_CONTROLS or unicodedata.category(ch) in _REFUSED_CATEGORIES
+
+
+def _escaped(ch: str) -> str:
+    if ch == "\\":
+        return "\\\\"
+    if ch == " " or (ch.isprintable() and not _refused(ch)):
+        return ch
+    return ascii(ch)[1:-1]
 
 
 def _int_text(value: int) -> str | None:

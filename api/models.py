@@ -221,15 +221,14 @@ class Task:
     def from_json(cls, data: object) -> Task:
         """Parse a task object; raises ValueError only when there is no usable ``id``.
 
-        The id is checked by :mod:`api.ids` (it may become part of a URL); every other field of
-        an odd type, size or value becomes None instead of an error.
+        The id is checked by :mod:`api.ids` and kept as sent (it goes back, quoted, in a URL); every
+        other field of an odd type, size or value becomes None instead of an error.
         """
         if not isinstance(data, Mapping):
             raise ValueError("the task is not a JSON object")
         if "id" not in data:
             raise ValueError("the task has no id")
-        raw_id = data["id"]
-        task_id = check_task_id(raw_id.strip() if isinstance(raw_id, str) else raw_id)
+        task_id = check_task_id(data["id"])
         raw_status = _as_str(data.get("status"), _MAX_NUMBER_CHARS) or ""
         status = TaskStatus.normalise(raw_status)
         progress = _as_float(data.get("progress"))

@@ -129,7 +129,8 @@ class KILN_OT_resume_task(OnlineOperator):
         request = JobRequest(kind=JobKind.TASK, name=self.name.strip() or f"Task {self.task_id.strip()}")
         try:
             engine = runtime.engine(context)
-            job = engine.resume_task(self.task_id, request, origin=runtime.current_origin())
+            # Typed or pasted: spaces around it are the artist's, not the id's.
+            job = engine.resume_task(self.task_id.strip(), request, origin=runtime.current_origin())
             if bpy.app.background:
                 wait_then_import(context, [job.id])
         except KilnError as exc:
@@ -200,10 +201,11 @@ class KILN_OT_copy_task_id(_JobOperator, bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         job = _job_or_report(self, context, self.job_id)
-        if job is None or not job.task_id:
+        task_id = job.task_id or job.refused_task_id if job is not None else ""
+        if not task_id:
             return {"CANCELLED"}
-        context.window_manager.clipboard = job.task_id
-        self.report({"INFO"}, f"Copied task id {job.task_id}")
+        context.window_manager.clipboard = task_id
+        self.report({"INFO"}, f"Copied task id {task_id}")
         return {"FINISHED"}
 
 

@@ -77,7 +77,14 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
 
 
 def announce(level: WmReportItems, message: str) -> None:
-    """Put a sentence in the status bar from code with no operator to report through (timers)."""
+    """Put a sentence in the status bar from code with no operator to report through (timers).
+
+    In background mode there is no status bar and no timer to show it: the sentence goes to the
+    console at once, through Kiln's logger at WARNING or above (so the default log level prints
+    it, and a pipeline's log has it). It is queued there too, for a tick called directly.
+    """
+    if bpy.app.background:
+        log.log(logging.ERROR if level == "ERROR" else logging.WARNING, "%s", message)
     _announcements.append((level, message))
     ensure_running()
 

@@ -255,6 +255,8 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         wrapped_label(col, context, job.note, icon="INFO")
     if job.task_id:
         col.label(text=f"Task {job.task_id}")
+    elif job.refused_task_id:
+        wrapped_label(col, context, f"Task “{job.refused_task_id}” (Kiln cannot follow it)")
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else ""
     if where:
@@ -277,7 +279,7 @@ def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = Fal
         row.operator("kiln.retry_job", text="Retry", icon="FILE_REFRESH").job_id = job.id
         row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
     row = layout.row(align=True)
-    if job.task_id:
+    if job.task_id or job.refused_task_id:
         row.operator("kiln.copy_task_id", text="Copy Task ID", icon="COPYDOWN").job_id = job.id
     row.operator("kiln.open_cache_folder", text="Open Folder", icon="FILE_FOLDER")
 

@@ -27,13 +27,12 @@ SHIPPED_TOP_LEVEL = {
     "api",
     "operators",
     "panels",
-    "wheels",
 }
 FORBIDDEN_PARTS = {
+    "docs",
     "tests",
     "sandbox",
     "bench",
-    "docs",
     "examples",
     "fixtures",
     "tools",

@@ -145,9 +145,9 @@ class JobEngine(Scheduler):
         return self._add(job, Step.SUBMIT)
 
     def resume_task(self, task_id: str, request: JobRequest | None = None, *, origin: str = "") -> Job:
-        """Follow a task submitted elsewhere (or earlier) by its id: its Retry resumes, never sends."""
+        """Follow a task submitted elsewhere (or earlier) by its id, exactly as given (spaces are part of
+        an id): its Retry resumes, never sends."""
         self._refuse_if_unrecordable()
-        task_id = task_id.strip()
         request = replace(request or JobRequest(kind=JobKind.TASK), kind=JobKind.TASK)
         job = Job(
             id=new_job_id(),

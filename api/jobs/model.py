@@ -133,6 +133,9 @@ class Job:
     group: str = ""
     state: JobState = JobState.SUBMITTING
     task_id: str = ""
+    #: An id the service answered that Kiln refused to follow (:mod:`api.ids`), escaped for display:
+    #: never polled, kept so the artist can quote it to the service's support.
+    refused_task_id: str = ""
     idempotency_key: str = field(default_factory=lambda: uuid.uuid4().hex)
     submit_sent: bool = False
     progress: float = 0.0

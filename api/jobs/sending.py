@@ -75,7 +75,8 @@ class Sender(StepBase):
         except CancelledError:
             self._unsent(job_id, 0.0)
         except OutcomeUnknownError as exc:
-            self._after_submit(job_id, None, exc.user_message, getattr(exc, "task_id", "") or "")
+            refused = exc.refused_id or ""
+            self._after_submit(job_id, None, exc.user_message, exc.task_id or "", refused=refused)
         except KilnError as exc:
             if self.host.policy.submit_again(exc, attempt):
                 self._unsent(job_id, self.host.policy.delay(attempt, exc), exc.user_message)
@@ -99,7 +100,13 @@ class Sender(StepBase):
                 self.host.schedule(job_id, Step.SUBMIT, delay)
 
     def _after_submit(
-        self, job_id: str, task: Task | None, error: str, task_id: str, failed: bool = False
+        self,
+        job_id: str,
+        task: Task | None,
+        error: str,
+        task_id: str,
+        failed: bool = False,
+        refused: str = "",
     ) -> None:
         book = self.book
         self._failures.pop(job_id, None)
@@ -109,7 +116,7 @@ class Sender(StepBase):
                 return
             if task is None:
                 if job.state is JobState.SUBMITTING:
-                    book.put(replace(job, task_id=task_id or job.task_id))
+                    book.put(replace(job, task_id=task_id or job.task_id, refused_task_id=refused))
                     state = JobState.FAILED if failed else JobState.OUTCOME_UNKNOWN
                     book.settle(job_id, state, error=error)
                 return

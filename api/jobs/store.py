@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import recovery
+from . import recovery, store_files
 from .disk import StoreError, ensure_folder, store_error
 from .model import Owner
 
@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 STORE_FILE = "jobs.sqlite3"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT = 10.0
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value);
@@ -151,6 +150,7 @@ class JobStore:
                         db.execute(statement)
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 db.execute("COMMIT")
+            store_files.mark_written(self.path)
         except Damaged:
             db.close()
             raise
@@ -162,14 +162,13 @@ class JobStore:
         return db
 
     def _check_header(self) -> None:
-        """A file that is not SQLite at all. (An empty one is a new database another Kiln is creating.)"""
-        try:
-            with self.path.open("rb") as fh:
-                head = fh.read(len(SQLITE_MAGIC))
-        except FileNotFoundError:
+        """Damage SQLite would not see, or would read as a new list (:mod:`.store_files`)."""
+        if not self.path.exists():
+            store_files.forget_written(self.path)
             return
-        if head and head != SQLITE_MAGIC:
-            raise Damaged("it is not a database (its first bytes are wrong)")
+        problem = store_files.damage(self.path)
+        if problem is not None:
+            raise Damaged(problem)
 
     @staticmethod
     def _has_layout(db: sqlite3.Connection) -> bool:
@@ -182,6 +181,8 @@ class JobStore:
     def _recover(self, why: str) -> None:
         """Keep the damaged file as a backup, start a new one, and put back every row still readable."""
         backup = recovery.move_aside(self.path, "damaged")
+        log_kept = backup.with_name(backup.name + "-wal")
+        kept = f"{backup} (its write-ahead log as {log_kept.name})" if log_kept.exists() else str(backup)
         found = recovery.salvage_sqlite(backup)
         self._db = self._connect_checked()
         self.insert_records(found.records)
@@ -189,11 +190,11 @@ class JobStore:
             "Job list %s was damaged (%s); kept as %s, %d job(s) recovered",
             self.path,
             why,
-            backup,
+            kept,
             len(found.records),
         )
         self.problems.append(
-            f"Kiln's job list was damaged ({why}). The damaged file is kept as {backup}; "
+            f"Kiln's job list was damaged ({why}). The damaged file is kept as {kept}; "
             f"{len(found.records)} job(s) could be read from it and are back in the list."
         )
 

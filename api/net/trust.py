@@ -2,9 +2,9 @@
 
 requests checks certificates against its own bundle (certifi). Behind a company proxy or an
 antivirus that inspects HTTPS (common on Windows), the certificate the artist's system trusts is
-not in it, so every request would fail. ``truststore`` (bundled as a wheel, see the manifest)
-verifies with Windows' certificate store, macOS's Keychain, or the Linux system's CA files
-(``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` honoured). It is used through Kiln's adapter only, never
+not in it, so every request would fail. ``truststore`` (vendored in :mod:`api.vendor`) verifies
+with Windows' certificate store, macOS's Keychain, or the Linux system's CA files (``SSL_CERT_FILE``
+and ``SSL_CERT_DIR`` honoured). It is used through Kiln's adapter only, never
 injected into Python's ``ssl`` module: other add-ons in the same Blender keep what they chose.
 ``REQUESTS_CA_BUNDLE`` (or ``CURL_CA_BUNDLE``), when set, still wins; verification is never off.
 """
@@ -22,8 +22,8 @@ logger = logging.getLogger(__name__)
 def system_trust() -> ssl.SSLContext | None:
     """One client context verifying against the system's trust store, or None (requests' bundle then)."""
     try:
-        import truststore
-    except ImportError:
-        logger.warning("truststore is missing: HTTPS is checked against requests' own certificate bundle")
+        from ..vendor import truststore
+    except ImportError as exc:  # a Python without the certificate-chain API truststore needs
+        logger.warning("System trust store unavailable (%s): HTTPS is checked against requests' bundle", exc)
         return None
     return truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)

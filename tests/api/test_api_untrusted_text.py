@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.ids import MAX_TASK_ID_CHARS, check_task_id, task_id_problem
+from api.ids import MAX_TASK_ID_CHARS, check_task_id, shown_task_id, task_id_problem, url_segment
 from api.inputs import url_problem
 from api.net.origin import address_problem, connect_origin
 from api.redact import redact
@@ -12,8 +12,29 @@ from api.redact import redact
 KEY = "sbx_live_UNTRUSTEDsecret0123456789"
 
 
-@pytest.mark.parametrize("value", ["task_1", "01HZY8", "a.b-c_d", 42, "x" * MAX_TASK_ID_CHARS])
-def test_ordinary_ids_are_accepted(value: object) -> None:
+@pytest.mark.parametrize(
+    "value",
+    [
+        "task_1",
+        "01HZY8",
+        "a.b-c_d",
+        42,
+        "x" * MAX_TASK_ID_CHARS,
+        "задача-日本語-🦊",
+        "..",
+        ".hidden",
+        "a/b",
+        "a\\b",
+        "C:x",
+        "urn:task=1+2",
+        "a b",
+        "nul",
+        "COM1.x",
+        "end.",
+        "zwj\u200d",
+    ],
+)
+def test_any_text_is_an_id(value: object) -> None:
     assert check_task_id(value) == str(value)
 
 
@@ -21,17 +42,16 @@ def test_ordinary_ids_are_accepted(value: object) -> None:
     "value",
     [
         "",
-        "..",
-        ".hidden",
-        "a/b",
-        "a\\b",
-        "C:x",
-        "a b",
+        "   ",
         "a\x00",
+        "a\nb",
+        "tab\t",
+        "del\x7f",
+        "c1\x85",
+        "line\u2028sep",
+        "bidi\u202e",
+        "lone\ud800",
         "x" * (MAX_TASK_ID_CHARS + 1),
-        "nul",
-        "COM1.x",
-        "end.",
         -1,
         2**200,
         True,
@@ -40,11 +60,41 @@ def test_ordinary_ids_are_accepted(value: object) -> None:
         ["id"],
     ],
 )
-def test_odd_ids_are_refused_with_a_reason(value: object) -> None:
+def test_ids_that_can_hurt_are_refused_with_a_reason(value: object) -> None:
     problem = task_id_problem(value)
     assert problem and problem.startswith("the task id")
     with pytest.raises(ValueError):
         check_task_id(value)
+
+
+@pytest.mark.parametrize(
+    ("task_id", "segment"),
+    [
+        ("a/b c", "a%2Fb%20c"),
+        ("..", "%2E%2E"),
+        (".", "%2E"),
+        ("a.b", "a.b"),
+        ("?#%", "%3F%23%25"),
+        ("é", "%C3%A9"),
+    ],
+)
+def test_an_id_is_one_url_segment(task_id: str, segment: str) -> None:
+    assert url_segment(task_id) == segment
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("abc\x00def", "abc\\x00def"),
+        ("a\\b\n", "a\\\\b\\n"),
+        ("bidi\u202e", "bidi\\u202e"),
+        ("y" * 300, "y" * 200 + "… (300 characters)"),
+        (2**200, str(2**200)),
+        ({"a": 1}, "<dict, not text>"),
+    ],
+)
+def test_a_refused_id_is_shown_escaped_on_one_printable_line(value: object, shown: str) -> None:
+    assert shown_task_id(value) == shown and shown.isprintable()
 
 
 @pytest.mark.parametrize(

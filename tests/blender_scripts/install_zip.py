@@ -5,6 +5,7 @@ Exits non-zero with a sentence on the first thing that is wrong; the parent test
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from pathlib import Path
@@ -41,10 +42,13 @@ def main() -> None:
     bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
     if MODULE not in bpy.context.preferences.addons:
         raise SystemExit(f"{MODULE} is not enabled after install")
-    # The manifest's wheels land in Blender's own site-packages for extensions.
+    # truststore is vendored inside Kiln: nothing is unpacked into Blender's shared wheel folder.
+    context = importlib.import_module(f"{MODULE}.api.net.trust").system_trust()
+    if context is None or not type(context).__module__.startswith(f"{MODULE}.api.vendor.truststore"):
+        raise SystemExit(f"HTTPS does not use Kiln's vendored truststore: {context!r}")
     local = Path(bpy.utils.user_resource("EXTENSIONS", path=".local"))
-    if not list(local.glob("lib/python3*/site-packages/truststore/__init__.py")):
-        raise SystemExit(f"the bundled truststore wheel was not installed under {local}")
+    if list(local.glob("lib/python3*/site-packages/truststore")):
+        raise SystemExit(f"a truststore wheel was unpacked under {local}")
     classes = kiln_classes()
     missing = [cls.__name__ for cls in classes if not cls.is_registered]
     if missing:

@@ -20,6 +20,8 @@ sys.path.insert(0, sys.argv[1])
 package = importlib.import_module(sys.argv[2])
 loading = sys.argv[2]
 for info in pkgutil.walk_packages(package.__path__, sys.argv[2] + "."):
+    if ".vendor." in info.name and info.name.rsplit(".", 1)[1].startswith("_"):
+        continue  # a vendored package imports its own private modules, those for this system only
     loading = info.name
     importlib.import_module(info.name)
 leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLENDER)

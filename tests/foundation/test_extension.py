@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import time
+import tomllib
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import build  # noqa: E402
+
+FIRST_ENABLE = ROOT / "tests" / "blender_scripts" / "first_enable.py"
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +75,49 @@ def test_addon_enabled_from_working_tree(blender: Any, kiln: Any) -> None:
         "KILN_PT_jobs",
     ):
         assert hasattr(blender.types, name), name
+
+
+@pytest.fixture(scope="module")
+def installed(built_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user folder with Kiln installed, not yet enabled (copied for each try: installing takes long)."""
+    user = tmp_path_factory.mktemp("installed") / "user"
+    result = subprocess.run(
+        [sys.executable, str(FIRST_ENABLE), "--", "install", str(built_zip)],
+        env={**os.environ, "BLENDER_USER_RESOURCES": str(user)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert "KILN-INSTALLED" in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+    return user
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("blenders", [2, 3])
+def test_blenders_enabling_kiln_at_the_same_moment_all_enable(
+    installed: Path, tmp_path: Path, blenders: int
+) -> None:
+    """Nothing of Kiln is unpacked on enable (truststore is vendored), so nothing can race there."""
+    assert "wheels" not in tomllib.loads((ROOT / "blender_manifest.toml").read_text(encoding="utf-8"))
+    failures = []
+    for attempt in range(5):
+        user = tmp_path / f"user{attempt}"
+        shutil.copytree(installed, user, symlinks=True)
+        go = tmp_path / f"go{attempt}"
+        env = {**os.environ, "BLENDER_USER_RESOURCES": str(user)}
+        command = [sys.executable, str(FIRST_ENABLE), "--", "enable", str(go)]
+        runs = [
+            subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(blenders)
+        ]
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob(f"{go.name}.ready-*"))) < blenders and time.monotonic() < deadline:
+            if any(run.poll() is not None for run in runs):
+                break
+            time.sleep(0.01)
+        go.touch()
+        for run in runs:
+            output = run.communicate(timeout=120)[0]
+            if run.returncode != 0 or "KILN-ENABLED" not in output:
+                failures.append(f"try {attempt + 1}: {output[-1500:]}")
+    assert failures == []

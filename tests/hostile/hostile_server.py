@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 
 @dataclass
@@ -110,7 +111,11 @@ def streaming(status: int, total: int, *, declare: bool = True, piece: int = 64 
 
 @dataclass
 class HostileServer:
-    """Serves ``routes`` (exact target, or path before '?') on 127.0.0.1; unknown targets get a JSON 404."""
+    """Serves ``routes`` on 127.0.0.1; unknown targets get a JSON 404.
+
+    A route is the exact target, the path before '?', or that path percent-decoded (so a test can
+    name a task's URL by the task id itself, whatever the client's quoting).
+    """
 
     routes: dict[str, Handler] = field(default_factory=dict)
     seen: list[Request] = field(default_factory=list)
@@ -154,7 +159,10 @@ class HostileServer:
                 return
             with self._lock:
                 self.seen.append(request)
-            handler = self.routes.get(request.target) or self.routes.get(request.target.split("?")[0])
+            path = request.target.split("?")[0]
+            handler = (
+                self.routes.get(request.target) or self.routes.get(path) or self.routes.get(unquote(path))
+            )
             if handler is None:
                 conn.answer(404, {"error": {"message": "no such thing"}})
             else:

@@ -235,3 +235,69 @@ def test_an_empty_store_file_is_a_new_list_not_damage(sandbox: Any, make_engine:
     assert engine.store_problems() == [] and backups(state, STORE_FILE) == []
     job = engine.submit(JobRequest(kind="text", prompt="a chair"))
     assert engine.wait([job.id], timeout=60) and engine.get(job.id).state is JobState.READY
+
+
+def test_an_emptied_store_is_kept_and_said(sandbox: Any, make_engine: Any, tmp_path: Path) -> None:
+    """Zero bytes where Kiln had written its list: SQLite would start a new list over it without a word."""
+    state = tmp_path / "state"
+    state.mkdir()
+    _stored(state, 5)
+    (state / STORE_FILE).write_bytes(b"")
+    engine = make_engine(state)
+    (backup,) = backups(state, STORE_FILE)
+    assert backup.read_bytes() == b""
+    (problem,) = engine.store_problems()
+    assert "damaged" in problem and "emptied" in problem and str(backup) in problem and "0 job(s)" in problem
+    job = engine.submit(JobRequest(kind="text", prompt="a chair after the repair"))
+    assert engine.wait([job.id], timeout=60) and engine.get(job.id).state is JobState.READY
+    engine.shutdown()
+    assert make_engine(state).store_problems() == [], "the new list is Kiln's own again"
+
+
+@pytest.mark.parametrize("kind", ["garbage", "bad checksum"])
+def test_a_write_ahead_log_sqlite_would_reject_is_kept_and_said(
+    sandbox: Any, make_engine: Any, tmp_path: Path, wait_synced: Any, kind: str
+) -> None:
+    """SQLite would ignore such a log and reset it at the next write, losing what it held."""
+    state = tmp_path / "state"
+    state.mkdir()
+    original = _stored(state, 50)
+    live = _live_log(tmp_path / "live")
+    garbage = os.urandom(8192) if kind == "garbage" else live[:20] + bytes([live[20] ^ 1]) + live[21:]
+    (state / f"{STORE_FILE}-wal").write_bytes(garbage)
+    engine = make_engine(state)
+    wait_synced(engine)
+    (backup,) = backups(state, STORE_FILE)
+    assert backup.read_bytes() == original
+    assert backup.with_name(backup.name + "-wal").read_bytes() == garbage, "the log's bytes are kept"
+    (problem,) = engine.store_problems()
+    assert "damaged" in problem and "write-ahead log" in problem and str(backup) in problem
+    assert len(engine.jobs()) == 50 and "50 job(s)" in problem
+
+
+def test_a_write_ahead_log_left_by_a_stopped_kiln_is_read_not_called_damage(
+    sandbox: Any, make_engine: Any, tmp_path: Path, wait_synced: Any
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    _live_log(state, jobs=7)  # the store and its log as a Kiln that was killed left them
+    engine = make_engine(state)
+    wait_synced(engine)
+    assert engine.store_problems() == [] and backups(state, STORE_FILE) == []
+    assert len(engine.jobs()) == 7
+
+
+def _live_log(state: Path, jobs: int = 1) -> bytes:
+    """A store whose last changes are only in its write-ahead log (copied while a Kiln had it open)."""
+    running = state.with_name(state.name + "-running")
+    running.mkdir(parents=True)
+    engine = JobEngine(running)
+    engine.start()
+    for n in range(jobs):
+        saved = engine.book.put(Job.from_json(finished(n)))
+        assert saved is not None and saved.result(10)
+    state.mkdir(exist_ok=True)
+    for name in (STORE_FILE, f"{STORE_FILE}-wal"):
+        (state / name).write_bytes((running / name).read_bytes())
+    engine.shutdown()
+    return (state / f"{STORE_FILE}-wal").read_bytes()

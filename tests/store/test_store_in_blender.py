@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,31 @@ def test_a_damaged_job_list_is_said_in_the_panel_and_the_status_bar(
     panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
     assert "".join(problem.split()) in "".join(panel.text().split())  # wrapped over several labels
     assert ("WARNING", f"Kiln: {problem}") in watcher.tick(blender.context)
+
+
+@pytest.mark.parametrize("damage", ["emptied store", "garbage write-ahead log"])
+def test_a_store_sqlite_would_read_as_new_is_kept_and_said(
+    blender: Any, fresh_jobs: Path, kiln_module: Any, caplog: pytest.LogCaptureFixture, damage: str
+) -> None:
+    runtime, watcher = kiln_module("operators.runtime"), kiln_module("operators.watcher")
+    runtime.engine()  # Kiln writes its list
+    runtime.shutdown()
+    store = fresh_jobs / "jobs.sqlite3"
+    damaged = b"" if damage == "emptied store" else os.urandom(4096)
+    store.with_name(store.name + ("" if damage == "emptied store" else "-wal")).write_bytes(damaged)
+    caplog.clear()
+    (problem,) = runtime.engine().store_problems()
+    (backup,) = [
+        p for p in fresh_jobs.glob("jobs.sqlite3.damaged-*") if not p.name.endswith(("-wal", "-shm"))
+    ]
+    kept = backup if damage == "emptied store" else backup.with_name(backup.name + "-wal")
+    assert kept.read_bytes() == damaged and "damaged" in problem and str(backup) in problem
+    panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
+    assert "".join(problem.split()) in "".join(panel.text().split())
+    assert ("WARNING", f"Kiln: {problem}") in watcher.tick(blender.context)
+    # Blender here runs in background mode: the sentence reached the console when it was raised.
+    said = [r for r in caplog.records if r.getMessage() == f"Kiln: {problem}"]
+    assert said and said[0].levelno >= logging.WARNING
 
 
 def test_every_operator_says_when_kilns_folder_cannot_hold_the_job_list(

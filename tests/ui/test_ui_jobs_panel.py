@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from typing import Any
 
@@ -184,3 +187,41 @@ def test_clear_finished_empties_the_list(service: Any, blender: Any, ui: Any) ->
     layout = draw_synced(blender, ui)
     assert len(blender.context.window_manager.kiln_jobs) == 0
     assert "No jobs yet: press Generate above" in layout.labels()
+
+
+class _NulIdService(BaseHTTPRequestHandler):
+    """A service whose submit answers a task id with a NUL byte in it (Kiln refuses to follow it)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = json.dumps({"id": "task\x00one", "status": "queued"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_refused_task_id_is_shown_escaped_and_can_be_copied(
+    blender: Any, fresh_jobs: Any, sandbox_key: str, monkeypatch: Any, ui: Any
+) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NulIdService)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("KILN_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    try:
+        job_id = submit(blender, "a chair with an odd task")
+        engine = _engine(blender)
+        assert engine.wait([job_id], timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    job = engine.get(job_id)
+    assert job.state.value == "outcome unknown" and job.refused_task_id == "task\\x00one"
+    layout = draw_synced(blender, ui)
+    assert "task\\x00one" in layout.text() and "\x00" not in layout.text()
+    buttons = {c.args[0]: c for c in layout.of("operator")}
+    assert buttons["kiln.copy_task_id"].props.job_id == job_id
