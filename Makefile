@@ -37,11 +37,15 @@ lint: $(VENV)/.stamp
 typecheck: $(VENV)/.stamp
 	$(PY) tools/typecheck.py
 
+# tests/python needs no Blender (it refuses bpy): run once. tests/blender (Kiln inside the bpy
+# module) and tests/system (child Blenders of the same version) run on both Blenders.
 pytest: venv
-	@echo "=== pytest on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY) -m pytest tests $(PYTEST_ARGS)
-	@echo "=== pytest on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY_LTS) -m pytest tests $(PYTEST_ARGS)
+	@echo "=== pytest tests/python (plain Python, no Blender)"
+	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+	@echo "=== pytest tests/blender tests/system on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
+	$(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+	@echo "=== pytest tests/blender tests/system on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
+	$(PY_LTS) -m pytest tests/blender tests/system $(PYTEST_ARGS)
 
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).

@@ -77,7 +77,7 @@ def stop_sandbox(process: subprocess.Popen[str]) -> None:
 def run(out: Path, work: Path) -> int:
     import bpy
 
-    sys.path.insert(0, str(ROOT / "tests" / "blender_scripts"))
+    sys.path.insert(0, str(ROOT / "tests" / "support" / "blender_scripts"))
     sys.path.insert(0, str(ROOT))
     from harness import enable_kiln
 

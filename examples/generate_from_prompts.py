@@ -34,7 +34,7 @@ def ensure_kiln() -> None:
     """Use the installed Kiln, or mount this working tree as an extension repository."""
     if hasattr(bpy.types, "KILN_OT_generate_batch"):
         return
-    sys.path.insert(0, str(ROOT / "tests" / "blender_scripts"))
+    sys.path.insert(0, str(ROOT / "tests" / "support" / "blender_scripts"))
     from harness import enable_kiln
 
     enable_kiln(Path(tempfile.mkdtemp(prefix="kiln-extensions-")))

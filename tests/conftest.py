@@ -1,5 +1,10 @@
 """Test harness: one isolated Blender (the bpy module) per test run, Kiln mounted from the working tree.
 
+The tests are grouped by what they need: ``python/`` (no bpy at all: run once, with bpy refused),
+``blender/`` (Kiln inside the bpy module: run on both Blenders), ``system/`` (several processes,
+child Blenders among them: both Blenders) and ``window/`` (the Blender program with a window: once).
+Helpers every group imports live in ``support/`` (on the path through ``pytest.ini``).
+
 ``BLENDER_USER_RESOURCES`` points at a fresh temp dir before anything imports bpy, so a run
 never touches (or is touched by) the developer's own Blender. The working tree is mounted
 as a local extension repository, so the add-on runs as ``bl_ext.kiln_dev.kiln`` exactly as an
@@ -33,10 +38,17 @@ pytest_plugins = ["sandbox.pytest_plugin", "key_watch"]
 
 
 WINDOW_SUITE = Path(__file__).resolve().parent / "window"
+PYTHON_SUITE = Path(__file__).resolve().parent / "python"
+
+
+def _only_under(config: pytest.Config, *folders: Path) -> bool:
+    """Whether every path the run was given lies in one of ``folders``."""
+    paths = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    return all(any(path.is_relative_to(folder) for folder in folders) for path in paths)
 
 
 def _window_suite_only(config: pytest.Config) -> bool:
-    return all(Path(arg.split("::")[0]).resolve().is_relative_to(WINDOW_SUITE) for arg in config.args)
+    return _only_under(config, WINDOW_SUITE)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -47,8 +59,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    if _window_suite_only(config):
-        return None
+    if _only_under(config, WINDOW_SUITE, PYTHON_SUITE):
+        return None  # no Blender in these runs (tests/python refuses bpy)
     import bpy
 
     return f"Blender {bpy.app.version_string} (bpy module from {Path(bpy.__file__).parents[4]})"
@@ -65,7 +77,7 @@ def kiln(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     from blender_scripts.harness import enable_kiln
 
     enable_kiln(tmp_path_factory.mktemp("extensions-repo"))
-    # Everything Kiln logs, DEBUG included, passes the suite-wide key watch (tests/key_watch.py).
+    # Everything Kiln logs, DEBUG included, passes the suite-wide key watch (tests/support/key_watch.py).
     logging.getLogger(ADDON_MODULE).setLevel(logging.DEBUG)
     yield sys.modules[ADDON_MODULE]
     if ADDON_MODULE in bpy.context.preferences.addons:

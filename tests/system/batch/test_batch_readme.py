@@ -1,0 +1,79 @@
+"""The code of README.md and docs/scripting.md, run as written against the sandbox."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from batch_scripts import kiln_task_ids, run_child
+from concepts import CONCEPTS
+from repo import ROOT
+
+README = ROOT / "README.md"
+SECTIONS = ROOT / "docs" / "scripting.md"
+
+
+def blocks(language: str, page: Path = SECTIONS) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder holding what the snippets name: concept.png and the prompt files shown."""
+    shutil.copy(CONCEPTS / "chair.png", tmp_path / "concept.png")
+    (tmp_path / "props.txt").write_text(blocks("text")[0])
+    (tmp_path / "props.csv").write_text(blocks("csv")[0])
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_quick_start_is_exactly_make_demo_and_make_test() -> None:
+    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("##", 1)[0]
+    assert blocks("sh", README)[0].split("\n")[:2] == ["make demo", "make test"]
+    assert re.findall(r"^```sh\n(.*?)^```", quick_start, flags=re.S | re.M) == ["make demo\nmake test\n"]
+
+
+def test_readme_python_is_run_with_the_scripting_page() -> None:
+    """The README's example is one of the scripting page's, so the test below runs it as written."""
+    readme = blocks("python", README)
+    assert readme
+    assert set(readme) <= set(blocks("python"))
+
+
+def test_python_snippets_run_in_blender(
+    service: Any, blender: Any, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snippets = blocks("python")
+    assert len(snippets) == 6
+    for snippet in snippets:
+        exec(compile(snippet, str(SECTIONS), "exec"), {"__name__": "__snippet__"})
+    objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
+    # one prompt, one image, three + two batch lines, two waited-for jobs, two placeholders; the CSV's
+    # image line asks for the same bytes and resolution as the image snippet, so it is the library's
+    # copy (not sent)
+    assert len({obj["kiln_task_id"] for obj in objects}) == 10
+    assert service.submit_count == 10
+    placeholders = {obj["kiln_placeholder"] for obj in objects if "kiln_placeholder" in obj}
+    assert placeholders == {"Barrel.003", "Empty"}
+    assert {"Hero lamp", "Scanned chair", "a blue lantern"} <= set(
+        blender.data.collections["Kiln"].children.keys()
+    )
+    assert json.loads((workdir / "props-summary.json").read_text())["imported"] == 3
+    printed = capsys.readouterr().out
+    assert all(obj["kiln_task_id"] in printed for obj in objects)
+
+
+def test_pipeline_command_runs_under_the_bpy_module(
+    blender: Any, sandbox: Any, sandbox_key: str, workdir: Path
+) -> None:
+    command = shlex.split(next(block for block in blocks("sh") if "blender -b -P" in block))
+    assert command[:3] == ["blender", "-b", "-P"]
+    result = run_child([str(ROOT / command[3]), *command[4:]], cwd=workdir, sandbox=sandbox, key=sandbox_key)
+    assert result.returncode == 0, result.stderr
+    assert len(kiln_task_ids(blender, workdir / "props.blend")) == 3
+    assert json.loads((workdir / "props.json").read_text())["imported"] == 3

@@ -1,0 +1,123 @@
+"""Kiln is a real extension: Blender's own tool builds and validates it, and it installs cleanly."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from repo import BLENDER_SCRIPTS, ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import build
+
+FIRST_ENABLE = BLENDER_SCRIPTS / "first_enable.py"
+
+
+@pytest.fixture(scope="module")
+def built_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build.build(tmp_path_factory.mktemp("dist"))
+
+
+def test_zip_is_named_after_the_manifest_and_holds_only_the_addon(built_zip: Path) -> None:
+    assert built_zip.name == "kiln-0.1.0.zip"
+    with zipfile.ZipFile(built_zip) as archive:
+        names = archive.namelist()
+    assert "blender_manifest.toml" in names and "__init__.py" in names
+    assert any(name.startswith("api/") for name in names)
+    assert build.zip_problems(built_zip) == []
+
+
+def test_zip_check_rejects_dev_files(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as archive:
+        for name in (
+            "__init__.py",
+            "tests/test_x.py",
+            "sandbox/server.py",
+            "docs/artists.md",
+            "Makefile",
+            ".ci/run",
+            "api/__pycache__/x.pyc",
+        ):
+            archive.writestr(name, "")
+    assert len(build.zip_problems(bad)) == 6
+
+
+@pytest.mark.slow
+def test_zip_installs_registers_and_unregisters_without_leftovers(built_zip: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path / "user")}
+    script = BLENDER_SCRIPTS / "install_zip.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--", str(built_zip)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "KILN-OK" in result.stdout
+
+
+def test_addon_enabled_from_working_tree(blender: Any, kiln: Any) -> None:
+    assert "bl_ext.kiln_dev.kiln" in blender.context.preferences.addons
+    for name in (
+        "KILN_OT_generate_from_text",
+        "KILN_OT_generate_from_image",
+        "KILN_OT_wait_jobs",
+        "KILN_PT_jobs",
+    ):
+        assert hasattr(blender.types, name), name
+
+
+@pytest.fixture(scope="module")
+def installed(built_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user folder with Kiln installed, not yet enabled (copied for each try: installing takes long)."""
+    user = tmp_path_factory.mktemp("installed") / "user"
+    result = subprocess.run(
+        [sys.executable, str(FIRST_ENABLE), "--", "install", str(built_zip)],
+        env={**os.environ, "BLENDER_USER_RESOURCES": str(user)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert "KILN-INSTALLED" in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+    return user
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("blenders", [2, 3])
+def test_blenders_enabling_kiln_at_the_same_moment_all_enable(
+    installed: Path, tmp_path: Path, blenders: int
+) -> None:
+    """Nothing of Kiln is unpacked on enable (truststore is vendored), so nothing can race there."""
+    assert "wheels" not in tomllib.loads((ROOT / "blender_manifest.toml").read_text(encoding="utf-8"))
+    failures = []
+    for attempt in range(5):
+        user = tmp_path / f"user{attempt}"
+        shutil.copytree(installed, user, symlinks=True)
+        go = tmp_path / f"go{attempt}"
+        env = {**os.environ, "BLENDER_USER_RESOURCES": str(user)}
+        command = [sys.executable, str(FIRST_ENABLE), "--", "enable", str(go)]
+        runs = [
+            subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(blenders)
+        ]
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob(f"{go.name}.ready-*"))) < blenders and time.monotonic() < deadline:
+            if any(run.poll() is not None for run in runs):
+                break
+            time.sleep(0.01)
+        go.touch()
+        for run in runs:
+            output = run.communicate(timeout=120)[0]
+            if run.returncode != 0 or "KILN-ENABLED" not in output:
+                failures.append(f"try {attempt + 1}: {output[-1500:]}")
+    assert failures == []
