@@ -18,38 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locked_files import lock, retry_quickly, run
 
-from api import fs
 from api.cache import clear_cache
-from api.isolation import module_helper_command
-from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, ServiceConfig
+from api.jobs import STORE_FILE, JobEngine, JobState, ServiceConfig
 from api.jobs.store import JobStore
-
-TEXT = JobRequest(kind="text", prompt="a red chair")
-LOCKED = "The process cannot access the file because it is being used by another process"
 
 
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fs, "RETRY_DELAYS", (0.01,) * len(fs.RETRY_DELAYS))
-
-
-def lock(
-    monkeypatch: pytest.MonkeyPatch, method: str, matches: Callable[[Path], bool], times: int
-) -> list[Path]:
-    """Make ``Path.<method>`` refuse (PermissionError) the first ``times`` calls on matching paths."""
-    refused: list[Path] = []
-    real = getattr(Path, method)
-
-    def locked(self: Path, *args: Any, **kwargs: Any) -> Any:
-        target = Path(args[0]) if method == "replace" else self
-        if matches(target) and len(refused) < times:
-            refused.append(target)
-            raise PermissionError(13, LOCKED, str(target))
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, method, locked)
-    return refused
+    retry_quickly(monkeypatch)
 
 
 @pytest.fixture
@@ -59,12 +37,6 @@ def engine(sandbox: Any, sandbox_key: str, tmp_path: Path) -> Iterator[JobEngine
     yield engine
     engine.shutdown()
     assert not [t for t in threading.enumerate() if t.name.startswith("kiln-worker")]
-
-
-def run(engine: JobEngine, request: JobRequest = TEXT) -> Any:
-    job = engine.submit(request, origin="test")
-    assert engine.wait([job.id], timeout=60)
-    return engine.get(job.id)
 
 
 def test_a_download_briefly_locked_is_renamed_after_a_retry(engine: JobEngine, monkeypatch: Any) -> None:
@@ -149,24 +121,3 @@ def test_the_cache_clean_up_leaves_a_locked_file_and_removes_the_rest(
     lock(monkeypatch, "unlink", lambda p: p.name == "b.glb", times=10_000)
     removed, _freed = clear_cache(cache, [])
     assert removed == 2 and [p.name for p in cache.iterdir()] == ["b.glb"]
-
-
-def test_the_helpers_file_locked_for_good_never_fails_a_downloaded_mesh(
-    sandbox: Any, sandbox_key: str, tmp_path: Path, monkeypatch: Any
-) -> None:
-    """The helper read the mesh; only its .blend could not be put in place: the job imports in place."""
-    refused = lock(monkeypatch, "replace", lambda p: p.suffix == ".blend", times=10_000)
-    engine = JobEngine(tmp_path / "state", workers=1)
-    command = module_helper_command()
-    engine.start(
-        ServiceConfig(
-            base_url=sandbox.base_url, api_key=sandbox_key, poll_interval=0.2, helper_command=command
-        )
-    )
-    try:
-        done = run(engine)
-        assert refused, "the helper's .blend rename was tried"
-        assert done.state is JobState.READY and not done.error
-        assert done.blend_path == "" and Path(done.mesh_path).is_file()  # imported in place instead
-    finally:
-        engine.shutdown()
