@@ -1,7 +1,7 @@
 """Kiln's Flamenco job type, compiled under Node against a small stand-in of Flamenco's job-compiler API.
 
 Not a Flamenco Manager: the Node test checks the tasks and commands the script asks for
-(see tests/system/farm/flamenco_job_type.test.js); the worker side is the same farm script OpenJD runs.
+(see tests/python/farm/flamenco_job_type.test.js); the worker side is the same farm script OpenJD runs.
 """
 
 from __future__ import annotations

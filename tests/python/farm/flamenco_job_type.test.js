@@ -1,7 +1,7 @@
 // Kiln's Flamenco job type, compiled under Node against a SMALL STAND-IN of Flamenco's job-compiler
 // API (`author.Task`, `author.Command`, `task.addCommand`, `task.addDependency`, `job.addTask`).
 // This is not Flamenco: it checks what the script asks Flamenco to run, not a Flamenco Manager.
-// Run with `node --test tests/system/farm/` (pytest runs it from tests/system/farm/test_flamenco.py).
+// Run with `node --test tests/python/farm/` (pytest runs it from tests/python/farm/test_flamenco.py).
 
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
@@ -9,7 +9,7 @@ const path = require("node:path");
 const test = require("node:test");
 const vm = require("node:vm");
 
-const SCRIPT = path.join(__dirname, "..", "..", "farm", "flamenco", "kiln-batch.js");
+const SCRIPT = path.join(__dirname, "..", "..", "..", "farm", "flamenco", "kiln-batch.js");
 
 function load() {
   const author = {

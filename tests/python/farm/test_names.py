@@ -6,9 +6,9 @@ import importlib.util
 import sys
 
 import pytest
-from farm_tools import FARM_SCRIPT
+from repo import ROOT
 
-spec = importlib.util.spec_from_file_location("kiln_farm", FARM_SCRIPT)
+spec = importlib.util.spec_from_file_location("kiln_farm", ROOT / "farm" / "kiln_farm.py")
 assert spec is not None and spec.loader is not None
 kiln_farm = importlib.util.module_from_spec(spec)
 sys.modules["kiln_farm"] = kiln_farm
