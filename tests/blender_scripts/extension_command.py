@@ -39,7 +39,7 @@ def main() -> int:
         sys.stdout.flush()
         if code:
             return code
-    enabled = sorted(name for name in bpy.context.preferences.addons if name.startswith("bl_ext."))
+    enabled = sorted(a.module for a in bpy.context.preferences.addons if a.module.startswith("bl_ext."))
     print(f"ENABLED-EXTENSIONS {' '.join(enabled)}")
     return 0
 
