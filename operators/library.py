@@ -5,8 +5,10 @@ in the library folder, marked as an asset (a collection for several objects) wit
 preview as thumbnail, the prompt or image name as description, a catalog per day, and the task
 id, resolution, triangles and date as custom properties. The folder is registered in Blender's
 asset libraries as "Kiln" while Kiln is enabled (and removed on disable only if Kiln added it).
-Writing one result takes a few hundredths of a second on the main thread; if it fails, the import
-stands and the reason is said once.
+Writing one result takes a few hundredths of a second on the main thread; if it fails (a share
+offline, a read-only folder), the import stands and the reason is said once. A team may share the
+folder: the .blend is written under a temporary name and renamed, and the index entry follows it
+(``api.library_index``), so no Blender ever reads half a file.
 
 Reuse: an identical request (``api.library_index.request_key``) appends the library's copy,
 placed like a normal import, and sends nothing.
@@ -24,9 +26,18 @@ import numpy
 from mathutils import Vector
 
 from .. import preferences
+from ..api import fs
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest
-from ..api.library_index import Entry, LibraryIndex, blend_name, ensure_catalog, image_key
+from ..api.library_index import (
+    Entry,
+    LibraryIndex,
+    blend_name,
+    ensure_catalog,
+    image_key,
+    reach_folder,
+    temp_name,
+)
 from .scene_import import target_collection
 
 log = logging.getLogger(__name__)
@@ -45,6 +56,13 @@ def library_dir(context: bpy.types.Context | None = None) -> Path:
     """The preference's folder, or one inside Kiln's user folder."""
     chosen = preferences.get(context).library_dir.strip()
     return Path(bpy.path.abspath(chosen)) if chosen else preferences.user_dir() / LIBRARY_DIR
+
+
+def reach_library(context: bpy.types.Context | None = None) -> Path:
+    """The library folder, made if needed; a chosen folder on a share that is not there is not made."""
+    folder = library_dir(context)
+    reach_folder(folder, create_parents=not preferences.get(context).library_dir.strip())
+    return folder
 
 
 def index(context: bpy.types.Context | None = None) -> LibraryIndex:
@@ -67,9 +85,9 @@ def register_library(context: bpy.types.Context | None = None) -> None:
     if any(Path(lib.path) == folder for lib in libraries):
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        reach_library(context)
         (folder / ADDED_MARKER).write_text("Kiln added this folder to Blender's asset libraries.\n")
-    except OSError as exc:
+    except (OSError, KilnError) as exc:
         log.warning("Could not set up the Kiln library folder %s: %s", folder, exc)
         return
     libraries.new(name=LIBRARY_NAME, directory=str(folder))
@@ -106,7 +124,7 @@ def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]
     if not objects:
         return
     register_library(context)  # the folder may have moved since Kiln was enabled
-    folder = library_dir(context)
+    folder = reach_library(context)
     day = time.strftime("%Y-%m-%d")
     catalog_id = ensure_catalog(folder, f"{LIBRARY_NAME}/{day}")
     roots = [obj for obj in objects if obj.parent is None]
@@ -118,13 +136,17 @@ def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]
         for obj in objects:
             asset.objects.link(obj)
     path = folder / blend_name(job.id, job.request.label)
+    temp = temp_name(path)
     try:
         for obj in roots:
             obj.location -= shift  # the asset sits at the origin, as a dragged asset expects
         asset.asset_mark()
         _describe(asset, job, catalog_id)
-        bpy.data.libraries.write(str(path), {asset}, fake_user=True, compress=True)
+        bpy.data.libraries.write(str(temp), {asset}, fake_user=True, compress=True)
+        fs.replace(temp, path)
     finally:
+        if temp.exists():
+            fs.discard(temp)
         for obj in roots:
             obj.location += shift
         if isinstance(asset, bpy.types.Collection):
