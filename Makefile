@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PY_LTS := $(VENV_LTS)/bin/python
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: all venv test lint typecheck pytest build repo demo bench clean
+.PHONY: all venv test lint typecheck pytest window screenshots build repo demo bench clean
 
 all: test
 
@@ -43,10 +43,20 @@ pytest: venv
 	@echo "=== pytest on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(PY_LTS) -m pytest tests $(PYTEST_ARGS)
 
+# The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
+# not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
+window: $(VENV)/.stamp
+	$(PY) -m pytest tests/window $(PYTEST_ARGS)
+
+# The README's pictures: the window suite's screenshots of the Sidebar, copied into docs/images/.
+screenshots: window
+	mkdir -p docs/images
+	cp tests/window/out/*.png docs/images/
+
 # The two venvs are independent: on a fresh machine they are built side by side.
 test:
 	$(MAKE) -j2 venv
-	$(MAKE) lint typecheck pytest
+	$(MAKE) lint typecheck pytest window
 
 build: $(VENV)/.stamp
 	$(PY) tools/build.py
@@ -64,4 +74,4 @@ bench: $(VENV)/.stamp
 	$(PY) -m bench
 
 clean:
-	rm -rf dist demo-out bench/out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf dist demo-out bench/out tests/window/out .pytest_cache .mypy_cache .ruff_cache

@@ -4,12 +4,12 @@ Rules this module keeps, and why (the transport rules sit in :mod:`api.net`):
 
 * **Deadlines always**: each API call has a total deadline (connection plus whole answer) and
   reads at most ``max_answer_bytes``; a download is cut when its throughput stays below a floor.
-* **Retries that never charge twice.** Polls and downloads are idempotent and are retried with
-  capped exponential backoff and jitter on network errors, 5xx and 429, honouring Retry-After.
-  Submits carry an ``Idempotency-Key`` (reused on every attempt) and are retried only when the
-  request surely never reached the server (DNS or connect failure), or when the server refused it
-  outright (429, or 503 with Retry-After). Any other failure after sending, including a 200
-  answer Kiln cannot read, raises :class:`OutcomeUnknownError` with the key and any task id read.
+* **One attempt per call; never charged twice.** Whether and when to try again is the retry
+  policy's (:mod:`api.net.retrying`, handed in as ``retry``; the job engine is what tries again).
+  A submit carries an ``Idempotency-Key`` (the caller's, reused when it sends again). When the
+  policy says a failed submit may have made a task — anything after the request left other than
+  an outright refusal or a 4xx, including a 2xx answer Kiln cannot read — the client raises
+  :class:`OutcomeUnknownError` with the key and any task id it could read.
 * **The key goes only to the service**, judged per hop on the URL urllib3 will connect to; it
   never appears in logs, exception text or ``repr``, and service text is redacted of it.
 * **Service strings never become anything but data**: task ids are checked by :mod:`api.ids`,
@@ -29,18 +29,18 @@ import tomllib
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, urljoin, urlsplit
 
 import requests
 
 from .errors import (
+    CancelledError,
     InputError,
     KilnError,
     NetworkError,
     NotFoundError,
     OutcomeUnknownError,
-    RateLimitError,
     ServiceError,
     UnsafeAddressError,
 )
@@ -52,9 +52,8 @@ from .net.answers import parse_json, parse_retry_after
 from .net.download import stream_to_file
 from .net.guard import Guard, guarding
 from .net.origin import host_label
-from .net.retrying import Retrying, SleepFunction
+from .net.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
 from .net.transport import MAX_REDIRECTS, Transport
-from .redact import redact
 
 __all__ = ["MAX_REDIRECTS", "Client", "parse_retry_after"]
 
@@ -68,12 +67,12 @@ IMAGE_RESOLUTIONS = (1024, 1536)
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
 MAX_ANSWER_BYTES = 4 * 1024 * 1024  # a task is a few hundred bytes; 4 MB leaves room for verbose services
 MAX_ERROR_BYTES = 64 * 1024
-MAX_RETRY_AFTER = 60.0  # longest server-requested wait we honour before retrying anyway
 DEADLINE = 60.0  # seconds for one API exchange, connection and whole answer
-DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cut (and retried)
+DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cut
 _SALVAGE_ID = re.compile(rb'"id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\-]{0,127})"')
 
 ProgressCallback = Callable[[int, int | None], object]
+T = TypeVar("T")
 
 
 def _kiln_version() -> str:
@@ -91,11 +90,10 @@ DEFAULT_USER_AGENT = f"Kiln/{_kiln_version()} python-requests/{requests.__versio
 class Client:
     """Talks to one service (base URL + key). See the module docstring for the rules it keeps.
 
-    ``sleep`` replaces the wait between retries (tests inject a recorder); by default waits use
-    ``threading.Event.wait`` so ``cancel_event`` (or a per-call ``cancel`` event) interrupts them
-    at once with :class:`CancelledError`. ``retries`` is the number of extra attempts.
-    ``timeout`` is (connect, per-read) seconds; ``deadline`` bounds a whole API exchange;
-    ``download_floor`` is (bytes per second, window seconds).
+    ``retry`` is the retry policy the client asks (the engine hands in its own); ``cancel_event``
+    (or a per-call ``cancel`` event) ends a call with :class:`CancelledError`. ``timeout`` is
+    (connect, per-read) seconds; ``deadline`` bounds a whole API exchange; ``download_floor`` is
+    (bytes per second, window seconds).
     """
 
     def __init__(
@@ -108,10 +106,7 @@ class Client:
         download_floor: tuple[float, float] = DOWNLOAD_FLOOR,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
         user_agent: str = DEFAULT_USER_AGENT,
-        retries: int = 4,
-        backoff: tuple[float, float] = (0.5, 8.0),
-        max_retry_after: float = MAX_RETRY_AFTER,
-        sleep: SleepFunction | None = None,
+        retry: RetryPolicy = DEFAULT_POLICY,
         cancel_event: threading.Event | None = None,
     ) -> None:
         base = check_web_url(base_url, "service URL")
@@ -136,13 +131,8 @@ class Client:
         self.user_agent = user_agent
         self._key = api_key
         self._http = Transport(self.base_url, api_key, timeout=timeout, user_agent=user_agent)
-        self._retry = Retrying(
-            retries=retries,
-            backoff=backoff,
-            max_retry_after=max_retry_after,
-            sleep=sleep,
-            cancel_event=cancel_event,
-        )
+        self.retry = retry
+        self._cancel_event = cancel_event
 
     def __repr__(self) -> str:
         return f"Client(base_url={self.base_url!r}, api_key='***')"
@@ -156,10 +146,6 @@ class Client:
     def close(self) -> None:
         """Close every thread's session; later calls raise CancelledError. Safe to call twice."""
         self._http.close()
-
-    def redact(self, text: str) -> str:
-        """``text`` with this client's key masked (for callers storing other service text)."""
-        return redact(text, self._key)
 
     # ------------------------------------------------------------------ public calls
 
@@ -229,7 +215,7 @@ class Client:
         return self._submit(IMAGE_TO_3D_PATH, {"data": form, "files": files}, idempotency_key, cancel)
 
     def get_task(self, task_id: str, *, cancel: threading.Event | None = None) -> Task:
-        """GET the task (retried). A 404 raises NotFoundError: the service no longer knows it.
+        """GET the task. A 404 raises NotFoundError: the service no longer knows it.
 
         The returned task carries ``task_id`` as its id whatever the answer said: the id asked
         for is known good; the answer's is service text Kiln has no use for.
@@ -251,7 +237,7 @@ class Client:
             except ValueError as exc:
                 raise ServiceError(status, f"the task could not be read: {exc}") from None
 
-        return self._retry.run(f"poll of task {task_id}", once, cancel)
+        return self._once(f"poll of task {task_id}", once, cancel)
 
     def download(
         self,
@@ -265,29 +251,22 @@ class Client:
     ) -> Path:
         """Stream ``url`` to ``dest`` via ``<dest>.part``; fsync, optional ``check(part)``, atomic rename.
 
-        ``progress(done, total)`` gets the bytes so far and Content-Length (None when unknown); on a
-        retry it restarts from 0. ``check`` (e.g. ``glb.check_glb``) runs before the rename, so
-        ``dest`` only ever holds a checked file. A relative URL is resolved against the base URL.
-        The key is sent only if the URL (or a redirect hop) is on the service's own origin. The
-        download is cut when it stays below ``download_floor`` (and then retried).
+        ``progress(done, total)`` gets the bytes so far and Content-Length (None when unknown).
+        ``check`` (e.g. ``glb.check_glb``) runs before the rename, so ``dest`` only ever holds a
+        checked file. A relative URL is resolved against the base URL. The key is sent only if the
+        URL (or a redirect hop) is on the service's own origin. The download is cut when it stays
+        below ``download_floor``.
         """
         url = self._download_url(url)
         dest = Path(dest)
 
         def once() -> Path:
             with guarding(Guard(None, self.download_floor, cancel=cancel)):
-                self._retry.check_cancel(cancel)
                 return stream_to_file(
-                    self._http,
-                    url,
-                    dest,
-                    progress,
-                    max_bytes,
-                    check,
-                    lambda: self._retry.check_cancel(cancel),
+                    self._http, url, dest, progress, max_bytes, check, lambda: self._check_cancel(cancel)
                 )
 
-        return self._retry.run(f"download from {host_label(url)}", once, cancel)
+        return self._once(f"download from {host_label(url)}", once, cancel)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> str:
         """One cheap request for the preferences' "Test connection"; returns a sentence or raises.
@@ -298,7 +277,7 @@ class Client:
         answer 404 to a bad key. Not retried: the artist is waiting for an answer.
         """
         url = f"{self.base_url}{TASKS_PATH}kiln-connection-check-{uuid.uuid4().hex}"
-        self._retry.check_cancel(cancel)
+        self._check_cancel(cancel)
         with guarding(Guard(self.deadline)):
             try:
                 with self._http.get(url) as resp:
@@ -320,6 +299,21 @@ class Client:
         return f"Connected to {host_label(url)}: the service answered and accepted the API key."
 
     # ------------------------------------------------------------------ plumbing
+
+    def _check_cancel(self, cancel: threading.Event | None) -> None:
+        if any(e is not None and e.is_set() for e in (self._cancel_event, cancel)):
+            raise CancelledError()
+
+    def _once(self, what: str, once: Callable[[], T], cancel: threading.Event | None) -> T:
+        """One attempt of an idempotent call; anything that is not a Kiln error becomes one."""
+        self._check_cancel(cancel)
+        try:
+            return once()
+        except KilnError:
+            raise
+        except Exception as exc:
+            logger.debug("Unexpected %s during %s", type(exc).__name__, what)
+            raise ServiceError(None, f"Kiln could not handle this exchange: {type(exc).__name__}") from None
 
     def _exchange(
         self,
@@ -365,45 +359,18 @@ class Client:
         idempotency_key: str | None,
         cancel: threading.Event | None,
     ) -> Task:
-        """POST with the one-key, never-twice retry rule described in the module docstring."""
+        """One POST; a failure the retry policy says may have made a task is "outcome unknown"."""
         key = idempotency_key or str(uuid.uuid4())
         url = self.base_url + path
         headers = {"Idempotency-Key": key, "Accept": "application/json"}
-        for attempt in range(self._retry.retries + 1):
-            last = attempt >= self._retry.retries
-            self._retry.check_cancel(cancel)
-            try:
-                status, body = self._exchange(
-                    lambda: self._http.send("POST", url, headers=headers, **payload)
-                )
-            except NetworkError as unsent:
-                if unsent.sent:
-                    raise OutcomeUnknownError(key, unsent.reason) from unsent
-                if last:
-                    raise
-                self._retry.pause_before(attempt, unsent, cancel)
-                continue
-            except ServiceError as error:
-                status = error.status or 500
-                if status < 300:  # a 2xx whose answer was too large to read
-                    raise OutcomeUnknownError(
-                        key, "its answer was too large to read", status=status
-                    ) from None
-                refused = status == 503 and error.retry_after is not None
-                if refused and not last:
-                    self._retry.pause_before(attempt, error, cancel)
-                    continue
-                if refused or 400 <= status < 500:
-                    raise  # the service answered and did not create a task
-                # 5xx, or a redirect (303 after a POST may point at a task it made): not re-sent.
-                raise OutcomeUnknownError(key, f"it answered HTTP {status}", status=status) from error
-            except RateLimitError as error:
-                if last:
-                    raise
-                self._retry.pause_before(attempt, error, cancel)
-                continue
-            return self._submitted_task(key, status, body)
-        raise AssertionError("unreachable")
+        self._check_cancel(cancel)
+        try:
+            status, body = self._exchange(lambda: self._http.send("POST", url, headers=headers, **payload))
+        except KilnError as error:
+            if self.retry.submit_verdict(error) is not SubmitVerdict.MAY_HAVE_MADE_A_TASK:
+                raise
+            raise OutcomeUnknownError(key, _unknown_reason(error), status=_status(error)) from error
+        return self._submitted_task(key, status, body)
 
     def _submitted_task(self, key: str, status: int, body: bytes) -> Task:
         """The task in a submit's 2xx answer; any answer Kiln cannot use is "outcome unknown"."""
@@ -429,3 +396,17 @@ class Client:
             return None
         task_id = match.group(1).decode("ascii")
         return task_id if task_id_problem(task_id) is None and self._key not in task_id else None
+
+
+def _status(error: KilnError) -> int | None:
+    return error.status if isinstance(error, ServiceError) else None
+
+
+def _unknown_reason(error: KilnError) -> str:
+    """Why a submit's outcome is unknown, in the words ``OutcomeUnknownError`` puts after "because"."""
+    if isinstance(error, NetworkError):
+        return error.reason
+    status = _status(error)
+    if status is None:
+        return "its answer could not be used"
+    return "its answer was too large to read" if status < 300 else f"it answered HTTP {status}"

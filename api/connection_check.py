@@ -22,7 +22,7 @@ class CheckState(enum.StrEnum):
 def _ask_service(base_url: str, api_key: str) -> str:
     from .client import Client  # on the worker: keeps requests out of Blender's start-up
 
-    with Client(base_url, api_key, retries=0) as client:
+    with Client(base_url, api_key) as client:
         return client.check_connection()
 
 

@@ -16,7 +16,7 @@ from .glb import image_kind
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # the spec shows no limit; 20 MB is generous for a concept image
 #: The spec shows no prompt limit. 4,000 characters keeps long prompts from a Text block usable
-#: while a pasted megabyte is refused before it is sent (README, "Prompts").
+#: while a pasted megabyte is refused before it is sent (docs/trust.md, "Prompts").
 MAX_PROMPT_CHARS = 4000
 MAX_URL_CHARS = 4096
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

@@ -1,4 +1,6 @@
-"""`make bench`: one run against the sandbox; prints the table and writes bench/out/latest.json.
+"""`make bench`: one run against the sandbox; the table printed and written to bench/RESULTS.md.
+
+The raw numbers go to bench/out/latest.json (not kept); RESULTS.md is committed and linked from the docs.
 
 Order matters: the memory and register rows run in fresh child processes first; then this
 process (the bpy module, Kiln enabled from the working tree) times the main thread.
@@ -17,7 +19,8 @@ from typing import Any
 
 from bench import addon, download, imports, latency, naive, register, report, store, ticks
 
-OUT = Path(__file__).resolve().parent / "out"
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
 KEY = "sbx_live_bench11111111"
 
 
@@ -38,7 +41,8 @@ def main() -> int:
     print()
     print(report.table(rows))
     path = report.write(OUT, results, rows)
-    print(f"\nBlender {results['machine']['blender']}; {time.monotonic() - started:.0f} s; written to {path}")
+    print(f"\nBlender {results['machine']['blender']}; {time.monotonic() - started:.0f} s")
+    print(f"written to {report.RESULTS.relative_to(ROOT)} and {path.relative_to(ROOT)}")
     return 0
 
 

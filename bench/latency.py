@@ -64,7 +64,7 @@ def timed_client_factory(marks: dict[str, dict[str, float]]) -> Any:
                     task["download_s"] = task.get("download_s", 0.0) + time.monotonic() - start
 
     def factory(config: Any, stop: threading.Event) -> Any:
-        return TimedClient(config.base_url, config.api_key, cancel_event=stop, retries=0)  # as the engine's
+        return TimedClient(config.base_url, config.api_key, cancel_event=stop)  # the engine's default policy
 
     return factory
 

@@ -1,9 +1,10 @@
-"""The issue's rows, each with its target and whether it is met; printed, and written as JSON and Markdown."""
+"""The issue's rows, each with its target and whether it is met: printed, as JSON, and as bench/RESULTS.md."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ STALL_MS = 5.0
 WORKERS = 4  # Kiln's worker threads, each keeping one keep-alive connection
 STORE_UI_MS = 5.0  # submit, import bookkeeping, one draw of every panel, with 5,000 jobs stored
 STORE_START_MS = 50.0
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 
 @dataclass(frozen=True)
@@ -200,9 +202,21 @@ def markdown(all_rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(out_dir: Path, results: dict[str, Any], all_rows: list[Row]) -> Path:
+def results_page(machine: dict[str, Any], all_rows: list[Row], day: str) -> str:
+    """bench/RESULTS.md: the latest table and the machine it was measured on, linked from the docs."""
+    return (
+        "# Kiln bench results\n\n"
+        "Written by `make bench` (`bench/report.py`); do not edit by hand. How each row is measured,\n"
+        "and the targets: [docs/performance.md](../docs/performance.md).\n\n"
+        f"Run of {day}: Blender {machine['blender']} as the bpy module, Python {machine['python']}, "
+        f"{machine['cpus']:.0f} CPUs, {machine['bench_seconds']:.0f} s.\n\n" + markdown(all_rows)
+    )
+
+
+def write(out_dir: Path, results: dict[str, Any], all_rows: list[Row], page: Path = RESULTS) -> Path:
+    """The raw numbers to ``out_dir/latest.json`` (not kept) and the table to ``page`` (kept)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "latest.json"
     path.write_text(json.dumps({"results": results, "rows": [asdict(r) for r in all_rows]}, indent=1))
-    (out_dir / "latest.md").write_text(markdown(all_rows))
+    page.write_text(results_page(results["machine"], all_rows, date.today().isoformat()), encoding="utf-8")
     return path

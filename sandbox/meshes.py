@@ -19,6 +19,8 @@ from PIL import Image
 from trimesh import creation, remesh
 from trimesh.visual import TextureVisuals
 
+from sandbox.grid import textured_grid
+
 RGB = tuple[int, int, int]
 
 #: Minimum triangle count at resolution 1024; 1536 gets one more subdivision (4x).
@@ -248,8 +250,16 @@ def z_up_to_y_up(vertices: np.ndarray) -> np.ndarray:
     return np.column_stack([vertices[:, 0], vertices[:, 2], -vertices[:, 1]])
 
 
+#: "textured test grid of 1200000 triangles": a large textured result on demand (capped).
+TEST_GRID = re.compile(r"textured test grid of (\d{1,7}) triangles")
+TEST_GRID_MAX = 2_000_000
+
+
 def text_mesh(prompt: str, resolution: int) -> trimesh.Trimesh:
     """Build the object named by the prompt; same prompt and resolution give the same mesh."""
+    grid = TEST_GRID.fullmatch(prompt.strip().lower())
+    if grid:
+        return textured_grid(min(int(grid.group(1)), TEST_GRID_MAX))
     rng = np.random.default_rng(_seed(prompt))
     parts = SHAPES.get(shape_name(prompt), _abstract)(rng)
     tint = tint_of(prompt)

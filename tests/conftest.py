@@ -32,7 +32,23 @@ TEST_POLL_INTERVAL = 0.2
 pytest_plugins = ["sandbox.pytest_plugin", "key_watch"]
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+WINDOW_SUITE = Path(__file__).resolve().parent / "window"
+
+
+def _window_suite_only(config: pytest.Config) -> bool:
+    return all(Path(arg.split("::")[0]).resolve().is_relative_to(WINDOW_SUITE) for arg in config.args)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The window suite runs on its own (``pytest tests/window``), not once per bpy venv."""
+    if collection_path == WINDOW_SUITE and not _window_suite_only(config):
+        return True
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _window_suite_only(config):
+        return None
     import bpy
 
     return f"Blender {bpy.app.version_string} (bpy module from {Path(bpy.__file__).parents[4]})"

@@ -33,6 +33,7 @@ FORBIDDEN_PARTS = {
     "tests",
     "sandbox",
     "bench",
+    "docs",
     "examples",
     "fixtures",
     "tools",

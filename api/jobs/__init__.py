@@ -3,7 +3,7 @@
 Blender-free on purpose (``api/`` never imports bpy). One module per idea: ``model`` (what a job
 is), ``store`` (the SQLite file every Kiln process shares) with ``recovery`` (damaged and old
 lists), ``writer`` (the store thread), ``book`` (the job table in memory), ``steps`` (send, poll,
-download, and the step table), ``retry`` (the one retry policy), ``owner`` (who works on a job),
+download, and the step table), ``owner`` (who works on a job),
 ``deadlines`` (time limits during a request), ``import_prep`` (the large-import decision),
 ``disk`` (disk trouble as sentences), ``engine`` (the public face).
 
@@ -39,19 +39,10 @@ kept as a timestamped backup beside it, what can be read is recovered, and the s
 offered through ``JobEngine.store_problems()``; records this version cannot read (unknown state,
 newer format) are left in the file untouched, and a store of a newer schema is only read.
 
-Who retries what (one policy, attempts never multiply)
-------------------------------------------------------
-* The engine's client makes **one attempt per call** (``Client(retries=0)``); it keeps only the
-  connection-level rules (deadlines, redirects, the key's origin).
-* ``retry.RetryPolicy`` is the only place that decides to go again:
-  - **send**: again (same Idempotency-Key) only when the service surely made no task — never
-    connected, or refused outright (429, or 503 with Retry-After) — at most 5 attempts; any other
-    failure after the request left is "outcome unknown", never re-sent;
-  - **poll**: transient failures (no connection, 5xx, 429) back off and poll again until the
-    job's own time limit; a 404 or a failed task ends the job with a sentence;
-  - **download**: transient failures, at most 5 attempts in all (it was 5 × 5 = 25);
-  - Retry-After is honoured (capped at 60 s), backoff is capped exponential with jitter.
-* The artist's **Retry** button is the only way a job is sent as a new task (it costs credits).
+Who retries what
+----------------
+Written once, in :mod:`api.net.retrying`: the engine builds its ``RetryPolicy``, hands it to the
+client it makes, and its scheduler is the one place a request is made again.
 """
 
 from __future__ import annotations
@@ -73,8 +64,8 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from ..net.retrying import RetryPolicy
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
-    from .retry import RetryPolicy
     from .scheduler import OFFLINE_NOTE
     from .store import STORE_FILE
 
@@ -84,7 +75,7 @@ _LAZY = {
     "EngineNotRunning": ".engine",
     "JobElsewhere": ".engine",
     "JobEngine": ".engine",
-    "RetryPolicy": ".retry",
+    "RetryPolicy": "..net.retrying",
     "OFFLINE_NOTE": ".scheduler",
     "STORE_FILE": ".store",
 }

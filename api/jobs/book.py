@@ -1,8 +1,8 @@
 """The job table in memory: snapshots every thread may read, changes handed to the store thread.
 
 Every change makes a new ``Job`` value under the lock and hands it to the store thread with a
-sequence number; nothing here waits on the disk except :meth:`JobBook.record`, which a worker
-calls when it must not act before the change is on disk (a send, a task id).
+sequence number; nothing here waits on the disk. A worker that must not act before a change is on
+disk (a send, a task id) waits for the future :meth:`JobBook.put` returns (``host.wait_recorded``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from .writer import StoreThread
 
 log = logging.getLogger(__name__)
 
-RECORD_WAIT = 60.0
 UNKNOWN_AFTER_TAKEOVER = (
     "The Kiln that was sending this job stopped before the service's answer was recorded, so it may or "
     "may not have reached the service. Check your dashboard before pressing Retry (a retry costs credits)."
@@ -167,12 +166,6 @@ class JobBook:
         """Delete a file Kiln made, off this thread, and only inside Kiln's cache."""
         if path and inside(path, self.cache_dir) and self.writer is not None:
             self.writer.later(lambda: fs.discard(Path(path)))
-
-    def record(self, job: Job) -> int:
-        """Worker threads only: put ``job`` and wait until it is on disk; raises StoreError or Conflict."""
-        future = self.put(job)
-        assert future is not None
-        return future.result(RECORD_WAIT)
 
     def add_problem(self, sentence: str) -> None:
         with self.lock:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .. import fs
 from ..errors import KilnError
+from ..net.retrying import DEFAULT_POLICY, RetryPolicy
 from .book import JobBook, claimed
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
@@ -37,7 +38,6 @@ from .model import (
     new_job_id,
 )
 from .owner import this_process
-from .retry import DEFAULT_POLICY, RetryPolicy
 from .scheduler import Scheduler
 from .steps import STEP_FOR_STATE, Step, Steps, restart_clock
 from .store import JobStore

@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import fs
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..glb import check_glb, check_preview
 from ..isolation import IsolationError
@@ -57,7 +56,7 @@ class Fetcher(StepBase):
             )
             return
         except KilnError as exc:
-            if self.host.policy.poll_may_retry(exc):
+            if self.host.policy.poll_again(exc):
                 self._later(job_id, Step.POLL, exc, "Trying again")
             else:
                 self._fail(job_id, exc.user_message)
@@ -125,11 +124,11 @@ class Fetcher(StepBase):
         mesh, preview = self.host.cache_dir / f"{name}.glb", self.host.cache_dir / f"{name}.png"
         cancel = self.host.deadlines.watch(job_id, job.deadline)
         try:
-            if not mesh.is_file():
-                client.download(job.mesh_url, mesh, progress=self._progress(job_id), cancel=cancel)
-            check_glb(mesh)
+            if not mesh.is_file():  # a mesh in the cache was checked before it was renamed there
+                client.download(
+                    job.mesh_url, mesh, progress=self._progress(job_id), check=check_glb, cancel=cancel
+                )
         except InvalidMeshError as exc:
-            fs.discard(mesh)
             self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
             return
         except CancelledError:
@@ -137,7 +136,7 @@ class Fetcher(StepBase):
             return
         except KilnError as exc:
             attempt = self._failures.get(job_id, 0) + 1
-            if self.host.policy.download_may_retry(exc, attempt):
+            if self.host.policy.download_again(exc, attempt):
                 self._later(job_id, Step.DOWNLOAD, exc, "Trying the download again")
             else:
                 self._fail(
@@ -198,11 +197,9 @@ def fetch_preview(client: Client, url: str, dest: Path) -> bool:
     if not url:
         return False
     try:
-        if not dest.is_file():
-            client.download(url, dest, max_bytes=PREVIEW_MAX_BYTES)
-        check_preview(dest)
+        if not dest.is_file():  # a preview in the cache was checked before it was renamed there
+            client.download(url, dest, max_bytes=PREVIEW_MAX_BYTES, check=check_preview)
     except KilnError as exc:
         log.warning("Preview %s not usable: %s", dest.name, exc.user_message)
-        fs.discard(dest)
         return False
     return True

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import KilnError
 from ..isolation import ImportHelper
+from ..net.retrying import RetryPolicy
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import Job, JobState, ServiceConfig
-from .retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ..client import Client

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import KilnError
 from ..isolation import ImportHelper
+from ..net.retrying import RetryPolicy
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import JobState, ServiceConfig
-from .retry import RetryPolicy
 from .steps import Step, Steps
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Scheduler:
         #: The warm helper Blender that turns each downloaded GLB into a .blend (``api.isolation``).
         self.import_helper = ImportHelper()
         self._workers_wanted = workers
-        self._client_factory = client_factory or _default_client
+        self._client_factory = client_factory or self._default_client
         self._heap: list[tuple[float, int, str, Step]] = []
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
@@ -187,10 +187,9 @@ class Scheduler:
                 self.schedule(job_id, step, OFFLINE_WAIT)
             return True
 
+    def _default_client(self, config: ServiceConfig, stop: threading.Event) -> Client:
+        """The client, handed this engine's retry policy (see ``api.net.retrying``)."""
+        # Imported here: requests and urllib3 cost Blender's start-up ~40 ms, and only a worker needs them.
+        from ..client import Client
 
-def _default_client(config: ServiceConfig, stop: threading.Event) -> Client:
-    # Imported here: requests and urllib3 cost Blender's start-up ~40 ms, and are only needed on a worker.
-    # One attempt per call: the engine's RetryPolicy is the one place that retries (see the package doc).
-    from ..client import Client
-
-    return Client(config.base_url, config.api_key, cancel_event=stop, retries=0)
+        return Client(config.base_url, config.api_key, retry=self.policy, cancel_event=stop)

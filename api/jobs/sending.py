@@ -1,6 +1,6 @@
 """Sending a job: a free slot, the job on disk as "being sent", one request, the task id on disk.
 
-A send is repeated only when the service surely made no task (see ``retry``); anything else that
+A send is repeated only when the service surely made no task (``api.net.retrying``); anything else that
 goes wrong after the request left — an error, an answer Kiln cannot read, an exception nobody
 foresaw — is "outcome unknown", keeping whatever task id could be read. The slot is always freed.
 """
@@ -77,7 +77,7 @@ class Sender(StepBase):
         except OutcomeUnknownError as exc:
             self._after_submit(job_id, None, exc.user_message, getattr(exc, "task_id", "") or "")
         except KilnError as exc:
-            if self.host.policy.submit_may_retry(exc, attempt):
+            if self.host.policy.submit_again(exc, attempt):
                 self._unsent(job_id, self.host.policy.delay(attempt, exc), exc.user_message)
             else:
                 self._after_submit(job_id, None, exc.user_message, "", failed=True)

@@ -126,10 +126,3 @@ def error_for(
     if 500 <= status < 600:
         return ServiceError(status, words, retry_after=retry_after)  # an HTML page gives no words
     return ServiceError(status, "an unexpected HTTP status")
-
-
-def as_object(value: object, what: str) -> Mapping[str, object]:
-    """``value`` if it is a JSON object, else ValueError naming ``what``."""
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{what} is not a JSON object")
-    return value

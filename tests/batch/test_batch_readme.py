@@ -1,4 +1,4 @@
-"""The Scripting snippets of README.md, run as written against the sandbox."""
+"""The code of README.md and docs/scripting.md, run as written against the sandbox."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ import pytest
 from batch_scripts import ROOT, kiln_task_ids, run_child
 from concepts import CONCEPTS
 
-SECTIONS = ROOT / "README.md"
+README = ROOT / "README.md"
+SECTIONS = ROOT / "docs" / "scripting.md"
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", SECTIONS.read_text(), flags=re.S | re.M)
+def blocks(language: str, page: Path = SECTIONS) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.S | re.M)
 
 
 @pytest.fixture
@@ -31,9 +32,16 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_quick_start_is_exactly_make_demo_and_make_test() -> None:
-    quick_start = SECTIONS.read_text().split("## Quick start", 1)[1].split("##", 1)[0]
-    assert blocks("sh")[0].split("\n")[:2] == ["make demo", "make test"]
+    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("##", 1)[0]
+    assert blocks("sh", README)[0].split("\n")[:2] == ["make demo", "make test"]
     assert re.findall(r"^```sh\n(.*?)^```", quick_start, flags=re.S | re.M) == ["make demo\nmake test\n"]
+
+
+def test_readme_python_is_run_with_the_scripting_page() -> None:
+    """The README's example is one of the scripting page's, so the test below runs it as written."""
+    readme = blocks("python", README)
+    assert readme
+    assert set(readme) <= set(blocks("python"))
 
 
 def test_python_snippets_run_in_blender(

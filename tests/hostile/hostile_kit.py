@@ -22,11 +22,9 @@ TEXT = JobRequest(kind="text", prompt="a red chair")
 def client_for(server: HostileServer | str, **options: Any) -> Client:
     """A real client with short limits (a test must not wait a minute for a deadline)."""
     settings: dict[str, Any] = {
-        "retries": 0,
         "deadline": 5.0,
         "timeout": (2.0, 5.0),
         "download_floor": (1024.0, 1.0),
-        "sleep": lambda seconds: None,
     }
     settings.update(options)
     return Client(server if isinstance(server, str) else server.url, KEY, **settings)
@@ -87,7 +85,7 @@ class EngineRun:
         options = {"deadline": 5.0, "download_floor": (1024.0, 1.0), "timeout": (2.0, 5.0), **client_options}
 
         def factory(config: ServiceConfig, stop: threading.Event) -> Client:
-            return Client(config.base_url, config.api_key, cancel_event=stop, retries=0, **options)
+            return Client(config.base_url, config.api_key, cancel_event=stop, **options)
 
         self.engine = JobEngine(self.state_dir, workers=2, client_factory=factory)
 

@@ -43,7 +43,7 @@ def test_an_unreadable_poll_answer_is_a_sentence(service: HostileServer, name: s
 )
 def test_an_unreadable_submit_answer_is_outcome_unknown(service: HostileServer, name: str) -> None:
     service.routes[SUBMIT] = json_answer(200, UNREADABLE[name])
-    with client_for(service, retries=3) as client, pytest.raises(OutcomeUnknownError) as caught:
+    with client_for(service) as client, pytest.raises(OutcomeUnknownError) as caught:
         client.submit_text("a chair")
     assert_sentence(caught.value)
     assert len(service.seen) == 1
@@ -151,7 +151,7 @@ def test_malformed_http_is_a_sentence(service: HostileServer, answer: bytes) -> 
 def test_malformed_http_after_a_submit_is_outcome_unknown(service: HostileServer) -> None:
     service.routes[SUBMIT] = raw(b"HTTP/1.1 abc Broken\r\n\r\n")
     with (
-        client_for(service, retries=3) as client,
+        client_for(service) as client,
         pytest.raises((OutcomeUnknownError, NetworkError)) as caught,
     ):
         client.submit_text("a chair")
@@ -170,7 +170,7 @@ def test_a_redirect_after_a_submit_is_outcome_unknown_not_followed(service: Host
     service.routes[SUBMIT] = raw(
         b"HTTP/1.1 303 See Other\r\nLocation: /v1/3d/tasks/task_1\r\nContent-Length: 0\r\n\r\n"
     )
-    with client_for(service, retries=3) as client, pytest.raises(OutcomeUnknownError) as caught:
+    with client_for(service) as client, pytest.raises(OutcomeUnknownError) as caught:
         client.submit_text("a chair")
     assert "HTTP 303" in assert_sentence(caught.value)
     assert [r.target for r in service.seen] == [SUBMIT]

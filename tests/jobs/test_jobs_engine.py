@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from concepts import CONCEPTS
 
-from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, ServiceConfig
+from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, RetryPolicy, ServiceConfig
 
 TEXT = JobRequest(kind="text", prompt="a red chair")
 
@@ -272,7 +272,7 @@ def test_shutdown_mid_download_keeps_the_job_for_the_next_start(
 def test_a_download_is_tried_five_times_in_all_not_five_times_five(
     sandbox: Any, sandbox_key: str, make_engine: Any
 ) -> None:
-    """The engine's client makes one attempt per call; the engine's policy is the only one that retries."""
+    """The client makes one attempt per call; the engine's policy is the only one that retries."""
     engine = make_engine(config(sandbox, sandbox_key, poll_interval=0.01))
     sandbox.set_faults("503=1,scope=files")
     job = engine.submit(TEXT)
@@ -281,6 +281,25 @@ def test_a_download_is_tried_five_times_in_all_not_five_times_five(
     assert failed.state is JobState.FAILED and "could not be downloaded" in failed.error
     meshes = [r for r in sandbox.requests if r.method == "GET" and r.path.endswith(".glb")]
     assert len(meshes) == 5
+
+
+def test_a_refused_send_goes_again_with_the_same_key_as_often_as_the_engines_policy_says(
+    sandbox: Any, sandbox_key: str, tmp_path: Path
+) -> None:
+    """429 made no task: the engine sends again with the same Idempotency-Key, then gives up."""
+    sandbox.set_faults("429=1,retry_after=0,scope=submit")
+    engine = JobEngine(tmp_path / "state", policy=RetryPolicy(submit_attempts=3, base_delay=0.01))
+    engine.start(config(sandbox, sandbox_key))
+    try:
+        job = engine.submit(TEXT)
+        assert engine.wait([job.id], timeout=60)
+        failed = engine.get(job.id)
+    finally:
+        engine.shutdown()
+    assert failed.state is JobState.FAILED and failed.error
+    sends = [r for r in sandbox.requests if r.method == "POST"]
+    assert len(sends) == 3 and sandbox.submit_count == 0
+    assert {r.headers["idempotency-key"] for r in sends} == {failed.idempotency_key}
 
 
 def test_a_task_followed_by_its_id_is_its_own_kind_and_retry_polls_it_again(
@@ -332,7 +351,7 @@ def test_an_answer_nobody_foresaw_is_a_sentence_and_frees_the_slot(
             return task
 
     def factory(cfg: ServiceConfig, stop: threading.Event) -> Client:
-        return TrippingClient(cfg.base_url, cfg.api_key, cancel_event=stop, retries=0)
+        return TrippingClient(cfg.base_url, cfg.api_key, cancel_event=stop)
 
     engine = JobEngine(tmp_path / "state", client_factory=factory)
     engine.start(config(sandbox, sandbox_key, max_in_flight=1))

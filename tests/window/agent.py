@@ -1,0 +1,208 @@
+"""Runs inside the Blender program (``blender --python agent.py``): the test's hands in the window.
+
+The test drops numbered Python snippets into ``$KILN_AGENT_DIR/in``; a persistent timer runs each
+on Blender's main thread, between redraws, as an artist's click would, and writes what it gave
+(``result``, JSON) or the traceback to ``out``. Snippets see ``bpy``, ``kiln`` (the enabled
+add-on's module, once enabled) and the helpers below. This is test tooling, not Kiln: it may
+read files on the UI thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import bpy
+
+AGENT_DIR = Path(os.environ["KILN_AGENT_DIR"])
+INBOX = AGENT_DIR / "in"
+OUTBOX = AGENT_DIR / "out"
+MODULE = "bl_ext.user_default.kiln"
+TICK = 0.05
+
+
+def view3d() -> tuple[Any, Any]:
+    """The first 3D View area of the first window and that window."""
+    window = bpy.context.window_manager.windows[0]
+    for area in window.screen.areas:
+        if area.type == "VIEW_3D":
+            return window, area
+    raise LookupError("no 3D View in the window")
+
+
+def region_of(kind: str = "WINDOW") -> Any:
+    _window, area = view3d()
+    return next(region for region in area.regions if region.type == kind)
+
+
+@contextlib.contextmanager
+def in_view3d(kind: str = "WINDOW") -> Iterator[None]:
+    """Operators called in the 3D View's context, as a click in the viewport or Sidebar is."""
+    window, area = view3d()
+    region = next(region for region in area.regions if region.type == kind)
+    with bpy.context.temp_override(window=window, screen=window.screen, area=area, region=region):
+        yield
+
+
+def screen_rect(region: Any) -> dict[str, int]:
+    """A region's rectangle in X screen coordinates (the window sits at 0,0; Blender counts from
+    the bottom, X from the top)."""
+    window, _area = view3d()
+    top = window.height - (region.y + region.height)
+    return {"x": region.x, "y": top, "width": region.width, "height": region.height}
+
+
+def sidebar() -> dict[str, Any]:
+    """The Sidebar's screen rectangle and active tab (its ``active_panel_category`` is read-only:
+    the test changes tabs with real input)."""
+    region = region_of("UI")
+    return {**screen_rect(region), "shown": region.width > 1, "tab": region.active_panel_category}
+
+
+def kiln_jobs() -> list[dict[str, Any]]:
+    """Every job the running engine knows, as plain values."""
+    runtime = sys.modules[f"{MODULE}.operators.runtime"]
+    engine = runtime.engine_if_started()
+    if engine is None:
+        return []
+    return [
+        {
+            "id": job.id,
+            "state": str(getattr(job.state, "value", job.state)),
+            "task_id": job.task_id,
+            "error": job.error,
+            "blend_path": job.blend_path,
+            "prompt": getattr(job.request, "prompt", None),
+        }
+        for job in engine.jobs()
+    ]
+
+
+def kiln_objects() -> list[dict[str, Any]]:
+    """Objects in this file that carry Kiln's provenance."""
+    return [
+        {
+            "name": obj.name,
+            "type": obj.type,
+            "task_id": obj.get("kiln_task_id"),
+            "prompt": obj.get("kiln_prompt"),
+            "parent": obj.parent.name if obj.parent else None,
+        }
+        for obj in bpy.data.objects
+        if "kiln_task_id" in obj
+    ]
+
+
+class GapMeter:
+    """A 10 ms timer that records how late each call comes: the UI thread's longest stalls."""
+
+    def __init__(self) -> None:
+        self.gaps: list[float] = []
+        self._last = 0.0
+        self.running = False
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self._last = time.perf_counter()
+        self.running = True
+        bpy.app.timers.register(self._tick, first_interval=0.01, persistent=True)
+
+    def _tick(self) -> float | None:
+        now = time.perf_counter()
+        self.gaps.append((now - self._last) * 1000.0)
+        self._last = now
+        return 0.01 if self.running else None
+
+    def stop(self) -> dict[str, float]:
+        self.running = False
+        gaps = sorted(self.gaps) or [0.0]
+        return {
+            "count": len(gaps),
+            "p50": statistics.median(gaps),
+            "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
+            "max": gaps[-1],
+            "over_100": sum(1 for gap in gaps if gap > 100.0),
+        }
+
+
+class CallTimer:
+    """Wraps functions of Kiln's modules to time them on the main thread (measurement only: the
+    wrapped function runs unchanged)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+
+    def wrap(self, module: str, *names: str) -> None:
+        owner = sys.modules[f"{MODULE}.{module}"]
+        for name in names:
+            original = getattr(owner, name)
+
+            def timed(*args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return _original(*args, **kwargs)
+                finally:
+                    self.calls.append((f"{module}.{_name}", (time.perf_counter() - started) * 1000.0))
+
+            setattr(owner, name, timed)
+
+    def longest(self) -> dict[str, float]:
+        longest: dict[str, float] = {}
+        for name, ms in self.calls:
+            longest[name] = max(ms, longest.get(name, 0.0))
+        return longest
+
+
+gap_meter = GapMeter()
+call_timer = CallTimer()
+_namespace: dict[str, Any] = {
+    "bpy": bpy,
+    "json": json,
+    "time": time,
+    "sys": sys,
+    "MODULE": MODULE,
+    "view3d": view3d,
+    "region_of": region_of,
+    "in_view3d": in_view3d,
+    "screen_rect": screen_rect,
+    "sidebar": sidebar,
+    "kiln_jobs": kiln_jobs,
+    "kiln_objects": kiln_objects,
+    "gap_meter": gap_meter,
+    "call_timer": call_timer,
+}
+
+
+def _run(snippet: Path) -> None:
+    answer: dict[str, Any]
+    try:
+        _namespace["kiln"] = sys.modules.get(MODULE)
+        _namespace["result"] = None
+        exec(compile(snippet.read_text(encoding="utf-8"), snippet.name, "exec"), _namespace)
+        answer = {"ok": True, "result": _namespace.get("result")}
+    except BaseException:
+        answer = {"ok": False, "error": traceback.format_exc()}
+    partial = OUTBOX / f"{snippet.stem}.partial"
+    partial.write_text(json.dumps(answer, default=repr), encoding="utf-8")
+    partial.replace(OUTBOX / f"{snippet.stem}.json")
+    snippet.unlink()
+
+
+def _tick() -> float:
+    for snippet in sorted(INBOX.glob("*.py")):
+        _run(snippet)
+    return TICK
+
+
+INBOX.mkdir(parents=True, exist_ok=True)
+OUTBOX.mkdir(parents=True, exist_ok=True)
+bpy.app.timers.register(_tick, first_interval=TICK, persistent=True)
+print(f"KILN-AGENT ready {bpy.app.version_string} Python {sys.version.split()[0]}", flush=True)

@@ -1,0 +1,75 @@
+"""The helper Blender program opens every mesh: a 1.2M-triangle textured result lands while the
+UI thread keeps its rhythm (a 10 ms timer in the same window, idle first, then during the job)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import SHOTS
+from program import Program, Window
+from sidebar import open_kiln_tab
+
+from sandbox.server import Sandbox
+
+TRIANGLES = 1_200_000
+IDLE_SECONDS = 6.0
+#: A behaviour bound, not a speed target (that is `make bench`): opening 1.2M triangles with the
+#: glTF importer in this process stalls its UI thread for seconds; the helper leaves it the append
+#: and the library copy (measured here: about 0.3 s and 0.7 s).
+KILN_TICK_MS = 1500.0
+
+
+def helper_processes(program: Program, user: Path) -> set[str]:
+    """Command lines of this window's helper Blender programs (the Kiln installed in ``user``)."""
+    listing = program.run(["ps", "-eo", "args="]).stdout.splitlines()
+    mine = program.inside(user)
+    return {line.strip() for line in listing if "glb_to_blend.py" in line and mine in line}
+
+
+def test_a_large_textured_mesh_goes_through_the_helper_program_without_freezing_the_window(
+    program: Program,
+    user: Path,
+    open_window: Callable[..., Window],
+    sandbox_factory: Callable[..., Sandbox],
+    sandbox_key: str,
+    record_property: Callable[[str, Any], None],
+) -> None:
+    sandbox = sandbox_factory(speed=5.0)
+    window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
+    open_kiln_tab(window)
+
+    window.call("gap_meter.start()")
+    time.sleep(IDLE_SECONDS)
+    idle = window.call("result = gap_meter.stop()")
+
+    window.call("call_timer.wrap('operators.watcher', 'tick')")
+    window.call("call_timer.wrap('operators.scene_import', '_append_prepared')")
+    window.call("call_timer.wrap('operators.library', '_store')")
+    window.call("gap_meter.start()")
+    prompt = f"textured test grid of {TRIANGLES} triangles"
+    window.call(f"with in_view3d('WINDOW'):\n    bpy.ops.kiln.generate_from_text(prompt={prompt!r})")
+    helpers: set[str] = set()
+    deadline = time.monotonic() + 300
+    while not window.call("result = [j for j in kiln_jobs() if j['state'] == 'imported']"):
+        assert time.monotonic() < deadline, "the large mesh did not land within 300 s"
+        helpers |= helper_processes(program, user)
+        time.sleep(0.5)
+    busy = window.call("result = gap_meter.stop()")
+
+    assert helpers, "no helper Blender program (blender -b ... glb_to_blend.py) ran during the job"
+    assert all(line.startswith("/usr/bin/blender -b --factory-startup") for line in helpers), helpers
+    triangles = window.call(
+        "result = sum(len(o.data.polygons) for o in bpy.data.objects if o.type == 'MESH')"
+    )
+    assert triangles >= TRIANGLES
+    kiln = window.call("result = call_timer.longest()")
+    report = {"triangles": TRIANGLES, "idle": idle, "during_job": busy, "kiln_main_thread_ms": kiln}
+    (SHOTS / "helper-gaps.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    record_property("ui_gaps", report)
+    # The gaps include Blender's own redraws, which software OpenGL makes slow here (a 1.2M-triangle
+    # viewport, the status bar's report): reported, and Kiln's share is what the test holds.
+    assert kiln["operators.watcher.tick"] <= KILN_TICK_MS, report
