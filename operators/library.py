@@ -37,6 +37,7 @@ from ..api.library_index import (
     image_key,
     reach_folder,
     temp_name,
+    write_whole,
 )
 from .scene_import import target_collection
 
@@ -46,8 +47,11 @@ LIBRARY_NAME = "Kiln"
 LIBRARY_DIR = "library"
 #: The largest thumbnail kept (pixels a side).
 PREVIEW_SIZE = 256
-#: In a library folder Kiln registered itself: removed with the registration on disable.
-ADDED_MARKER = ".kiln_added_library"
+#: In Kiln's user folder (this machine's): the library folders Kiln registered itself, removed with the
+#: registration on disable. Per machine, because a team's library folder is shared.
+ADDED_RECORD = "added_asset_libraries.txt"
+#: Earlier Kilns marked the folder itself: still honoured (and removed), never written.
+LEGACY_MARKER = ".kiln_added_library"
 _index: LibraryIndex | None = None
 _said_failure = False
 
@@ -77,7 +81,7 @@ def index(context: bpy.types.Context | None = None) -> LibraryIndex:
 def register_library(context: bpy.types.Context | None = None) -> None:
     """Make the folder an asset library called "Kiln" unless one already points there.
 
-    A marker file in the folder remembers that Kiln added it, so a later session (whose saved
+    A record in Kiln's user folder remembers that Kiln added it, so a later session (whose saved
     preferences hold the library) still knows to remove it on disable, and never one the artist added.
     """
     libraries = (context or bpy.context).preferences.filepaths.asset_libraries
@@ -86,7 +90,7 @@ def register_library(context: bpy.types.Context | None = None) -> None:
         return
     try:
         reach_library(context)
-        (folder / ADDED_MARKER).write_text("Kiln added this folder to Blender's asset libraries.\n")
+        _record_added({*_added(), str(folder)})
     except (OSError, KilnError) as exc:
         log.warning("Could not set up the Kiln library folder %s: %s", folder, exc)
         return
@@ -97,12 +101,31 @@ def unregister_library() -> None:
     """Remove the asset libraries Kiln added (one the artist added themselves stays)."""
     global _index
     libraries = bpy.context.preferences.filepaths.asset_libraries
+    added = _added()
     for lib in list(libraries):
-        marker = Path(bpy.path.abspath(lib.path)) / ADDED_MARKER
-        if marker.is_file():
+        folder = Path(bpy.path.abspath(lib.path))
+        legacy = folder / LEGACY_MARKER
+        if str(folder) in added or legacy.is_file():
             libraries.remove(lib)
-            marker.unlink(missing_ok=True)
+            legacy.unlink(missing_ok=True)
+    if added:
+        try:
+            _record_added(set())
+        except (OSError, KilnError) as exc:
+            log.warning("Could not update %s: %s", ADDED_RECORD, exc)
     _index = None
+
+
+def _added() -> set[str]:
+    try:
+        text = (preferences.user_dir() / ADDED_RECORD).read_text(encoding="utf-8")
+    except OSError:
+        return set()
+    return {line for line in text.splitlines() if line.strip()}
+
+
+def _record_added(folders: set[str]) -> None:
+    write_whole(preferences.user_dir() / ADDED_RECORD, "".join(f"{f}\n" for f in sorted(folders)).encode())
 
 
 def store(context: bpy.types.Context, job: Job, names: list[str]) -> str:
