@@ -209,3 +209,24 @@ def test_update_while_jobs_run_lands_each_once_then_a_rollback_changes_nothing(
     assert hashlib.sha256(store_of(user).read_bytes()).hexdigest() == bytes_after_rollback
     assert schema(store_of(user)) == 2
     assert files_of(library) == library_before, "the older Kiln changed the newer library"
+
+
+def test_make_repo_output_installs_from_a_file_url_and_list_shows_its_version(program: Program) -> None:
+    work = program.workdir("repo")
+    repo_dir, user = work / "repo", work / "user"
+    user.mkdir()
+    sys.path.insert(0, str(REPO / "tools"))
+    import repo
+
+    index_json = repo.publish(repo_dir)  # what `make repo REPO_DIR=…` does
+    version = repo.listed_versions(index_json)["kiln"]
+    extension = ["--online-mode", "--command", "extension"]
+    url = f"file://{program.inside(index_json)}"
+    program.blender([*extension, "repo-add", "studio", "--url", url, "--clear-all"], user)
+    program.blender([*extension, "install", "kiln", "--sync", "--enable"], user)
+    assert "kiln [installed]" in program.blender([*extension, "list"], user).stdout
+    assert installed_version(user) == version
+
+    publish(repo_dir, kiln_source(work, "99.0.0"))
+    listed = program.blender([*extension, "list", "--sync"], user).stdout
+    assert f"kiln [outdated: {version} -> 99.0.0]" in listed, listed
