@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import time
 from pathlib import Path
 
 from api.jobs import JobRequest
@@ -134,3 +136,20 @@ def test_one_catalog_a_path_with_the_same_id_in_every_blender(tmp_path: Path) ->
 def test_blend_names_come_from_kiln_ids_and_a_safe_slug() -> None:
     assert blend_name("0123abcd", "../a red/chair?") == "a_red_chair_0123abcd.blend"
     assert blend_name("0123abcd", "…") == "result_0123abcd.blend"
+
+
+def _add_many(args: tuple[Path, int, int, float]) -> None:
+    folder, k, count, go = args
+    while time.time() < go:  # every process starts adding at the same moment
+        pass
+    for m in range(count):
+        LibraryIndex(folder).add(Entry(f"k{k}-{m}", f"b{k}-{m}.blend", "x", f"t{k}-{m}", 0.0))
+
+
+def test_processes_adding_at_the_same_moment_lose_no_entry(tmp_path: Path) -> None:
+    """(The one-file index of earlier Kilns kept 17 of 60 entries in this race.)"""
+    kilns, each = 6, 20
+    with multiprocessing.get_context("spawn").Pool(kilns) as pool:
+        pool.map(_add_many, [(tmp_path, k, each, time.time() + 2.0) for k in range(kilns)])
+    assert len(LibraryIndex(tmp_path).entries()) == kilns * each
+    assert not [p for p in (tmp_path / ENTRIES_DIR).iterdir() if is_temp_name(p.name)]
