@@ -5,8 +5,10 @@
     blender -b --factory-startup -P farm/kiln_farm.py -- summarize --prompts P --output O --kiln-zip Z
     python farm/kiln_farm.py estimate P [--resolution AUTO] [--kiln-zip Z]
 
+``--kiln-repository URL`` (the studio's extension repository, ``make repo``; docs/studio.md) may
+stand for ``--kiln-zip``: the zip the repository lists is fetched and its sha256 checked first.
 Shipped beside the add-on in the repository, not inside the extension zip: a farm needs it before
-Kiln is installed (it installs Kiln from ``--kiln-zip`` into the task's own Blender user folder).
+Kiln is installed (it installs Kiln from that zip into the task's own Blender user folder).
 ``--items`` are prompt numbers (the n-th usable line of the prompt file, 1-based), so comments
 and blank lines never shift the chunks.
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import hashlib
 import importlib.util
 import json
 import logging
@@ -33,6 +36,8 @@ import sys
 import tempfile
 import time
 import unicodedata
+import urllib.parse
+import urllib.request
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -45,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 #: Seconds to wait for the service's task id after a send (the engine's own deadlines end it sooner).
 TASK_ID_WAIT = 600.0
 SLUG_CHARS = 40
+#: The largest repository listing read (a listing of a few extensions is a few kB).
+MAX_LISTING = 4 * 1024 * 1024
 
 
 class FarmError(Exception):
@@ -61,7 +68,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         cmd = sub.add_parser(name)
         cmd.add_argument("--prompts", type=Path, required=True, help="the .txt or .csv prompt file")
         cmd.add_argument("--output", type=Path, required=True, help="the job's shared output folder")
-        cmd.add_argument("--kiln-zip", type=Path, required=True, help="the built Kiln extension zip")
+        cmd.add_argument("--kiln-zip", default="", help="the built Kiln extension zip")
+        cmd.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
         cmd.add_argument("--resolution", default="AUTO", help="AUTO, 1024 or 1536")
     generate = sub.choices["generate"]
     generate.add_argument("--items", default="", help="prompt numbers of this task, e.g. 3-4 (all if empty)")
@@ -69,7 +77,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     estimate = sub.add_parser("estimate", help="what the whole prompt file will cost, before submitting")
     estimate.add_argument("prompts", type=Path)
     estimate.add_argument("--resolution", default="AUTO")
-    estimate.add_argument("--kiln-zip", type=Path, default=None, help="Kiln to read with (default: here)")
+    estimate.add_argument("--kiln-zip", default="", help="Kiln to read with (default: here)")
+    estimate.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
     return parser.parse_args(argv)
 
 
@@ -89,7 +98,50 @@ def item_range(text: str, count: int) -> range:
     return range(max(first, 1) - 1, min(last, count))
 
 
-# --------------------------------------------------------------------------------- Kiln's api
+# --------------------------------------------------------------------------------- Kiln's zip and api
+
+
+def kiln_zip(args: argparse.Namespace, fallback: Path | None = None) -> Path:
+    """The Kiln to use: the zip ``--kiln-repository`` lists, else ``--kiln-zip``, else ``fallback``."""
+    if args.kiln_repository.strip():
+        return zip_from_repository(args.kiln_repository.strip())
+    if args.kiln_zip.strip():
+        return Path(args.kiln_zip)
+    if fallback is None:
+        raise FarmError("Say where Kiln comes from: KilnZip (--kiln-zip) or KilnRepository.")
+    return fallback
+
+
+def zip_from_repository(url: str) -> Path:
+    """Download the Kiln zip a studio repository lists (``index.json`` from ``server-generate``).
+
+    The URL may name the folder or its ``index.json`` (``file://`` or ``http(s)://``); the
+    download must match the listing's size and sha256, as Blender's own installer requires.
+    """
+    index_url = url if url.endswith(".json") else url.rstrip("/") + "/index.json"
+    try:
+        with urllib.request.urlopen(index_url, timeout=60) as answer:
+            listing = json.loads(answer.read(MAX_LISTING))
+        entry = next(item for item in listing["data"] if item.get("id") == "kiln")
+        archive_url = urllib.parse.urljoin(index_url, entry["archive_url"])
+        size, digest = int(entry["archive_size"]), str(entry["archive_hash"]).removeprefix("sha256:")
+    except StopIteration:
+        raise FarmError(f"The repository {index_url} lists no Kiln (KilnRepository).") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FarmError(f"Could not read the repository listing {index_url} (KilnRepository): {exc}") from exc
+    folder = Path(tempfile.mkdtemp(prefix="kiln-farm-zip-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / f"kiln-{entry.get('version', 'listed')}.zip"
+    try:
+        with urllib.request.urlopen(archive_url, timeout=300) as answer:
+            data = answer.read(size + 1)
+    except OSError as exc:
+        raise FarmError(f"Could not download Kiln from {archive_url}: {exc}") from exc
+    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+        raise FarmError(f"Kiln downloaded from {archive_url} does not match the repository's listing.")
+    path.write_bytes(data)
+    log.info("Kiln %s from %s", entry.get("version", "?"), archive_url)
+    return path
 
 
 def api_from(source: Path) -> ModuleType:
@@ -234,7 +286,7 @@ def install_kiln(zip_path: Path) -> ModuleType:
 
 
 def generate(args: argparse.Namespace) -> int:
-    kiln = install_kiln(args.kiln_zip)
+    kiln = install_kiln(kiln_zip(args))
     api = with_parts(kiln.api)
     items = read_items(api, args.prompts, args.resolution)
     log.info("%s", check_credits(api, items, args.max_credits))
@@ -343,7 +395,7 @@ def save_blend(mesh: Path, blend: Path, task_id: str, row: dict[str, Any]) -> No
 
 def summarize(args: argparse.Namespace) -> int:
     """``summary.json``: one row per prompt of the whole file, from the task manifests and the disk."""
-    api = api_from(args.kiln_zip)
+    api = api_from(kiln_zip(args))
     items = read_items(api, args.prompts, args.resolution)
     out = Output(args.output)
     reported: dict[str, dict[str, Any]] = {}
@@ -370,7 +422,7 @@ def summarize(args: argparse.Namespace) -> int:
 
 
 def estimate(args: argparse.Namespace) -> int:
-    api = api_from(args.kiln_zip or HERE.parent)
+    api = api_from(kiln_zip(args, HERE.parent))
     items = read_items(api, args.prompts, args.resolution)
     sys.stdout.write(f"{check_credits(api, items, 0)}\nPromptCount: {len(items)}\n")
     return 0

@@ -25,7 +25,8 @@ import bpy
 AGENT_DIR = Path(os.environ["KILN_AGENT_DIR"])
 INBOX = AGENT_DIR / "in"
 OUTBOX = AGENT_DIR / "out"
-MODULE = "bl_ext.user_default.kiln"
+#: Kiln's module: installed from disk (user_default) unless the test installed it from a repository.
+MODULE = os.environ.get("KILN_AGENT_MODULE", "bl_ext.user_default.kiln")
 TICK = 0.05
 
 
