@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import bpy
-import numpy
 from bpy.props import BoolProperty, FloatProperty
 from mathutils import Matrix, Vector
 
@@ -190,6 +189,8 @@ def _apply_scale(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
 
 
 def _origin_to_base(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
+    import numpy  # here, not at the top: Kiln must load on a Blender without numpy (see dependencies)
+
     if not mesh.vertices:
         return
     # From the vertices: the object's bound_box is stale until the depsgraph runs again.
