@@ -195,6 +195,9 @@ class KILN_PT_blockout(bpy.types.Panel):
         else:
             jobs = f"{len(requests)} job{'s' if len(requests) != 1 else ''}"
             wrapped_label(col, context, f"{jobs}: {credits.estimate(requests)}", icon="MESH_CUBE")
+            again = blockout.variant_sentence(requests)
+            if again:
+                wrapped_label(col, context, again, icon="DUPLICATE")
             left_out = len(objects) - len(requests)
             if left_out:
                 skipped = f"{left_out} selected object(s) say nothing to make and are skipped"
