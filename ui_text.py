@@ -47,17 +47,38 @@ def remaining_seconds(job: Job, now: float | None = None) -> int | None:
     return None
 
 
+#: Notes this short fit inside a progress bar as they are ("Sending", "Downloading 40%").
+BAR_CHARS = 20
+#: The end of a note saying when the next attempt comes ("… Trying again in 2 s.").
+_NEXT_TRY = re.compile(r"\bin (\d+) s\.?$")
+_DEFAULT_BAR = {
+    JobState.SUBMITTING: "Sending",
+    JobState.QUEUED: "Queued",
+    JobState.DOWNLOADING: "Downloading",
+}
+
+
 def progress_text(job: Job, now: float | None = None) -> str:
-    """The words inside the progress bar of an active job."""
-    if job.state is JobState.SUBMITTING:
-        return job.note or "Sending"
-    if job.state is JobState.QUEUED:
-        return job.note or "Queued"
-    if job.state is JobState.DOWNLOADING:
-        return job.note or "Downloading"
+    """The few words inside the progress bar of an active job; a longer note goes below it."""
+    next_try = _NEXT_TRY.search(job.note)
+    if next_try:
+        return f"Waiting {next_try[1]} s"
+    if job.note and len(job.note) <= BAR_CHARS:
+        return job.note
+    if job.note.startswith("Waiting"):
+        return "Waiting"
+    if job.state is not JobState.RUNNING:
+        return _DEFAULT_BAR.get(job.state, job.state.value.capitalize())
     eta = format_eta(remaining_seconds(job, now))
     percent = f"{job.progress:.0f}%"
     return f"{percent} · {eta}" if eta else percent
+
+
+def progress_sentence(job: Job) -> str:
+    """What an active job's bar cannot carry: its note in full (why it waits), or empty."""
+    if not job.state.is_active or job.note == progress_text(job):
+        return ""
+    return job.note
 
 
 def status_text(job: Job, now: float | None = None) -> str:

@@ -49,13 +49,31 @@ def test_remaining_uses_the_service_eta_then_the_pace(words: Any) -> None:
     assert remaining_seconds(paced, now=120.0) == 60
 
 
-def test_progress_and_status_text(words: Any) -> None:
-    progress_text, status_text = words.text.progress_text, words.text.status_text
+def test_progress_text(words: Any) -> None:
+    progress_text = words.text.progress_text
     job, State = words.job, words.State
     running = job(state=State.RUNNING, submitted_at=100.0, progress=25)
     assert progress_text(running, now=110.0) == "25% · about 30 s left"
-    assert progress_text(job(state=State.QUEUED, note="Waiting for a free slot")) == "Waiting for a free slot"
     assert progress_text(job(state=State.SUBMITTING)) == "Sending"
+    assert progress_text(job(state=State.DOWNLOADING, note="Downloading 40%")) == "Downloading 40%"
+
+
+def test_a_progress_bar_carries_a_few_words_and_the_sentence_goes_below(words: Any) -> None:
+    progress_text, sentence = words.text.progress_text, words.text.progress_sentence
+    job, State = words.job, words.State
+    slot = job(state=State.QUEUED, note="Waiting for a free slot")
+    assert (progress_text(slot), sentence(slot)) == ("Waiting", "Waiting for a free slot")
+    busy = "The service is receiving many requests (HTTP 429). Trying again in 2 s."
+    for state in (State.SUBMITTING, State.RUNNING):
+        retrying = job(state=state, note=busy, progress=30)
+        assert (progress_text(retrying), sentence(retrying)) == ("Waiting 2 s", busy)
+    download = job(state=State.DOWNLOADING, note="Downloading 40%")
+    assert sentence(download) == ""
+    assert sentence(job(state=State.FAILED, note="Cancelled: Kiln stopped tracking it")) == ""
+
+
+def test_status_text(words: Any) -> None:
+    status_text, job, State = words.text.status_text, words.job, words.State
     assert status_text(job(state=State.IMPORTED, triangles=12345)) == "12,345 triangles"
     assert status_text(job(state=State.READY)) == "Ready to import"
     assert status_text(job(state=State.OUTCOME_UNKNOWN)) == "Outcome unknown"
