@@ -32,12 +32,11 @@ PANEL_INSET_UNITS = 1.0 + 0.8 + 0.8
 BOX_INSET_UNITS = 0.6
 TEXT_MARGIN_UNITS = 0.5
 ICON_UNITS = 1.1
-#: A UIList row inside its list: the list's border and the space its scrollbar takes.
-LIST_INSET_UNITS = 1.2
-#: Share of a row's width a non-split property gives its label (``ui_item_with_label``: a third).
-PROP_LABEL_SHARE = 1 / 3
-#: The same with ``use_property_split`` (``UI_ITEM_PROP_SEP_DIVIDE``).
-SPLIT_PROP_LABEL_SHARE = 0.4
+#: A UIList row inside its list: the list's border, the row's padding and the list's scrollbar
+#: (measured on a screenshot of Blender 5.2: 1.45 units; rounded up).
+LIST_INSET_UNITS = 1.8
+#: Share of a row a property's label takes beside its field (``labeled_prop``).
+LABEL_SHARE = 0.4
 #: Characters per line when there is no region to measure against.
 FALLBACK_CHARS = 40
 ELLIPSIS = "…"
@@ -196,22 +195,18 @@ def wrapped_label(
         col.label(text=line, icon=icon if i == 0 else indent)
 
 
-def labeled_prop(
-    layout: bpy.types.UILayout, context: Any, data: Any, prop: str, text: str, *, split: bool = False
-) -> None:
+def labeled_prop(layout: bpy.types.UILayout, context: Any, data: Any, prop: str, text: str) -> None:
     """A property with its label beside the field when the label fits there, above it when not.
 
-    ``split``: the layout uses ``use_property_split`` (the label's share is then larger).
+    The label and the field are split here (LABEL_SHARE), not by Blender, whose share for a
+    label beside a menu is narrower and not exposed; so the room is known and measured.
     """
-    share = SPLIT_PROP_LABEL_SHARE if split else PROP_LABEL_SHARE
-    room = text_room(context, share=share)
-    if room is None or text_width(text, font_pixels(context)) <= room:
-        layout.prop(data, prop, text=text)
-        return
-    col = layout.column(align=True)
-    col.use_property_split = False
-    col.label(text=text)
-    col.prop(data, prop, text="")
+    room = text_room(context, share=LABEL_SHARE)
+    fits = room is None or text_width(text, font_pixels(context)) <= room
+    holder = layout.split(factor=LABEL_SHARE, align=True) if fits else layout.column(align=True)
+    holder.use_property_split = False
+    holder.label(text=text)
+    holder.prop(data, prop, text="")
 
 
 def tag_redraw(area_type: str = "VIEW_3D") -> None:

@@ -168,13 +168,13 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         layout.use_property_decorate = False
         settings = scene_settings(context)
         if settings.mode == "TEXT":
-            labeled_prop(layout, context, settings, "provider", "Provider", split=True)
-            labeled_prop(layout, context, settings, "quality", "Quality", split=True)
+            labeled_prop(layout, context, settings, "provider", "Provider")
+            labeled_prop(layout, context, settings, "quality", "Quality")
             wrapped_label(
                 layout, context, "Free text: the service does not list the allowed values", icon="INFO"
             )
         else:
-            labeled_prop(layout, context, settings, "webhook_url", "Webhook", split=True)
+            labeled_prop(layout, context, settings, "webhook_url", "Webhook")
 
 
 BLOCKOUT_HINT = (

@@ -5,7 +5,8 @@ Opens the Sidebar of the first 3D View on its Kiln tab, draws every Kiln panel i
 a job waiting with its retry sentence; a failed job with a long sentence; an imported job; the
 library's offer), measures each label, progress text and property label with ``blf`` at the
 window's UI scale against the region's real width less the panels' margins, prints one line
-``KILN-SIDEBAR {json}`` (and writes the JSON to ``--out``), and exits 1 on any overflow.
+``KILN-SIDEBAR {json}`` (and writes the JSON to ``--out``), and ends Blender with exit code 1
+on any overflow (0 when all fits, 2 when the measuring itself failed).
 
 Kiln must be enabled (installed from the zip, as the window suite does). Usage:
 
@@ -26,6 +27,9 @@ import bpy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
 from sidebar_measure import report
 
+#: Seconds the event loop runs before measuring: the window is laid out and drawn at its scale.
+SETTLE_SECONDS = 1.0
+
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="measure_sidebar.py")
@@ -36,15 +40,18 @@ def arguments() -> argparse.Namespace:
 
 
 def sidebar() -> tuple[Any, Any, Any]:
-    """The first 3D View's window, area and Sidebar region, with the Sidebar shown on the Kiln tab."""
+    """The first 3D View's window, area and Sidebar region, with the Sidebar shown.
+
+    Which tab it shows does not matter here: every tab has the region's width (the category
+    tabs take their strip either way). ``Region.active_panel_category`` is read-only, so a
+    screenshot of the Kiln tab needs a click on the tab.
+    """
     for window in bpy.context.window_manager.windows:
         for area in window.screen.areas:
             if area.type != "VIEW_3D":
                 continue
             area.spaces.active.show_region_ui = True
             region = next(r for r in area.regions if r.type == "UI")
-            if hasattr(region, "active_panel_category"):  # Blender 4.0+
-                region.active_panel_category = "Kiln"
             return window, area, region
     raise SystemExit("measure_sidebar.py: no 3D View in this window (run the Blender program, not -b)")
 
@@ -54,12 +61,9 @@ def redraw() -> None:
     bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
 
 
-def main() -> int:
+def measure() -> int:
+    """Measure against the Sidebar as drawn now; 1 when anything overflows."""
     args = arguments()
-    if bpy.app.background:
-        raise SystemExit("measure_sidebar.py needs a window: run the Blender program without -b")
-    if args.ui_scale is not None:
-        bpy.context.preferences.view.ui_scale = args.ui_scale
     window, area, region = sidebar()
     with bpy.context.temp_override(window=window, area=area):
         redraw()
@@ -72,4 +76,25 @@ def main() -> int:
     return 1 if result["overflows"] else 0
 
 
-sys.exit(main())
+def measure_then_quit() -> None:
+    """Timer: by now the window has been laid out at the chosen scale (regions resize on the event loop)."""
+    code = 2
+    try:
+        code = measure()
+    finally:
+        sys.stdout.flush()
+        # SystemExit from a timer ends Blender with this exit code (Python's own exit handling).
+        sys.exit(code)
+
+
+def main() -> None:
+    args = arguments()
+    if bpy.app.background:
+        raise SystemExit("measure_sidebar.py needs a window: run the Blender program without -b")
+    if args.ui_scale is not None:
+        bpy.context.preferences.view.ui_scale = args.ui_scale
+    sidebar()
+    bpy.app.timers.register(measure_then_quit, first_interval=SETTLE_SECONDS)
+
+
+main()

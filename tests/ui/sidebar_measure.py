@@ -205,6 +205,11 @@ def measure(panel: type, context: Any) -> list[Measured]:
     return found
 
 
+#: Share of the width Blender gives a property's own label beside its field (``ui_item_with_label``),
+#: as seen on a screenshot of Blender 5.2 ("Resoluti…" beside a menu): about a quarter.
+BLENDER_PROP_LABEL_SHARE = 0.24
+
+
 def _prop_label(call: Call) -> tuple[str, float] | None:
     """The label Blender draws beside a property's field, and the share of the row it gets."""
     data, prop = call.args[0], call.args[1]
@@ -212,11 +217,8 @@ def _prop_label(call: Call) -> tuple[str, float] | None:
     text = str(call.kwargs.get("text", rna.name if rna is not None else prop))
     if rna is None or not text or call.kwargs.get("expand"):
         return None
-    drawing = kiln("drawing")
-    if call.layout.effective("use_property_split", any):
-        return text, drawing.SPLIT_PROP_LABEL_SHARE
-    if rna.type in ("ENUM", "STRING", "POINTER"):
-        return text, drawing.PROP_LABEL_SHARE
+    if call.layout.effective("use_property_split", any) or rna.type in ("ENUM", "STRING", "POINTER"):
+        return text, BLENDER_PROP_LABEL_SHARE
     return None  # numbers and checkboxes carry their name inside the field
 
 
