@@ -17,8 +17,8 @@ import bpy
 
 from ..api.jobs import Job, JobState
 from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
-from ..operators import credit_guard, runtime
-from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text
+from ..operators import credit_guard, results_here, runtime
+from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import thumbnails
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ NAME_SHARE = 0.7
 #: Below this room for the name (widget units), an active job's row shows the name alone.
 MIN_NAME_UNITS = 4.0
 ELSEWHERE_ICON: IconItems = "LINKED"
+#: An imported job whose result is not in the open file (imported into another one).
+IMPORTED_ELSEWHERE_ICON: IconItems = "FILE_BLEND"
 
 
 #: A Python mirror of the rows' job ids (reading 5,000 RNA rows costs milliseconds a draw), the
@@ -161,7 +163,7 @@ class KILN_UL_jobs(bpy.types.UIList):
             fixed_units=fixed,
         )
         if thumb is None:
-            name_row.label(text=name, icon=STATE_ICONS[job.state])
+            name_row.label(text=name, icon=_state_icon(job))
         else:
             name_row.label(text=name, icon_value=thumb)
         if elsewhere:
@@ -241,6 +243,17 @@ class KILN_PT_jobs(bpy.types.Panel):
             wrapped_label(layout, context, spending, icon="FUND")
 
 
+def _state_icon(job: Job) -> IconItems:
+    if job.state is JobState.IMPORTED and not results_here.is_here(job):
+        return IMPORTED_ELSEWHERE_ICON
+    return STATE_ICONS[job.state]
+
+
+def _status(job: Job) -> str:
+    """The job's state in words; for an imported job, where its result is."""
+    return status_text(job, here=results_here.is_here(job), origin=runtime.current_origin())
+
+
 def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     """Damage found in the job list (and where its backup is), or disk trouble: shown until a restart."""
     engine = runtime.engine_if_started()
@@ -267,7 +280,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     thumb = _thumbnail(job)
     if thumb is not None:
         col.template_icon(icon_value=thumb, scale=PREVIEW_SCALE)
-    wrapped_label(col, context, job.request.label, icon=STATE_ICONS[job.state], boxes=1)
+    wrapped_label(col, context, job.request.label, icon=_state_icon(job), boxes=1)
     if job.state.is_active:
         # The bar carries a few words; why the job waits goes below it, whole.
         col.progress(factor=job.progress / 100.0, type="BAR", text=fit(context, progress_text(job), boxes=1))
@@ -275,7 +288,9 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         if sentence:
             wrapped_label(col, context, sentence, icon="INFO", boxes=1)
     else:
-        wrapped_label(col, context, status_text(job), boxes=1)
+        wrapped_label(col, context, _status(job), boxes=1)
+        if triangles_text(job):
+            wrapped_label(col, context, triangles_text(job), boxes=1)
     if job.error:
         alert = col.column()
         alert.alert = True
