@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
+from . import dependencies
 from .api import isolation, secrets
 from .api.cache import SizeCache
 from .api.connection_check import CheckState
@@ -243,6 +244,12 @@ class KilnPreferences(bpy.types.AddonPreferences):
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
+        missing = dependencies.notice()
+        if missing:
+            col = layout.column()
+            col.alert = True
+            wrapped_label(col, context, missing, icon="ERROR")
+            return
         layout.use_property_split = True
         layout.use_property_decorate = False
         self._draw_service(layout.column(), context)

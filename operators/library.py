@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import bpy
-import numpy
 from mathutils import Vector
 
 from .. import preferences
@@ -201,6 +200,8 @@ def _set_preview(asset: Any, preview_path: str) -> None:
     Scaled down to at most PREVIEW_SIZE (the Asset Browser shows no larger) and copied as one
     array, so a large preview costs no more than a small one.
     """
+    import numpy  # here, not at the top: Kiln must load on a Blender without numpy (see dependencies)
+
     if not preview_path or not Path(preview_path).is_file():
         return
     image: Any = bpy.data.images.load(preview_path, check_existing=False)

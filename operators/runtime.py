@@ -10,7 +10,7 @@ import bpy
 
 from .. import preferences
 from ..api.jobs import StoreError
-from ..api.paths import file_identity
+from ..api.paths import UNSAVED_PREFIX, file_identity
 
 log = logging.getLogger(__name__)
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..api.jobs import JobEngine
 
 _engine: JobEngine | None = None
-_unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
+_unsaved_origin = f"{UNSAVED_PREFIX}{uuid.uuid4().hex}"
 
 
 def _label() -> str:
@@ -91,4 +91,4 @@ def file_loaded() -> None:
     """A new unsaved file is a different file: jobs from the old one must not import here."""
     global _unsaved_origin
     if not bpy.data.filepath:
-        _unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
+        _unsaved_origin = f"{UNSAVED_PREFIX}{uuid.uuid4().hex}"

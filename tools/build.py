@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_TOP_LEVEL = {
     "blender_manifest.toml",
     "__init__.py",
+    "dependencies.py",
     "drawing.py",
     "preferences.py",
     "registration.py",

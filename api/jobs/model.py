@@ -154,6 +154,9 @@ class Job:
     blend_path: str = ""
     preview_path: str = ""
     objects: list[str] = field(default_factory=list)
+    #: The .blend the result was imported into (its file identity, or the "unsaved:…" token of an
+    #: unsaved file); empty when it was imported before Kiln recorded it, or by a farm.
+    imported_into: str = ""
     owner: Owner | None = None
     #: How many times Retry sent the job again: its cache files get a new name each time.
     attempt: int = 0
