@@ -195,6 +195,19 @@ def wrapped_label(
         col.label(text=line, icon=icon if i == 0 else indent)
 
 
+def buttons_row(layout: bpy.types.UILayout, context: Any, *texts: str, boxes: int = 0) -> bpy.types.UILayout:
+    """A row for buttons (each with an icon) whose texts fit side by side; a column when they
+    would be cut (Blender shortens a button's text with "…")."""
+    room = text_room(context, boxes=boxes)
+    if room is None:
+        return layout.row(align=True)
+    share = room / len(texts) - ICON_UNITS * unit(context)
+    font_px = font_pixels(context)
+    if all(text_width(text, font_px) <= share for text in texts):
+        return layout.row(align=True)
+    return layout.column(align=True)
+
+
 def labeled_prop(layout: bpy.types.UILayout, context: Any, data: Any, prop: str, text: str) -> None:
     """A property with its label beside the field when the label fits there, above it when not.
 

@@ -16,7 +16,7 @@ import bpy
 
 from ..api.jobs import JobRequest
 from ..api.library_index import Entry, image_digest_key, request_key
-from ..drawing import wrapped_label
+from ..drawing import buttons_row, wrapped_label
 from ..operators import library
 from .props import KilnGenerateSettings, effective_prompt
 
@@ -55,7 +55,7 @@ def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnG
         return
     box = layout.box()
     wrapped_label(box, context, f"Already generated on {entry.date}:", icon="ASSET_MANAGER", boxes=1)
-    row = box.row(align=True)
+    row = buttons_row(box, context, "Use It (Free)", "Generate Anyway", boxes=1)
     use = row.operator(operator_id(settings), text="Use It (Free)", icon="APPEND_BLEND")
     fill(use, settings)
     use.reuse = "ALWAYS"
