@@ -74,4 +74,4 @@ bench: $(VENV)/.stamp
 	$(PY) -m bench
 
 clean:
-	rm -rf dist demo-out bench/out tests/window/out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf dist demo-out bench/out tests/window/out* .pytest_cache .mypy_cache .ruff_cache

@@ -162,7 +162,19 @@ class Display:
     def screenshot(self, dest: Path, crop: dict[str, int] | None = None) -> Path:
         """The whole screen (or a rectangle of it) as a PNG at ``dest``, with the mouse parked in
         the status bar so no tooltip or highlight is in the picture."""
-        self.xdotool("mousemove", "--sync", self.width - 2, self.height - 2, "sleep", "0.6")
+        # A key press closes a tooltip a button left behind; Shift alone changes nothing.
+        self.xdotool(
+            "mousemove",
+            "--sync",
+            self.width - 2,
+            self.height - 2,
+            "sleep",
+            "0.2",
+            "key",
+            "shift",
+            "sleep",
+            "0.6",
+        )
         shot = self.program.workdir("shot") / "screen.png"
         argv = ["import", "-window", "root"]
         if crop:
