@@ -19,6 +19,8 @@ from PIL import Image
 from trimesh import creation, remesh
 from trimesh.visual import TextureVisuals
 
+from sandbox import defects
+
 RGB = tuple[int, int, int]
 
 #: Minimum triangle count at resolution 1024; 1536 gets one more subdivision (4x).
@@ -249,7 +251,13 @@ def z_up_to_y_up(vertices: np.ndarray) -> np.ndarray:
 
 
 def text_mesh(prompt: str, resolution: int) -> trimesh.Trimesh:
-    """Build the object named by the prompt; same prompt and resolution give the same mesh."""
+    """Build the object named by the prompt; same prompt and resolution give the same mesh.
+
+    A prompt with ``defect:<name>`` words gets the test box with those defects (``sandbox.defects``).
+    """
+    asked = defects.defects_in(prompt)
+    if asked is not None:
+        return defects.defect_mesh(asked, resolution)
     rng = np.random.default_rng(_seed(prompt))
     parts = SHAPES.get(shape_name(prompt), _abstract)(rng)
     tint = tint_of(prompt)

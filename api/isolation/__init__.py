@@ -15,7 +15,7 @@ from .errors import (
     IsolationError,
     MeshRejected,
 )
-from .helper import HelperLimits, ImportHelper
+from .helper import HelperLimits, ImportHelper, Prepared
 from .route import helper_command, in_place_notice, is_large, module_helper_command, wants_helper
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "ImportHelper",
     "IsolationError",
     "MeshRejected",
+    "Prepared",
     "helper_command",
     "in_place_notice",
     "is_large",

@@ -75,6 +75,28 @@ class HelperLimits:
         return self.memory_bytes or default_ceiling()
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What the helper made: the .blend, and what finishing the result said."""
+
+    blend: Path
+    #: The quality report (``kiln_quality`` JSON), also on every object in ``blend``.
+    quality: str = ""
+    exported: tuple[str, ...] = ()
+    #: Finishing failed (the import did not): the reason, for the log and the job's note.
+    finish_error: str = ""
+
+    @classmethod
+    def from_answer(cls, blend: Path, answer: dict[str, Any]) -> Prepared:
+        exported = answer.get("exported")
+        return cls(
+            blend=blend,
+            quality=str(answer.get("quality") or ""),
+            exported=tuple(str(p) for p in exported) if isinstance(exported, list) else (),
+            finish_error=str(answer.get("finish_error") or ""),
+        )
+
+
 class _Child:
     """One helper process, the thread reading its output and the thread watching its memory."""
 
@@ -138,7 +160,7 @@ class _Child:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(WATCH_SECONDS)
 
-    def send(self, request: dict[str, str]) -> None:
+    def send(self, request: dict[str, Any]) -> None:
         assert self.process.stdin is not None
         try:
             self.process.stdin.write((json.dumps(request) + "\n").encode())
@@ -216,7 +238,21 @@ class ImportHelper:
         *,
         cancelled: Callable[[], bool],
     ) -> Path:
-        """Have the helper write ``blend`` from ``glb``; returns ``blend``.
+        """Have the helper write ``blend`` from ``glb``; returns ``blend`` (see :meth:`prepare`)."""
+        return self.prepare(command, limits, glb, blend, cancelled=cancelled).blend
+
+    def prepare(
+        self,
+        command: Sequence[str],
+        limits: HelperLimits,
+        glb: Path,
+        blend: Path,
+        *,
+        cancelled: Callable[[], bool],
+        game: str = "",
+        label: str = "",
+    ) -> Prepared:
+        """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.quality``).
 
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.
@@ -233,7 +269,7 @@ class ImportHelper:
             self._cancel_idle()
             child = self._ready_child(tuple(command), limits, cancelled)
             sent = time.monotonic()
-            child.send({"glb": str(glb), "blend": str(part)})
+            child.send({"glb": str(glb), "blend": str(part), "game": game, "label": label})
             answer = child.receive(
                 time.monotonic() + limits.seconds_per_mesh,
                 cancelled,
@@ -251,12 +287,12 @@ class ImportHelper:
                 raise HelperCrashed("the helper answered but wrote no file")
             fs.replace(part, blend)
             log.debug(
-                "Helper made %s in %.3f s (%.3f s of it importing and saving)",
+                "Helper made %s in %.3f s (%.3f s of it importing, finishing and saving)",
                 blend.name,
                 time.monotonic() - sent,
                 float(answer.get("seconds") or 0.0),
             )
-            return blend
+            return Prepared.from_answer(blend, answer)
         except StorageError:
             raise  # a locked or full disk here, not a sick helper: it stays warm
         except IsolationError as exc:
