@@ -35,8 +35,9 @@ QUALITY_KEY = "kiln_quality"
 #: Blender's own default distance for Merge by Distance (metres).
 MERGE_DISTANCE = 1e-4
 #: Before a budget or an LOD, split copies of one vertex are joined so the collapse cannot open the
-#: surface along UV seams and hard edges; only vertices at one position (to the float) are joined.
-WELD_DISTANCE = 1e-9
+#: surface along UV seams and hard edges: only vertices within a micrometre (Blender 4.2's
+#: remove_doubles joins nothing at a distance of 1e-9, even exact copies).
+WELD_DISTANCE = 1e-6
 
 
 def finish(

@@ -19,7 +19,7 @@ from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw, wrapped_label
 from ..operators import credit_guard, runtime
 from ..ui_text import progress_text, shown_by_filter, status_text
-from . import thumbnails
+from . import quality, thumbnails
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -255,6 +255,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         wrapped_label(col, context, job.note, icon="INFO")
     if job.task_id:
         col.label(text=f"Task {job.task_id}")
+    quality.draw_quality(col, context, job)
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else ""
     if where:

@@ -85,3 +85,14 @@ def sampled_uv_overlap(uv: np.ndarray, samples: int) -> float:
 
 def reports(bpy: Any, names: list[str]) -> list[dict[str, Any]]:
     return [json.loads(bpy.data.objects[name]["kiln_quality"]) for name in names]
+
+
+def run(engine: Any, jobs: Any, prompts: list[tuple[str, str]]) -> list[Any]:
+    """Send (prompt, game options JSON) jobs, wait, and check the helper prepared each one."""
+    sent = [engine.submit(jobs.JobRequest(kind="text", prompt=p, game=game)) for p, game in prompts]
+    assert engine.wait([job.id for job in sent], timeout=240)
+    done = [engine.get(job.id) for job in sent]
+    for job in done:
+        assert job.state.value == "ready", job.error
+        assert job.blend_path, "prepared by the helper"
+    return done

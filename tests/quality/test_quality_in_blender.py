@@ -8,28 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from quality_support import independent_counts, reports
+from quality_support import independent_counts, reports, run
 
 DEFECTS = ("none", "seams", "flipped", "hole", "loose", "uvoverlap")
 COUNTS = ("triangles", "vertices", "parts", "boundary_edges", "non_manifold_edges", "inverted_faces")
-
-
-def run(engine: Any, jobs: Any, prompts: list[str], **game: Any) -> list[Any]:
-    options = jobs_game(jobs, **game)
-    sent = [engine.submit(jobs.JobRequest(kind="text", prompt=p, game=options)) for p in prompts]
-    assert engine.wait([job.id for job in sent], timeout=240)
-    done = [engine.get(job.id) for job in sent]
-    for job in done:
-        assert job.state.value == "ready", job.error
-        assert job.blend_path, "prepared by the helper"
-    return done
-
-
-def jobs_game(jobs: Any, **game: Any) -> str:
-    from importlib import import_module
-
-    options = import_module(jobs.__name__.rsplit(".", 2)[0] + ".api.quality.options")
-    return options.GameOptions(**game).to_text()
 
 
 def test_every_defect_is_counted_as_an_independent_count_says(
@@ -37,7 +19,7 @@ def test_every_defect_is_counted_as_an_independent_count_says(
 ) -> None:
     jobs = kiln_module("api.jobs")
     import_job = kiln_module("operators.scene_import").import_job
-    done = run(quality_engine, jobs, [f"a box defect:{name}" for name in DEFECTS])
+    done = run(quality_engine, jobs, [(f"a box defect:{name}", "") for name in DEFECTS])
     verdicts = {}
     for name, job in zip(DEFECTS, done, strict=True):
         names = import_job(blender.context, job)
