@@ -19,6 +19,7 @@ from typing import Any
 import bmesh
 import bpy
 import numpy as np
+from mathutils import Vector
 
 try:
     from ..api.quality import naming
@@ -278,11 +279,22 @@ def _lod(lod0: bpy.types.Object, ratio: float) -> bpy.types.Object:
 
 def convex_hull(source: bpy.types.Object) -> bpy.types.Object:
     """The convex hull of ``source``'s vertices as a new object with the same transform."""
-    bm = bmesh.new()
-    bm.from_mesh(_mesh(source))
+    source_mesh = _mesh(source)
+    co = np.empty(len(source_mesh.vertices) * 3, dtype=np.float32)
+    source_mesh.vertices.foreach_get("co", co)
+    bm = bmesh.new()  # the points alone: the source's own faces must not stay in the hull
+    for point in co.reshape(-1, 3).tolist():
+        bm.verts.new(point)
     made = bmesh.ops.convex_hull(bm, input=list(bm.verts))
     inside = [g for g in (*made["geom_interior"], *made["geom_unused"]) if isinstance(g, bmesh.types.BMVert)]
+    inside = list(dict.fromkeys(inside))  # a point may be both interior and unused
     bmesh.ops.delete(bm, geom=inside, context="VERTS")
+    # The hull's faces come wound either way (recalc_face_normals misses some on near-flat spots);
+    # a convex hull holds its centroid, so a face looking at it is turned round.
+    centroid = sum((v.co for v in bm.verts), Vector()) / max(len(bm.verts), 1)
+    bm.normal_update()
+    inward = [f for f in bm.faces if f.normal.dot(f.calc_center_median() - centroid) < 0]
+    bmesh.ops.reverse_faces(bm, faces=inward)
     mesh = bpy.data.meshes.new(f"{source.name} hull")
     bm.to_mesh(mesh)
     bm.free()
