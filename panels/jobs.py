@@ -278,6 +278,8 @@ def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = Fal
         row.operator("kiln.retry_job", text="Retry", icon="FILE_REFRESH").job_id = job.id
         row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
     row = layout.row(align=True)
+    if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
+        row.operator("kiln.export_job", text="Export…", icon="EXPORT").job_id = job.id
     if job.task_id:
         row.operator("kiln.copy_task_id", text="Copy Task ID", icon="COPYDOWN").job_id = job.id
     row.operator("kiln.open_cache_folder", text="Open Folder", icon="FILE_FOLDER")

@@ -1,0 +1,49 @@
+"""The operators as scripts call them: fix-up and output arguments, and export_job afterwards.
+
+The bpy module has no Blender program for a helper, so here Kiln imports and finishes in place;
+the helper path of the same work is covered by the other tests in this folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def imported(bpy: Any) -> list[Any]:
+    return [obj for obj in bpy.data.objects if "kiln_task_id" in obj]
+
+
+def test_generate_takes_fixups_and_export_job_writes_every_engine(
+    service: Any, blender: Any, kiln_module: Any, tmp_path: Path
+) -> None:
+    result = blender.ops.kiln.generate_from_text(
+        prompt="a box defect:flipped defect:loose", fix_normals=True, fix_loose=0.01, reuse="NEVER"
+    )
+    assert result == {"FINISHED"}
+    (obj,) = imported(blender)
+    report = json.loads(obj["kiln_quality"])
+    assert report["fixes"] == ["3 loose parts removed", "18 triangles turned to face out"]
+    assert (report["inverted_faces"], report["parts"], report["verdict"]) == (0, 1, "ready")
+
+    job = kiln_module("operators.runtime").engine().jobs()[-1]
+    for engine, file in (
+        ("UNREAL", "SM_BoxDefectFlippedDefectLoose.fbx"),
+        ("GLB", "BoxDefectFlippedDefectLoose.glb"),
+    ):
+        assert blender.ops.kiln.export_job(job_id=job.id, engine=engine, directory=str(tmp_path)) == {
+            "FINISHED"
+        }
+        assert (tmp_path / file).is_file(), engine
+    assert imported(blender) == [obj], "the export leaves the scene as it was"
+    assert len(blender.data.scenes) == 1
+
+
+def test_unusable_arguments_get_a_sentence(service: Any, blender: Any) -> None:
+    with pytest.raises(RuntimeError, match="LOD ratio “half” is not a number"):
+        blender.ops.kiln.generate_from_text(prompt="a chair", lods="half", reuse="NEVER")
+    with pytest.raises(RuntimeError, match="no longer in the list"):
+        blender.ops.kiln.export_job(job_id="nope", engine="UNITY", directory="/tmp")
