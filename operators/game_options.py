@@ -27,6 +27,17 @@ ENGINE_ITEMS = (
     ("GODOT", "Godot", "<Name>, <Name>-convcolonly; GLB"),
 )
 
+GAME_ARGUMENTS = (
+    "fix_merge",
+    "fix_normals",
+    "fix_loose",
+    "triangles",
+    "lods",
+    "collision",
+    "engine",
+    "export_dir",
+)
+
 
 class GameOutputProperties:
     """Fix-ups and game outputs as operator arguments."""
@@ -76,6 +87,11 @@ class GameOutputProperties:
             engine=self.engine,
             export_dir=bpy.path.abspath(folder) if folder else "",
         )
+
+    def given_game_arguments(self) -> dict[str, object]:
+        """The fix-up and output arguments this call was given (to pass on when it calls itself again)."""
+        props = self.properties  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in GAME_ARGUMENTS if props.is_property_set(name)}
 
     def with_game(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
         """``request`` carrying this call's options (unchanged when none are asked)."""

@@ -14,7 +14,7 @@ import importlib
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bmesh
 import bpy
@@ -29,6 +29,9 @@ except ImportError:  # run by the helper's child script, where the add-on's root
     naming, game_options, quality = (
         importlib.import_module(f"api.quality.{name}") for name in ("naming", "options", "report")
     )
+
+if TYPE_CHECKING:
+    from ..api.jobs import Job
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +103,19 @@ def finish_in_place(objects: list[bpy.types.Object], game: str, label: str) -> l
     for path in said["exported"]:
         log.info("Exported %s", path)
     return finished
+
+
+def job_report(job: Job) -> quality.QualityReport | None:
+    """The report on the first of a job's objects still in this file (None: none carries one)."""
+    for name in job.objects:
+        obj = bpy.data.objects.get(name)
+        text = obj.get(QUALITY_KEY) if obj is not None else None
+        if isinstance(text, str):
+            try:
+                return quality.QualityReport.from_json(text)
+            except (ValueError, TypeError):
+                return None
+    return None
 
 
 def stamp(objects: Iterable[bpy.types.Object], report: quality.QualityReport) -> None:

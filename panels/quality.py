@@ -8,28 +8,14 @@ from typing import TYPE_CHECKING
 import bpy
 
 from ..api.jobs import Job
-from ..api.quality.report import QualityReport
 from ..api.quality.verdict import CHECK, PROBLEMS
 from ..drawing import wrapped_label
-from ..operators.game_ready import QUALITY_KEY
+from ..operators.game_ready import job_report
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
 VERDICT_ICONS: dict[str, IconItems] = {PROBLEMS: "ERROR", CHECK: "INFO"}
-
-
-def job_report(job: Job) -> QualityReport | None:
-    """The report on the first of the job's objects still in this file (None: none carries one)."""
-    for name in job.objects:
-        obj = bpy.data.objects.get(name)
-        text = obj.get(QUALITY_KEY) if obj is not None else None
-        if isinstance(text, str):
-            try:
-                return QualityReport.from_json(text)
-            except (ValueError, TypeError):
-                return None
-    return None
 
 
 def draw_quality(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:

@@ -8,7 +8,7 @@ with the mesh. Every option is off by default: then the helper only measures (th
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ..errors import InputError
@@ -98,3 +98,42 @@ def parse_lods(text: str) -> tuple[float, ...]:
     if len(ratios) > MAX_LODS:
         raise InputError(f"At most {MAX_LODS} LOD ratios, please.")
     return tuple(ratios)
+
+
+@dataclass(frozen=True)
+class RowOptions:
+    """A batch CSV line's own ``triangles``, ``lods`` and ``export`` (an engine name); None: the batch's."""
+
+    triangles: int | None = None
+    lods: tuple[float, ...] | None = None
+    export: str | None = None
+
+    def apply(self, base: GameOptions, export_dir: str) -> GameOptions:
+        """The batch's options with this line's over them; an ``export`` line without a folder uses
+        ``export_dir``."""
+        options = base
+        if self.triangles is not None:
+            options = replace(options, triangles=self.triangles)
+        if self.lods is not None:
+            options = replace(options, lods=self.lods)
+        if self.export is not None:
+            engine = "NONE" if self.export == "GLB" else self.export
+            options = replace(options, engine=engine, export_dir=options.export_dir or export_dir)
+        return options
+
+
+def parse_row(values: dict[str, str]) -> RowOptions:
+    """Read a CSV line's ``triangles``, ``lods`` and ``export`` cells (blank: the batch's); raises
+    InputError with a sentence."""
+    triangles = values.get("triangles", "").strip().replace(",", "").replace("_", "")
+    if triangles and not triangles.isdigit():
+        raise InputError(f"the triangle budget '{values['triangles']}' is not a whole number.")
+    export = values.get("export", "").strip().upper()
+    if export and export not in EXPORT_TARGETS:
+        raise InputError(f"export '{values['export']}' is not one of {', '.join(EXPORT_TARGETS)}.")
+    lods = values.get("lods", "").strip()
+    return RowOptions(
+        triangles=int(triangles) if triangles else None,
+        lods=parse_lods(lods) if lods else None,
+        export=export or None,
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,20 @@ def test_each_engine_names_lods_and_collision_its_own_way(
 def test_asset_names_are_safe_for_every_engine() -> None:
     assert naming.asset_name("the 3 old/../chairs!") == "Asset3OldChairs"
     assert naming.asset_name("…") == "Asset"
+
+
+def test_csv_game_columns_override_the_batch_per_line_and_bad_cells_skip_the_line(tmp_path: Any) -> None:
+    from api.batch import parse_csv
+
+    text = "prompt,triangles,lods,export\na rock,5000,0.5,unreal\na box,,,\na cup,lots,,\na mug,,,maya\n"
+    parsed = parse_csv(text, folder=tmp_path)
+    rock, box = parsed.items
+    base = GameOptions(fix_merge=True, triangles=200, collision="HULL")
+    assert rock.row.apply(base, "/out") == GameOptions(
+        fix_merge=True, triangles=5000, lods=(0.5,), collision="HULL", engine="UNREAL", export_dir="/out"
+    )
+    assert box.row.apply(base, "/out") == base, "blank cells keep the batch's"
+    assert [str(p) for p in parsed.problems] == [
+        "line 4: the triangle budget 'lots' is not a whole number.",
+        "line 5: export 'maya' is not one of UNREAL, UNITY, GODOT, GLB.",
+    ]
