@@ -105,6 +105,8 @@ class Analysis:
         )
         #: The connected part each triangle belongs to (its smallest welded vertex id).
         self.part = vertex_part[shape[:, 0]] if len(shape) else np.zeros(0, dtype=np.int64)
+        #: Each part's label, and per triangle the index of its part among them (counted once, read often).
+        self.part_labels, self.part_index = np.unique(self.part, return_inverse=True)
         patch, disagree = topology.winding_patches(self.edges, len(sound))
         colour = np.zeros(len(triangles), dtype=np.int64)
         colour[self.sound] = topology.two_colour(patch, disagree)
@@ -114,14 +116,13 @@ class Analysis:
     def triangle_count(self) -> int:
         return len(self.triangles)
 
-    def part_sizes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """(part labels, triangles in each)."""
-        labels, sizes = np.unique(self.part, return_counts=True)
-        return labels, sizes
+    def part_sizes(self) -> NDArray[np.int64]:
+        """Triangles in each part."""
+        return np.bincount(self.part_index, minlength=len(self.part_labels))
 
     def inverted(self) -> int:
         """Triangles winding against their neighbours, counted on the smaller side of each part."""
-        labels, part_index = np.unique(self.part, return_inverse=True)
+        labels, part_index = self.part_labels, self.part_index
         flipped = np.bincount(part_index, weights=self.colour, minlength=len(labels))
         total = np.bincount(part_index, minlength=len(labels))
         return int(np.minimum(flipped, total - flipped).sum())
@@ -132,7 +133,7 @@ class Analysis:
 
     def inward(self) -> NDArray[np.bool_]:
         """Triangles to turn round so every part winds one way and faces out (positive volume)."""
-        labels, part_index = np.unique(self.part, return_inverse=True)
+        labels, part_index = self.part_labels, self.part_index
         # Signed volume of each part as colour 0 winds, about the part's centre (a tetrahedron each).
         weights = np.bincount(part_index, minlength=len(labels)).astype(np.float64)
         centre = (
@@ -149,10 +150,8 @@ class Analysis:
 
     def loose(self, share: float, total_triangles: int) -> NDArray[np.bool_]:
         """Triangles of parts holding less than ``share`` of ``total_triangles`` (the largest part stays)."""
-        labels, part_index = np.unique(self.part, return_inverse=True)
-        sizes = np.bincount(part_index, minlength=len(labels))
-        small = sizes < share * total_triangles
-        return small[part_index]
+        small = self.part_sizes() < share * total_triangles
+        return small[self.part_index]
 
 
 def build_report(meshes: Sequence[MeshArrays], inventory: Inventory) -> tuple[QualityReport, list[Analysis]]:
@@ -163,18 +162,20 @@ def build_report(meshes: Sequence[MeshArrays], inventory: Inventory) -> tuple[Qu
         materials=inventory.materials,
         textures=[f"{w}x{h}" for w, h in sorted(set(inventory.textures), reverse=True)],
     )
-    points = [a.positions[np.unique(a.triangles)] for a in analyses if a.triangle_count]
-    if points:
-        stacked = np.concatenate(points)
-        size = stacked.max(axis=0) - stacked.min(axis=0)
-        report.dimensions = [round(float(s), 4) for s in size]
+    # Every vertex, used by a triangle or not: a stray vertex is part of what the engine gets too.
+    meshes_with_points = [a.positions for a in analyses if len(a.positions)]
+    if meshes_with_points:
+        low = np.min(np.array([p.min(axis=0) for p in meshes_with_points]), axis=0)
+        high = np.max(np.array([p.max(axis=0) for p in meshes_with_points]), axis=0)
+        sides: list[float] = (high - low).tolist()
+        report.dimensions = [round(side, 4) for side in sides]
     diagonal = float(np.linalg.norm(report.dimensions))
     total = sum(a.triangle_count for a in analyses)
     for a in analyses:
         report.triangles += a.triangle_count
         report.vertices += a.vertex_count
         report.split_vertices += len(a.positions)
-        _labels, sizes = a.part_sizes()
+        sizes = a.part_sizes()
         report.parts += len(sizes)
         report.small_parts += int((sizes < verdict.SMALL_PART_SHARE * total).sum()) if len(sizes) > 1 else 0
         report.boundary_edges += int((a.edges.uses == 1).sum())
