@@ -86,9 +86,10 @@ def finish(
         if hull is not None:
             hull.name = hull.data.name = names.collision
         outputs = [lod0, *lods, *([hull] if hull is not None else [])]
-        if options.export_dir:
-            exported.append(export(outputs, options.engine, Path(options.export_dir) / names.file))
+    # Stamped before the export: a folder that cannot be written still leaves the report on the result.
     stamp([*others, *outputs], report)
+    if options.builds_outputs and meshes and options.export_dir:
+        exported.append(export(outputs, options.engine, Path(options.export_dir) / names.file))
     return [*others, *outputs], {"quality": report.to_json(), "exported": exported}
 
 
@@ -322,8 +323,23 @@ def convex_hull(source: bpy.types.Object) -> bpy.types.Object:
     return hull
 
 
+class ExportFailed(Exception):
+    """The export could not be written; the message is a sentence for the job."""
+
+
 def export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> str:
     """Write ``objects`` with Blender's own exporter: FBX for Unreal and Unity, GLB otherwise."""
+    try:
+        _export(objects, engine, path)
+    except OSError as exc:
+        raise ExportFailed(f"the export to {path} could not be written ({exc.strerror or exc})") from exc
+    except RuntimeError as exc:  # the exporter's own report, its last line the reason
+        reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
+        raise ExportFailed(f"the export to {path} failed ({reason})") from exc
+    return str(path)
+
+
+def _export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     view_layer = bpy.context.view_layer
     for obj in view_layer.objects:
@@ -347,4 +363,3 @@ def export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> str:
         )
     else:
         bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True)
-    return str(path)

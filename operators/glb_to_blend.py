@@ -63,6 +63,8 @@ def finish(game: str, label: str) -> dict[str, Any]:
         options = game_ready.game_options.GameOptions.from_text(game)
         _objects, said = game_ready.finish(list(bpy.data.objects), options, label)
         return dict(said)
+    except game_ready.ExportFailed as exc:
+        return {"finish_error": str(exc)[-500:]}
     except Exception as exc:
         logging.getLogger(__name__).exception("Finishing the result failed")
         return {"finish_error": f"{type(exc).__name__}: {exc}"[-500:]}

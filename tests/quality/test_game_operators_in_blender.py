@@ -47,3 +47,16 @@ def test_unusable_arguments_get_a_sentence(service: Any, blender: Any) -> None:
         blender.ops.kiln.generate_from_text(prompt="a chair", lods="half", reuse="NEVER")
     with pytest.raises(RuntimeError, match="no longer in the list"):
         blender.ops.kiln.export_job(job_id="nope", engine="UNITY", directory="/tmp")
+
+
+def test_generate_from_selection_takes_the_same_arguments(service: Any, blender: Any) -> None:
+    blender.ops.mesh.primitive_cube_add(size=2.0)
+    placeholder = blender.context.active_object
+    placeholder.name = "Crate"
+    placeholder["kiln_prompt"] = "a box defect:seams"
+    result = blender.ops.kiln.generate_from_selection(fix_merge=True, triangles=300, reuse="NEVER")
+    assert result == {"FINISHED"}
+    (made,) = [obj for obj in blender.data.objects if obj.get("kiln_placeholder") == "Crate"]
+    report = json.loads(made["kiln_quality"])
+    assert report["fixes"][0] == "merged 1,918 vertices" and report["fixes"][1].startswith("768 → ")
+    assert abs(report["triangles"] - 300) <= 15 and report["boundary_edges"] == 0

@@ -103,3 +103,19 @@ def test_lods_hull_names_and_exports_for_each_engine(
         assert set(back) >= {*lod_names, hull_name}, (engine, sorted(back))
         lod0 = back[lod_names[0]]
         assert size(lod0) == pytest.approx(original_size, rel=1e-3), f"{engine}: same axes and scale"
+
+
+def test_an_export_that_cannot_be_written_leaves_the_result_imported_with_its_report(
+    quality_engine: Any, blender: Any, kiln_module: Any, tmp_path: Path, caplog: Any
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the export folder should be")
+    jobs = kiln_module("api.jobs")
+    game = kiln_module("api.quality.options").GameOptions(engine="GODOT", export_dir=str(blocked / "out"))
+    (job,) = run(quality_engine, jobs, [("a grey rock", game.to_text())])
+    names = kiln_module("operators.scene_import").import_job(blender.context, job)
+    assert names == ["GreyRock"] and "kiln_quality" in blender.data.objects["GreyRock"]
+    said = [r.getMessage() for r in caplog.records if "could not finish it" in r.getMessage()]
+    assert (
+        len(said) == 1 and f"the export to {blocked / 'out' / 'GreyRock.glb'} could not be written" in said[0]
+    )
