@@ -262,7 +262,8 @@ def generate(args: argparse.Namespace) -> int:
         for item in mine:
             name = asset_name(item.line, item.request.label)
             row = rows[name] = {"line": item.line, "name": name, **source_of(item.request), "task_id": ""}
-            request = replace(item.request, game=item.row.apply(game, str(out.exports)).to_text())
+            options = replace(item.row.apply(game, str(out.exports)), review=True)  # for summary.png
+            request = replace(item.request, game=options.to_text())
             job = start(engine, out, item.line, request, name, row)
             if job is not None:
                 following[name] = (item, job)
@@ -338,7 +339,7 @@ def _task_of(out: Output, name: str) -> str:
 
 def finish(kiln: ModuleType, engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -> None:
     """A ready job becomes ``<name>.glb`` (the checked download), ``<name>.blend`` (it alone, finished
-    as asked, with its quality report) and ``<name>.png`` (the service's preview, for the sheet)."""
+    as asked, with its quality report) and ``<name>.png`` (its picture for the review sheet)."""
     row.update(task_id=job.task_id or row["task_id"], triangles=job.triangles, files=[], error=job.error)
     if str(job.state) != "ready" or not job.mesh_path:
         row["state"] = str(job.state)
@@ -347,8 +348,9 @@ def finish(kiln: ModuleType, engine: Any, out: Output, name: str, job: Any, row:
     blend, glb = out.files(name)
     try:
         save_blend(kiln, job, blend, row)
-        if job.preview_path and Path(job.preview_path).is_file():
-            shutil.copyfile(job.preview_path, out.assets / f"{name}.png")
+        picture = picture_of(kiln, job)
+        if picture:
+            shutil.copyfile(picture, out.assets / f"{name}.png")
         tmp = glb.with_name(f".{glb.name}.tmp")
         shutil.copyfile(job.mesh_path, tmp)
         tmp.replace(glb)
@@ -357,6 +359,15 @@ def finish(kiln: ModuleType, engine: Any, out: Output, name: str, job: Any, row:
         return
     engine.mark_imported(job.id, [])
     row.update(state="done", files=[blend.name, glb.name])
+
+
+def picture_of(kiln: ModuleType, job: Any) -> str:
+    """The helper's review rendering of the result, else the service's preview ("" when neither)."""
+    if job.blend_path:
+        rendered = kiln.api.isolation.review_picture(Path(job.blend_path))
+        if rendered.is_file():
+            return str(rendered)
+    return job.preview_path if job.preview_path and Path(job.preview_path).is_file() else ""
 
 
 def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> None:

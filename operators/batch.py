@@ -134,7 +134,9 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
 
         try:
             # Lines with an export but no folder given: export/ beside the prompt file.
-            game = (self.game_options(context), str(path.parent / "export"))
+            # A summary gets a review sheet: the helper renders each result's picture for it.
+            options = replace(self.game_options(context), review=bool(self.summary_path.strip()))
+            game = (options, str(path.parent / "export"))
             job_ids = _send(context, parsed.items, reused, game)
         except KilnError as exc:  # the job list cannot be written, or bad LOD ratios: nothing was sent
             self.report({"ERROR"}, f"Kiln: {exc.user_message}")
@@ -221,7 +223,7 @@ def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     if summary_path:
         try:
             batch.write_summary(Path(summary_path), summary)
-            review_sheet.write_review(Path(summary_path), jobs, reports, summary)
+            review_sheet.write_review(Path(summary_path), jobs, reports, summary, engine.cache_dir)
         except (OSError, KilnError) as exc:
             log.warning("Could not write the batch summary %s: %s", summary_path, exc)
             headline += f"; the summary could not be written to {summary_path}"

@@ -42,26 +42,29 @@ def load_game_ready() -> Any:
     return module
 
 
-def convert(glb: str, blend: str, game: str = "", label: str = "") -> dict[str, Any]:
+def convert(glb: str, blend: str, game: str = "", label: str = "", picture: str = "") -> dict[str, Any]:
     """Import ``glb`` into an empty file, finish it (report, fix-ups, outputs: ``game`` is
-    ``JobRequest.game``), and save it, textures packed, as ``blend``; returns what finishing said."""
+    ``JobRequest.game``; a review picture to ``picture`` when asked), and save it, textures packed,
+    as ``blend``; returns what finishing said."""
     # The factory startup file, emptied: a fresh file each time, a fifth of read_factory_settings'
     # cost (that one also resets the preferences and reloads every add-on).
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     bpy.ops.import_scene.gltf(filepath=glb)
-    finished = finish(game, label)
+    finished = finish(game, label, picture)
     bpy.ops.file.pack_all()
     bpy.ops.wm.save_as_mainfile(filepath=blend, compress=False)
     return finished
 
 
-def finish(game: str, label: str) -> dict[str, Any]:
+def finish(game: str, label: str, picture: str) -> dict[str, Any]:
     """The game-ready work; a failure there (an export folder that cannot be written) is said in
     the answer, never a failed import: the mesh itself is fine."""
     game_ready = _game_ready or load_game_ready()
     try:
         options = game_ready.game_options.GameOptions.from_text(game)
-        _objects, said = game_ready.finish(list(bpy.data.objects), options, label)
+        objects, said = game_ready.finish(list(bpy.data.objects), options, label)
+        if options.review and picture:
+            said["picture"] = game_ready.render_picture(objects, picture)
         return dict(said)
     except game_ready.ExportFailed as exc:
         return {"finish_error": str(exc)[-500:]}
@@ -83,7 +86,11 @@ def serve(memory_limit: int) -> None:
         started = time.perf_counter()
         try:
             finished = convert(
-                request["glb"], request["blend"], request.get("game", ""), request.get("label", "")
+                request["glb"],
+                request["blend"],
+                request.get("game", ""),
+                request.get("label", ""),
+                request.get("picture", ""),
             )
         except Exception as exc:  # the importer's own errors: a sentence on the job, not a crash
             detail = f"{type(exc).__name__}: {exc}"

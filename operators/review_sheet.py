@@ -1,8 +1,9 @@
 """A batch's review files beside its summary: ``name.png`` (every result's picture with its name,
 triangles and verdict) and ``name.html`` (the sheet, the table, each failed line's sentence).
 
-The pictures are the service's previews, read with Blender's image loader (Blender's Python has no
-other); a result without one gets an empty frame in its verdict's colour.
+The pictures are rendered by the helper Blender, the same view for every result (asked through
+``GameOptions.review``); where it could not render, the service's preview stands in; read with
+Blender's image loader (Blender's Python has no other). A result with neither gets an empty frame.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import bpy
 import numpy as np
 
 from ..api import fs
+from ..api.isolation import review_picture
 from ..api.jobs import Job, JobState
+from ..api.jobs.model import cache_name
 from ..api.quality import sheet
 from ..api.quality.report import QualityReport
 from ..api.quality.review import review_html
@@ -43,8 +46,18 @@ def preview_pixels(path: str) -> np.ndarray | None:
         bpy.data.images.remove(image)
 
 
+def picture_of(job: Job, cache_dir: Path) -> str:
+    """The helper's rendering of the job's result, else the service's preview ("" when neither)."""
+    rendered = review_picture(cache_dir / f"{cache_name(job)}.blend")
+    return str(rendered) if rendered.is_file() else job.preview_path
+
+
 def write_review(
-    summary_path: Path, jobs: Sequence[Job], reports: dict[str, QualityReport], summary: dict[str, Any]
+    summary_path: Path,
+    jobs: Sequence[Job],
+    reports: dict[str, QualityReport],
+    summary: dict[str, Any],
+    cache_dir: Path,
 ) -> None:
     """Write ``<summary>.png`` and ``<summary>.html`` beside the summary (each whole or not at all)."""
     tiles = []
@@ -52,7 +65,8 @@ def write_review(
         report = reports.get(job.id)
         shown = report.verdict if report else ("failed" if job.state is not JobState.IMPORTED else "")
         triangles = report.triangles if report else job.triangles
-        tiles.append(sheet.Tile(preview_pixels(job.preview_path), job.request.label, triangles, shown))
+        picture = preview_pixels(picture_of(job, cache_dir))
+        tiles.append(sheet.Tile(picture, job.request.label, triangles, shown))
     png, page = summary_path.with_suffix(".png"), summary_path.with_suffix(".html")
     _write_whole(png, sheet.encode_png(sheet.contact_sheet(tiles)))
     _write_whole(page, review_html(summary_path.stem, summary, png.name).encode("utf-8"))

@@ -85,6 +85,8 @@ class Prepared:
     exported: tuple[str, ...] = ()
     #: Finishing failed (the import did not): the reason, for the log and the job's note.
     finish_error: str = ""
+    #: The picture rendered for a review sheet (``review_picture(blend)``), when one was asked and made.
+    picture: Path | None = None
 
     @classmethod
     def from_answer(cls, blend: Path, answer: dict[str, Any]) -> Prepared:
@@ -94,7 +96,13 @@ class Prepared:
             quality=str(answer.get("quality") or ""),
             exported=tuple(str(p) for p in exported) if isinstance(exported, list) else (),
             finish_error=str(answer.get("finish_error") or ""),
+            picture=review_picture(blend) if answer.get("picture") else None,
         )
+
+
+def review_picture(blend: Path) -> Path:
+    """Where the helper renders a result's review-sheet picture: beside its .blend, named by Kiln."""
+    return blend.with_name(f"{blend.stem}.review.png")
 
 
 class _Child:
@@ -269,7 +277,10 @@ class ImportHelper:
             self._cancel_idle()
             child = self._ready_child(tuple(command), limits, cancelled)
             sent = time.monotonic()
-            child.send({"glb": str(glb), "blend": str(part), "game": game, "label": label})
+            picture = review_picture(blend)
+            child.send(
+                {"glb": str(glb), "blend": str(part), "game": game, "label": label, "picture": str(picture)}
+            )
             answer = child.receive(
                 time.monotonic() + limits.seconds_per_mesh,
                 cancelled,

@@ -36,6 +36,8 @@ class GameOptions:
     engine: str = "NONE"
     #: Export the result here (with ``engine``'s conventions, or a GLB when engine is NONE); "": no export.
     export_dir: str = ""
+    #: Render a picture for a batch's review sheet (the same view for every result).
+    review: bool = False
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES and self.engine != "GLB":

@@ -119,3 +119,22 @@ def test_an_export_that_cannot_be_written_leaves_the_result_imported_with_its_re
     assert (
         len(said) == 1 and f"the export to {blocked / 'out' / 'GreyRock.glb'} could not be written" in said[0]
     )
+
+
+def test_the_helper_renders_a_review_picture_framed_alike_and_leaves_no_camera(
+    quality_engine: Any, blender: Any, kiln_module: Any
+) -> None:
+    import struct
+
+    jobs = kiln_module("api.jobs")
+    isolation = kiln_module("api.isolation")
+    cache_name = kiln_module("api.jobs.model").cache_name
+    game = kiln_module("api.quality.options").GameOptions(review=True).to_text()
+    done = run(quality_engine, jobs, [("a grey rock", game), ("a red chair", game)])
+    for job in done:
+        picture = isolation.review_picture(quality_engine.cache_dir / f"{cache_name(job)}.blend")
+        data = picture.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (256, 256)
+        names = kiln_module("operators.scene_import").import_job(blender.context, job)
+        assert all(blender.data.objects[name].type == "MESH" for name in names), "no camera comes along"
+    assert not [c for c in blender.data.cameras if c.name.startswith("Kiln Review")]
