@@ -22,12 +22,12 @@ import numpy as np
 from mathutils import Vector
 
 try:
-    from ..api.quality import naming
+    from ..api.quality import hull, naming
     from ..api.quality import options as game_options
     from ..api.quality import report as quality
 except ImportError:  # run by the helper's child script, where the add-on's root is on sys.path
-    naming, game_options, quality = (
-        importlib.import_module(f"api.quality.{name}") for name in ("naming", "options", "report")
+    hull, naming, game_options, quality = (
+        importlib.import_module(f"api.quality.{name}") for name in ("hull", "naming", "options", "report")
     )
 
 if TYPE_CHECKING:
@@ -82,13 +82,13 @@ def finish(
     if options.builds_outputs and meshes:
         lod0 = meshes[0]
         lods = [_lod(lod0, ratio) for ratio in options.lods]
-        hull = convex_hull(lod0) if options.collision == "HULL" else None
+        collider = convex_hull(lod0) if options.collision == "HULL" else None
         names = naming.engine_names(options.engine, naming.asset_name(label), len(lods))
         for obj, name in zip([lod0, *lods], names.lods, strict=True):
             obj.name = obj.data.name = name
-        if hull is not None:
-            hull.name = hull.data.name = names.collision
-        outputs = [lod0, *lods, *([hull] if hull is not None else [])]
+        if collider is not None:
+            collider.name = collider.data.name = names.collision
+        outputs = [lod0, *lods, *([collider] if collider is not None else [])]
     # Stamped before the export: a folder that cannot be written still leaves the report on the result.
     stamp([*others, *outputs], report)
     if options.builds_outputs and meshes and options.export_dir:
@@ -298,12 +298,41 @@ def _lod(lod0: bpy.types.Object, ratio: float) -> bpy.types.Object:
 
 
 def convex_hull(source: bpy.types.Object) -> bpy.types.Object:
-    """The convex hull of ``source``'s vertices as a new object with the same transform."""
+    """The convex hull of ``source``'s vertices as a new object with the same transform.
+
+    Over ``hull.MAX_TRIANGLES`` triangles, it is rebuilt from its points farthest apart and grown
+    about its centre until it holds every vertex again: still convex, still enclosing, fewer faces.
+    """
     source_mesh = _mesh(source)
     co = np.empty(len(source_mesh.vertices) * 3, dtype=np.float32)
     source_mesh.vertices.foreach_get("co", co)
-    bm = bmesh.new()  # the points alone: the source's own faces must not stay in the hull
-    for point in co.reshape(-1, 3).tolist():
+    points = co.reshape(-1, 3).astype(np.float64)
+    bm = _hull_of(points)
+    if len(bm.faces) > hull.MAX_TRIANGLES:
+        corners = np.array([v.co.to_tuple() for v in bm.verts])
+        bm.free()
+        bm = _hull_of(corners[hull.farthest_points(corners, hull.MAX_POINTS)])
+        bm.verts.index_update()
+        vertices = np.array([v.co.to_tuple() for v in bm.verts])
+        triangles = np.array([[v.index for v in f.verts] for f in bm.faces])
+        factor, centre = hull.enclosing_scale(vertices, triangles, points)
+        for vert, point in zip(bm.verts, centre + (vertices - centre) * factor * (1 + 1e-6), strict=True):
+            vert.co = point.tolist()
+    mesh = bpy.data.meshes.new(f"{source.name} hull")
+    bm.to_mesh(mesh)
+    bm.free()
+    made = bpy.data.objects.new(mesh.name, mesh)
+    made.matrix_world = source.matrix_world.copy()
+    for collection in source.users_collection:
+        collection.objects.link(made)
+    made.display_type = "WIRE"
+    return made
+
+
+def _hull_of(points: np.ndarray) -> bmesh.types.BMesh:
+    """A bmesh of the convex hull of ``points``, triangles wound outwards."""
+    bm = bmesh.new()  # the points alone: a source's own faces must not stay in the hull
+    for point in points.tolist():
         bm.verts.new(point)
     made = bmesh.ops.convex_hull(bm, input=list(bm.verts))
     inside = [g for g in (*made["geom_interior"], *made["geom_unused"]) if isinstance(g, bmesh.types.BMVert)]
@@ -315,15 +344,8 @@ def convex_hull(source: bpy.types.Object) -> bpy.types.Object:
     bm.normal_update()
     inward = [f for f in bm.faces if f.normal.dot(f.calc_center_median() - centroid) < 0]
     bmesh.ops.reverse_faces(bm, faces=inward)
-    mesh = bpy.data.meshes.new(f"{source.name} hull")
-    bm.to_mesh(mesh)
-    bm.free()
-    hull = bpy.data.objects.new(mesh.name, mesh)
-    hull.matrix_world = source.matrix_world.copy()
-    for collection in source.users_collection:
-        collection.objects.link(hull)
-    hull.display_type = "WIRE"
-    return hull
+    bmesh.ops.triangulate(bm, faces=list(bm.faces))
+    return bm
 
 
 def render_picture(objects: Sequence[bpy.types.Object], path: str, size: int = PICTURE_SIZE) -> bool:

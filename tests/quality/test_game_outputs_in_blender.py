@@ -92,6 +92,7 @@ def test_lods_hull_names_and_exports_for_each_engine(
             target = ratio * job.triangles
             assert abs(triangles(objects[name]) - target) <= 0.05 * target, (name, triangles(objects[name]))
         assert_convex_and_enclosing(objects[hull_name], lod0)
+        assert triangles(objects[hull_name]) <= 255, "fits Unity's convex collider"
         assert all("kiln_quality" in objects[name] for name in names)
         exported = tmp_path / engine.lower() / file
         assert exported.is_file(), engine

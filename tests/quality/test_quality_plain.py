@@ -111,3 +111,19 @@ def test_csv_game_columns_override_the_batch_per_line_and_bad_cells_skip_the_lin
         "line 4: the triangle budget 'lots' is not a whole number.",
         "line 5: export 'maya' is not one of UNREAL, UNITY, GODOT, GLB.",
     ]
+
+
+def test_a_small_hull_grows_just_enough_to_hold_every_point() -> None:
+    from api.quality import hull
+
+    octahedron = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
+    faces = np.array([[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5], [3, 1, 5], [0, 3, 5]])
+    points = np.random.default_rng(3).normal(size=(500, 3))
+    factor, centre = hull.enclosing_scale(octahedron, faces, points)
+    # Inside the octahedron scaled by s exactly when |x| + |y| + |z| <= s.
+    assert factor == pytest.approx(np.abs(points).sum(axis=1).max()) and np.allclose(centre, 0)
+    assert hull.enclosing_scale(octahedron, faces, points * 0.0)[0] == 1.0, "never shrinks"
+    spread = hull.farthest_points(points, 20)
+    assert len(set(spread.tolist())) == 20
+    off_centre = np.linalg.norm(points - points.mean(axis=0), axis=1)
+    assert off_centre[spread[0]] == off_centre.max(), "it starts at the point farthest out"
