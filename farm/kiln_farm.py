@@ -203,8 +203,8 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 
 class Output:
-    """Where things land: ``assets/``, ``ledger/``, ``manifests/``, ``export/``, ``summary.json``
-    (with ``summary.html`` and ``summary.png``)."""
+    """Where things land: ``assets/``, ``ledger/``, ``manifests/``, ``export/``, ``review/``,
+    ``summary.json`` (with ``summary.html`` and ``summary.png``)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -212,6 +212,8 @@ class Output:
         self.ledger = root / "ledger"
         self.manifests = root / "manifests"
         self.exports = root / "export"
+        #: Each asset's picture for summary.png (kept apart: assets/ holds the .blend and .glb only).
+        self.pictures = root / "review"
 
     def files(self, name: str) -> list[Path]:
         return [self.assets / f"{name}.blend", self.assets / f"{name}.glb"]
@@ -339,7 +341,7 @@ def _task_of(out: Output, name: str) -> str:
 
 def finish(kiln: ModuleType, engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -> None:
     """A ready job becomes ``<name>.glb`` (the checked download), ``<name>.blend`` (it alone, finished
-    as asked, with its quality report) and ``<name>.png`` (its picture for the review sheet)."""
+    as asked, with its quality report), and ``review/<name>.png`` (its picture for summary.png)."""
     row.update(task_id=job.task_id or row["task_id"], triangles=job.triangles, files=[], error=job.error)
     if str(job.state) != "ready" or not job.mesh_path:
         row["state"] = str(job.state)
@@ -350,7 +352,8 @@ def finish(kiln: ModuleType, engine: Any, out: Output, name: str, job: Any, row:
         save_blend(kiln, job, blend, row)
         picture = picture_of(kiln, job)
         if picture:
-            shutil.copyfile(picture, out.assets / f"{name}.png")
+            out.pictures.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(picture, out.pictures / f"{name}.png")
         tmp = glb.with_name(f".{glb.name}.tmp")
         shutil.copyfile(job.mesh_path, tmp)
         tmp.replace(glb)
@@ -432,7 +435,7 @@ def write_review(api: ModuleType, out: Output, rows: list[dict[str, Any]], count
     """``summary.png`` (each asset's preview, name, triangles, verdict) and ``summary.html`` beside it."""
     tiles = [
         api.quality.sheet.Tile(
-            read_png(out.assets / f"{row['name']}.png"),
+            read_png(out.pictures / f"{row['name']}.png"),
             row["name"],
             row.get("triangles"),
             row.get("verdict") or ("failed" if row["state"] != "done" else ""),

@@ -44,4 +44,5 @@ def test_a_farm_run_with_game_columns_writes_exports_and_the_review(
     page = (output / "summary.html").read_text()
     assert rock["name"] in page and box["name"] in page
     assert (output / "summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert all((output / "assets" / f"{row['name']}.png").is_file() for row in rows.values())
+    assert all((output / "review" / f"{row['name']}.png").is_file() for row in rows.values())
+    assert sorted(p.suffix for p in (output / "assets").iterdir()) == [".blend", ".blend", ".glb", ".glb"]
