@@ -202,7 +202,8 @@ class _Child:
             code = self.process.returncode
         said = " | ".join(self.tail)
         detail = f"exit code {code}: {said or 'no output'}"
-        if self.over_ceiling or any(word in said for word in OUT_OF_MEMORY_WORDS):
+        # Case-blind: Blender's allocator says "Malloc returns null".
+        if self.over_ceiling or any(word.lower() in said.lower() for word in OUT_OF_MEMORY_WORDS):
             return HelperOutOfMemory(self.ceiling, detail)
         return HelperCrashed(detail)
 

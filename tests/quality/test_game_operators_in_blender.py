@@ -60,3 +60,23 @@ def test_generate_from_selection_takes_the_same_arguments(service: Any, blender:
     report = json.loads(made["kiln_quality"])
     assert report["fixes"][0] == "merged 1,918 vertices" and report["fixes"][1].startswith("768 → ")
     assert abs(report["triangles"] - 300) <= 15 and report["boundary_edges"] == 0
+
+
+def test_a_result_of_several_objects_becomes_one_named_mesh_for_an_engine(
+    blender: Any, kiln_module: Any, tmp_path: Path
+) -> None:
+    import trimesh
+
+    scene = trimesh.Scene()
+    scene.add_geometry(trimesh.creation.box(extents=(1, 1, 1)), node_name="Body")
+    scene.add_geometry(trimesh.creation.icosphere(radius=0.3).apply_translation((0, 0, 1)), node_name="Head")
+    glb = tmp_path / "two.glb"
+    glb.write_bytes(scene.export(file_type="glb"))
+    blender.ops.import_scene.gltf(filepath=str(glb))
+    assert len(blender.data.objects) == 2
+    game_ready = kiln_module("operators.game_ready")
+    options = kiln_module("api.quality.options").GameOptions(engine="UNREAL", collision="HULL")
+    objects, said = game_ready.finish(list(blender.data.objects), options, "a snowman")
+    assert sorted(obj.name for obj in objects) == ["SM_Snowman", "UCX_SM_Snowman_00"]
+    report = json.loads(said["quality"])
+    assert (report["objects"], report["parts"], report["triangles"]) == (1, 2, 12 + 1280)
