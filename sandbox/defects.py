@@ -9,6 +9,7 @@ sound, closed, one part. Each defect word changes it in one known way, and sever
 - ``defect:hole``: a block of triangles on the -X side is missing;
 - ``defect:loose``: three small tetrahedra float beside the box (4 triangles each, under 1%);
 - ``defect:uvoverlap``: the -X side's chart lies on the +X side's;
+- ``defect:insideout``: every triangle of the box winds the other way (consistent, facing in);
 - ``defect:none``: the base alone.
 
 Sizes (grid cells per side, the blocks) scale with the resolution, so 1536 is denser, same defects.
@@ -23,7 +24,7 @@ import trimesh
 from PIL import Image
 from trimesh.visual import TextureVisuals
 
-NAMES = ("none", "seams", "flipped", "hole", "loose", "uvoverlap")
+NAMES = ("none", "seams", "flipped", "hole", "loose", "uvoverlap", "insideout")
 _WORD = re.compile(r"\bdefect:([a-z]+)")
 #: Flipped and missing blocks, in grid cells per side (2 triangles each).
 FLIPPED_CELLS = 3
@@ -89,6 +90,8 @@ def defect_mesh(defects: set[str], resolution: int) -> trimesh.Trimesh:
             uvs.append(np.full((4, 2), 0.99))
             offset += 4
     v, f, uv = np.vstack(vertices), np.vstack(faces), np.vstack(uvs)
+    if "insideout" in defects:
+        f = f[:, ::-1].copy()
     if "seams" in defects:
         v, uv, f = v[f.reshape(-1)], uv[f.reshape(-1)], np.arange(f.size).reshape(-1, 3)
     image = Image.new("RGB", (64, 64), (180, 180, 180))

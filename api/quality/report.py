@@ -57,6 +57,8 @@ class QualityReport:
     boundary_edges: int = 0
     zero_area_faces: int = 0
     inverted_faces: int = 0
+    #: Triangles of closed parts turned inside out as a whole (consistent winding, facing in).
+    inside_out_faces: int = 0
     uv_overlap: float = 0.0
     has_uvs: bool = True
     verdict: str = verdict.READY
@@ -133,6 +135,24 @@ class Analysis:
 
     def inward(self) -> NDArray[np.bool_]:
         """Triangles to turn round so every part winds one way and faces out (positive volume)."""
+        return self.colour != self._outward_colour()[self.part_index]
+
+    def inside_out(self) -> int:
+        """Triangles of closed parts that face in as a whole: wound consistently (mostly), but their
+        volume is negative. Open parts have no inside, so they are never counted here."""
+        labels, part_index = self.part_labels, self.part_index
+        flipped = np.bincount(part_index, weights=self.colour, minlength=len(labels))
+        total = np.bincount(part_index, minlength=len(labels))
+        majority = (2 * flipped > total).astype(np.int64)
+        # A triangle is open when one of its sides is on an edge without exactly two triangles.
+        open_sides = (self.edges.uses[self.edges.side_edge] != 2).reshape(-1, 3).any(axis=1)
+        open_triangles = np.zeros(len(self.triangles), dtype=np.int64)
+        open_triangles[np.flatnonzero(self.sound)] = open_sides
+        closed = np.bincount(part_index, weights=open_triangles, minlength=len(labels)) == 0
+        return int(total[closed & (majority != self._outward_colour())].sum())
+
+    def _outward_colour(self) -> NDArray[np.int64]:
+        """Per part, the winding colour (``topology.two_colour``) whose faces point out."""
         labels, part_index = self.part_labels, self.part_index
         # Signed volume of each part as colour 0 winds, about the part's centre (a tetrahedron each).
         weights = np.bincount(part_index, minlength=len(labels)).astype(np.float64)
@@ -145,8 +165,7 @@ class Analysis:
         )
         sign = np.where(self.colour == 0, 1.0, -1.0)
         volume = np.einsum("ij,ij->i", self.cross, self.centre - centre[part_index]) * sign
-        outward_colour = (np.bincount(part_index, weights=volume, minlength=len(labels)) < 0).astype(np.int64)
-        return self.colour != outward_colour[part_index]
+        return (np.bincount(part_index, weights=volume, minlength=len(labels)) < 0).astype(np.int64)
 
     def loose(self, share: float, total_triangles: int) -> NDArray[np.bool_]:
         """Triangles of parts holding less than ``share`` of ``total_triangles`` (the largest part stays)."""
@@ -182,6 +201,7 @@ def build_report(meshes: Sequence[MeshArrays], inventory: Inventory) -> tuple[Qu
         report.non_manifold_edges += int((a.edges.uses != 2).sum())
         report.zero_area_faces += a.zero_area(diagonal)
         report.inverted_faces += a.inverted()
+        report.inside_out_faces += a.inside_out()
         if a.uvs is None:
             report.has_uvs = report.has_uvs and a.triangle_count == 0
         else:

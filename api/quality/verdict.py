@@ -29,6 +29,8 @@ def judge(report: QualityReport) -> tuple[str, list[str]]:
         problems.append("It has no triangles.")
     if report.inverted_faces:
         problems.append(f"{report.inverted_faces:,} triangles face inwards (their winding disagrees).")
+    if report.inside_out_faces:
+        problems.append(f"{report.inside_out_faces:,} triangles of closed parts face inwards (inside out).")
     if report.boundary_edges:
         problems.append(f"The surface is open: {report.boundary_edges:,} edges border a hole.")
     odd = report.non_manifold_edges - report.boundary_edges

@@ -35,11 +35,17 @@ def independent_counts(path: Path, samples: int = 200_000) -> dict[str, Any]:
     groups = trimesh.grouping.group_rows(shape.edges_sorted)
     uses = np.array([len(g) for g in groups])
     parts = face_groups(len(shape.faces), shape.face_adjacency)
-    inverted = 0
+    open_edges = {tuple(shape.edges_sorted[g[0]]) for g in groups if len(g) != 2}
+    inverted = inside_out = 0
     for faces in parts:
         centre = shape.triangles_center[faces].mean(axis=0)
         inward = np.einsum("ij,ij->i", shape.face_normals[faces], shape.triangles_center[faces] - centre) < 0
         inverted += int(min(inward.sum(), (~inward).sum()))
+        corners = shape.faces[faces]
+        sides = np.sort(np.stack([corners, np.roll(corners, 1, axis=1)], axis=2).reshape(-1, 2), axis=1)
+        closed = not any(tuple(side) in open_edges for side in sides.tolist())
+        if closed and inward.sum() > len(faces) / 2:
+            inside_out += len(faces)
     return {
         "triangles": len(shape.faces),
         "vertices": len(shape.vertices),
@@ -47,6 +53,7 @@ def independent_counts(path: Path, samples: int = 200_000) -> dict[str, Any]:
         "boundary_edges": int((uses == 1).sum()),
         "non_manifold_edges": int((uses != 2).sum()),
         "inverted_faces": inverted,
+        "inside_out_faces": inside_out,
         "uv_overlap": sampled_uv_overlap(uv, samples),
     }
 

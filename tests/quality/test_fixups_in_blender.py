@@ -34,6 +34,7 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
         ("a box defect:flipped", game(fix_normals=True)),
         ("a box defect:loose", game(fix_loose=0.01)),
         ("a box defect:flipped", game()),
+        ("a box defect:insideout", game(fix_normals=True)),
     ]
     done = run(quality_engine, jobs, [(prompt, options.to_text()) for prompt, options in asked])
     results = []
@@ -66,6 +67,12 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
         np.sort(centres - faced.matrix_world.translation, axis=0),
         np.sort(untouched_centres - untouched.matrix_world.translation, axis=0),
     )
+
+    turned, report = results[4]
+    assert report["fixes"] == ["768 triangles turned to face out"] and report["inside_out_faces"] == 0
+    normals, centres = polygons(turned)
+    centre = np.array([0.0, 0.0, 0.5]) + np.array(turned.matrix_world.translation)
+    assert (np.einsum("ij,ij->i", normals, centres - centre) > 0).all(), "an inside-out box faces out"
 
     cleaned, report = results[2]
     assert report["fixes"] == ["3 loose parts removed"]

@@ -10,8 +10,16 @@ from typing import Any
 import pytest
 from quality_support import independent_counts, reports, run
 
-DEFECTS = ("none", "seams", "flipped", "hole", "loose", "uvoverlap")
-COUNTS = ("triangles", "vertices", "parts", "boundary_edges", "non_manifold_edges", "inverted_faces")
+DEFECTS = ("none", "seams", "flipped", "hole", "loose", "uvoverlap", "insideout")
+COUNTS = (
+    "triangles",
+    "vertices",
+    "parts",
+    "boundary_edges",
+    "non_manifold_edges",
+    "inverted_faces",
+    "inside_out_faces",
+)
 
 
 def test_every_defect_is_counted_as_an_independent_count_says(
@@ -39,4 +47,5 @@ def test_every_defect_is_counted_as_an_independent_count_says(
         "hole": "problems",
         "loose": "check",
         "uvoverlap": "check",
+        "insideout": "problems",
     }
