@@ -30,12 +30,13 @@ PARENT_CHECK_SECONDS = 1.0
 HERE = Path(__file__).resolve().parent
 
 
-def load_game_ready() -> Any:
-    """``game_ready.py`` beside this file, with the add-on's root (for ``api``) last on sys.path."""
+def load_sibling(name: str) -> Any:
+    """A module beside this file (``game_ready``, ``review_picture``), with the add-on's root (for
+    ``api``) last on sys.path."""
     root = str(HERE.parent)
     if root not in sys.path:
         sys.path.append(root)
-    spec = importlib.util.spec_from_file_location("kiln_game_ready", HERE / "game_ready.py")
+    spec = importlib.util.spec_from_file_location(f"kiln_{name}", HERE / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -59,12 +60,14 @@ def convert(glb: str, blend: str, game: str = "", label: str = "", picture: str 
 def finish(game: str, label: str, picture: str) -> dict[str, Any]:
     """The game-ready work; a failure there (an export folder that cannot be written) is said in
     the answer, never a failed import: the mesh itself is fine."""
-    game_ready = _game_ready or load_game_ready()
+    game_ready = _game_ready or load_sibling("game_ready")
     try:
         options = game_ready.game_options.GameOptions.from_text(game)
         objects, said = game_ready.finish(list(bpy.data.objects), options, label)
         if options.review and picture:
-            said["picture"] = game_ready.render_picture(objects, picture)
+            said["picture"] = (_review_picture or load_sibling("review_picture")).render_picture(
+                objects, picture
+            )
         return dict(said)
     except game_ready.ExportFailed as exc:
         return {"finish_error": str(exc)[-500:]}
@@ -107,8 +110,8 @@ def preload_importer() -> None:
     and the memory ceiling measures meshes, not module loading."""
     import numpy  # noqa: F401
 
-    global _game_ready
-    _game_ready = load_game_ready()
+    global _game_ready, _review_picture
+    _game_ready, _review_picture = load_sibling("game_ready"), load_sibling("review_picture")
     for package in ("io_scene_gltf2.io.imp", "io_scene_gltf2.blender.imp"):
         try:
             found = importlib.import_module(package)
@@ -120,6 +123,7 @@ def preload_importer() -> None:
 
 
 _game_ready: Any = None
+_review_picture: Any = None
 
 
 def say(message: dict[str, Any]) -> None:
