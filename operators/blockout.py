@@ -22,6 +22,7 @@ from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
 from . import credit_guard, layout, library, runtime, watcher
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
+from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS, save_blender_image
 from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
 
@@ -121,7 +122,7 @@ def variant_sentence(requests: list[JobRequest]) -> str:
     return f"{which}: a new variant is generated (sent again, never taken from the Kiln library)."
 
 
-class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
+class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperties, OnlineOperator):
     """Generate a mesh for every selected placeholder and put it in the placeholder's place"""
 
     bl_idname = "kiln.generate_from_selection"
@@ -224,7 +225,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
         options = self.import_options(context)
         job_ids = []
         for request in requests:
-            job_id = engine.submit(request, origin=origin).id
+            job_id = engine.submit(self.with_game(request, context), origin=origin).id
             choose_options(job_id, options, self.fit)
             job_ids.append(job_id)
         return job_ids

@@ -24,7 +24,7 @@ from ..api.blockout import Fit, ImportOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
 from ..ui_text import object_name
-from . import layout
+from . import game_ready, layout
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
     options, fit = _chosen.pop(job.id) if job.id in _chosen else (preferred_options(context), "CONTAIN")
     new_objects = _append_prepared(job, fall_back=prefs.import_in_place)
     if new_objects is None:
-        new_objects = _import_glb(job)
+        new_objects = game_ready.finish_in_place(_import_glb(job), job.request.game, job.request.label)
         _say_in_place_once()
     if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")

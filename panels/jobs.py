@@ -19,7 +19,7 @@ from ..api.jobs import Job, JobState
 from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
 from ..operators import credit_guard, results_here, runtime
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
-from . import thumbnails
+from . import quality, thumbnails
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -301,6 +301,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         wrapped_label(col, context, f"Task {job.task_id}", boxes=1)
     elif job.refused_task_id:
         wrapped_label(col, context, f"Task “{job.refused_task_id}” (Kiln cannot follow it)", boxes=1)
+    quality.draw_quality(col, context, job)
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else ""
     if where:
@@ -323,6 +324,8 @@ def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = Fal
         row.operator("kiln.retry_job", text="Retry", icon="FILE_REFRESH").job_id = job.id
         row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
     row = layout.row(align=True)
+    if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
+        row.operator("kiln.export_job", text="Export…", icon="EXPORT").job_id = job.id
     if job.task_id or job.refused_task_id:
         row.operator("kiln.copy_task_id", text="Copy Task ID", icon="COPYDOWN").job_id = job.id
     row.operator("kiln.open_cache_folder", text="Open Folder", icon="FILE_FOLDER")

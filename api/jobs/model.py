@@ -94,6 +94,8 @@ class JobRequest:
     blender_image: str = ""  # the Blender image ``image_path`` was saved from, for provenance
     #: The blockout object the result replaces (``operators.blockout``); empty: placed as usual.
     placeholder: str = ""
+    #: Fix-ups and game outputs the helper applies (``api.quality.options.GameOptions`` as JSON); "": none.
+    game: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
