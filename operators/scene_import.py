@@ -23,6 +23,7 @@ from .. import preferences
 from ..api.blockout import Fit, ImportOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
+from ..api.quality.options import GameOptions
 from ..ui_text import object_name
 from . import game_ready, layout
 
@@ -108,7 +109,9 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
         _say_in_place_once()
     if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
-    if not job.request.placeholder:  # a blockout result is named after its placeholder instead
+    # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
+    # an engine's names) by the engine's convention, which the helper already gave them.
+    if not job.request.placeholder and not GameOptions.from_text(job.request.game).builds_outputs:
         new_objects = _name_after_request(new_objects, object_name(job))
 
     collection = target_collection(context, prefs.collection_name, job.group)

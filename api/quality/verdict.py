@@ -7,10 +7,7 @@ that decides what counts as a problem.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .report import QualityReport
+from typing import Protocol
 
 READY, CHECK, PROBLEMS = "ready", "check", "problems"
 VERDICTS = (READY, CHECK, PROBLEMS)
@@ -21,7 +18,21 @@ SMALL_PART_SHARE = 0.01
 UV_OVERLAP_SHARE = 0.02
 
 
-def judge(report: QualityReport) -> tuple[str, list[str]]:
+class Findings(Protocol):
+    """What a verdict reads of a report (``report.QualityReport`` has it; this module stays below it)."""
+
+    triangles: int
+    inverted_faces: int
+    inside_out_faces: int
+    boundary_edges: int
+    non_manifold_edges: int
+    small_parts: int
+    zero_area_faces: int
+    has_uvs: bool
+    uv_overlap: float
+
+
+def judge(report: Findings) -> tuple[str, list[str]]:
     """(verdict, reasons): the worst finding decides; the reasons say each finding, worst first."""
     problems: list[str] = []
     checks: list[str] = []

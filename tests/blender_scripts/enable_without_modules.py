@@ -64,8 +64,8 @@ def preferences_text() -> str:
 def main() -> None:
     repo_dir, hidden = sys.argv[sys.argv.index("--") + 1 :]
     names = set(hidden.split(","))
-    for loaded in [m for m in sys.modules if m.partition(".")[0] in names]:
-        del sys.modules[loaded]
+    # Loaded modules are set aside, not dropped: numpy's core cannot be loaded twice in a process.
+    set_aside = {m: sys.modules.pop(m) for m in list(sys.modules) if m.partition(".")[0] in names}
     finder = HideModules(names)
     sys.meta_path.insert(0, finder)
 
@@ -77,6 +77,7 @@ def main() -> None:
     }
 
     sys.meta_path.remove(finder)
+    sys.modules.update(set_aside)
     bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
     after_disable = kiln_types()
     bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
