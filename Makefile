@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PY_LTS := $(VENV_LTS)/bin/python
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: all venv test lint typecheck pytest window screenshots build demo bench clean
+.PHONY: all venv test lint typecheck pytest window screenshots build repo demo bench clean
 
 all: test
 
@@ -65,6 +65,12 @@ test:
 build: $(VENV)/.stamp
 	$(PY) tools/build.py
 
+# A static extension repository (zip, index.json, index.html) from Blender's own server-generate;
+# publish straight into a shared folder with `make repo REPO_DIR=/path/to/share` (docs/studio.md).
+REPO_DIR ?= dist/repo
+repo: $(VENV)/.stamp
+	$(PY) tools/repo.py --repo-dir $(REPO_DIR)
+
 demo: $(VENV)/.stamp
 	$(PY) examples/demo.py
 
@@ -72,4 +78,4 @@ bench: $(VENV)/.stamp
 	$(PY) -m bench
 
 clean:
-	rm -rf dist demo-out bench/out tests/window/out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf dist demo-out bench/out tests/window/out* .pytest_cache .mypy_cache .ruff_cache

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
+from . import dependencies
 from .api import isolation, secrets
 from .api.cache import SizeCache
 from .api.connection_check import CheckState
@@ -209,6 +210,30 @@ class KilnPreferences(bpy.types.AddonPreferences):
         subtype="DISTANCE",
         unit="LENGTH",
     )
+    fix_merge: BoolProperty(  # type: ignore[valid-type]
+        name="Merge by Distance",
+        description="Merge each result's vertices closer than 0.1 mm (in the helper Blender)",
+        default=False,
+    )
+    fix_normals: BoolProperty(  # type: ignore[valid-type]
+        name="Faces Out",
+        description="Turn faces that wind against their neighbours, so every part faces out",
+        default=False,
+    )
+    fix_loose: FloatProperty(  # type: ignore[valid-type]
+        name="Delete Loose Parts Below",
+        description="Delete parts with less than this share of a result's triangles (0: keep all)",
+        default=0.0,
+        min=0.0,
+        max=0.99,
+        subtype="FACTOR",
+    )
+    triangles: IntProperty(  # type: ignore[valid-type]
+        name="Triangle Budget",
+        description="Decimate each result to this many triangles (Blender's Decimate, collapse; 0: as made)",
+        default=0,
+        min=0,
+    )
     text_cost: IntProperty(  # type: ignore[valid-type]
         name="Text-to-3D Cost",
         description="Credits one text-to-3D job costs you (the service does not publish it). "
@@ -243,6 +268,12 @@ class KilnPreferences(bpy.types.AddonPreferences):
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
+        missing = dependencies.notice()
+        if missing:
+            col = layout.column()
+            col.alert = True
+            wrapped_label(col, context, missing, icon="ERROR")
+            return
         layout.use_property_split = True
         layout.use_property_decorate = False
         self._draw_service(layout.column(), context)
@@ -267,6 +298,9 @@ class KilnPreferences(bpy.types.AddonPreferences):
         angle.active = self.smooth_by_angle
         angle.prop(self, "smooth_angle", text="")
         col.prop(self, "target_height")
+        col = layout.column(heading="Fix-ups")
+        for name in ("fix_merge", "fix_normals", "fix_loose", "triangles"):
+            col.prop(self, name)
         col = layout.column(heading="Credits")
         col.prop(self, "text_cost")
         col.prop(self, "ask_above")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import PurePosixPath, PureWindowsPath
 
-from .api.jobs import Job, JobState
+from .api.jobs import Job, JobKind, JobState
+from .api.paths import UNSAVED_PREFIX
 
 #: Filter values of the job list, and which states each one shows.
 FILTER_STATES: dict[str, frozenset[JobState]] = {
@@ -47,33 +49,79 @@ def remaining_seconds(job: Job, now: float | None = None) -> int | None:
     return None
 
 
+#: Notes this short fit inside a progress bar as they are ("Sending", "Downloading 40%").
+BAR_CHARS = 20
+#: The end of a note saying when the next attempt comes ("… Trying again in 2 s.").
+_NEXT_TRY = re.compile(r"\bin (\d+) s\.?$")
+_DEFAULT_BAR = {
+    JobState.SUBMITTING: "Sending",
+    JobState.QUEUED: "Queued",
+    JobState.DOWNLOADING: "Downloading",
+}
+
+
 def progress_text(job: Job, now: float | None = None) -> str:
-    """The words inside the progress bar of an active job."""
-    if job.state is JobState.SUBMITTING:
-        return job.note or "Sending"
-    if job.state is JobState.QUEUED:
-        return job.note or "Queued"
-    if job.state is JobState.DOWNLOADING:
-        return job.note or "Downloading"
+    """The few words inside the progress bar of an active job; a longer note goes below it."""
+    next_try = _NEXT_TRY.search(job.note)
+    if next_try:
+        return f"Waiting {next_try[1]} s"
+    if job.note and len(job.note) <= BAR_CHARS:
+        return job.note
+    if job.note.startswith("Waiting"):
+        return "Waiting"
+    if job.state is not JobState.RUNNING:
+        return _DEFAULT_BAR.get(job.state, job.state.value.capitalize())
     eta = format_eta(remaining_seconds(job, now))
     percent = f"{job.progress:.0f}%"
     return f"{percent} · {eta}" if eta else percent
 
 
-def status_text(job: Job, now: float | None = None) -> str:
-    """One short phrase for a job's row in the list."""
+def progress_sentence(job: Job) -> str:
+    """What an active job's bar cannot carry: its note in full (why it waits), or empty."""
+    if not job.state.is_active or job.note == progress_text(job):
+        return ""
+    return job.note
+
+
+def status_text(job: Job, now: float | None = None, *, here: bool = False, origin: str = "") -> str:
+    """One short phrase for a job's state.
+
+    For an imported job, where its result is: ``here`` says an object of it is in the open
+    .blend, ``origin`` is that .blend's identity (``operators.runtime.current_origin``).
+    """
     if job.state.is_active:
         return progress_text(job, now)
     if job.state is JobState.READY:
         return "Ready to import"
     if job.state is JobState.IMPORTED:
-        return f"{job.triangles:,} triangles" if job.triangles else "In the scene"
+        return imported_text(job, here=here, origin=origin)
     return {
         JobState.FAILED: "Failed",
         JobState.CANCELLED: "Cancelled",
         JobState.OUTCOME_UNKNOWN: "Outcome unknown",
         JobState.TIMED_OUT: "Timed out",
     }[job.state]
+
+
+def imported_text(job: Job, *, here: bool, origin: str) -> str:
+    """Where an imported job's result is: "In the scene" only when it is in the open file."""
+    into = job.imported_into
+    if here:
+        return "In the scene"
+    if not into:
+        return "Imported in another session"
+    if into == origin:
+        return "Imported into this file, since removed"
+    if into.startswith(UNSAVED_PREFIX):
+        return "Imported into a file that was not saved"
+    # An identity is a real path of this system (or another's, in a shared job list).
+    name = PureWindowsPath(into).name if "\\" in into else PurePosixPath(into).name
+    return f"Imported into {name}"
+
+
+def triangles_text(job: Job) -> str:
+    """'6,144 triangles' for a finished mesh; empty when the service did not say."""
+    return f"{job.triangles:,} triangles" if job.triangles else ""
 
 
 def key_hint(key: str) -> str:
@@ -94,3 +142,33 @@ def human_size(size: int) -> str:
     while value >= 1000 and index < len(units) - 1:
         value, index = value / 1000, index + 1
     return f"{size} B" if index == 0 else f"{value:.1f} {units[index]}"
+
+
+#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
+NAME_CHARS = 40
+
+
+def object_name(job: Job) -> str:
+    """An imported result's name in the Outliner: the prompt (shortened at a word), or the image's name."""
+    request = job.request
+    if request.name:
+        return request.name
+    if request.kind is JobKind.TEXT:
+        return shorten_at_word(" ".join(request.prompt.split()), NAME_CHARS) or "Kiln result"
+    if request.kind is JobKind.TASK:
+        return f"Kiln task {job.task_id}"[:NAME_CHARS]
+    source = request.blender_image or request.image_path or request.image_url.split("?", 1)[0]
+    # An image path may come from another system: either separator ends the folder part.
+    stem = PurePosixPath(PureWindowsPath(source).name).stem if source else ""
+    return shorten_at_word(stem, NAME_CHARS) or "Kiln result"
+
+
+def shorten_at_word(text: str, limit: int) -> str:
+    """``text`` up to ``limit`` characters, cut after a whole word and marked with "…" when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "…"

@@ -2,7 +2,8 @@
 
 Plain Python (no bpy), so the rules are unit-tested without Blender. A prompt file is
 ``.txt`` (one prompt a line, blank lines and ``#`` comments skipped) or ``.csv`` (a header
-naming ``prompt`` or ``image``, optionally ``resolution`` and ``name``). A bad line never
+naming ``prompt`` or ``image``, optionally ``resolution``, ``name``, and the game-ready columns
+``triangles``, ``lods`` and ``export``). A bad line never
 stops the batch: it is returned as a problem carrying its line number, and the rest goes on.
 """
 
@@ -14,18 +15,20 @@ import json
 import os
 import tempfile
 import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
 from .inputs import check_prompt, check_web_url, read_image_file
 from .jobs import Job, JobRequest, JobState
+from .quality.options import RowOptions, parse_row
+from .quality.report import QualityReport
 from .text_files import csv_dialect, decode_text, relative_path
 
 RESOLUTIONS = {"1024": 1024, "1536": 1536}
-CSV_COLUMNS = ("prompt", "image", "resolution", "name")
+CSV_COLUMNS = ("prompt", "image", "resolution", "name", "triangles", "lods", "export")
 #: Blender names hold 63 bytes; keep room for a " 12" suffix.
 MAX_GROUP_BYTES = 56
 MAX_GROUP_CHARS = 40
@@ -37,6 +40,8 @@ class BatchItem:
 
     line: int
     request: JobRequest
+    #: The line's own triangle budget, LODs and export engine (CSV columns), over the batch's.
+    row: RowOptions = field(default_factory=RowOptions)
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,7 @@ def parse_csv(text: str, *, folder: Path, resolution: int | None = None) -> Batc
         values = {name: value for name, value in cells.items() if value}
         if values and not next(iter(row), "").lstrip().startswith("#"):
             try:
-                items.append(BatchItem(line, _row_request(values, folder, resolution)))
+                items.append(BatchItem(line, _row_request(values, folder, resolution), parse_row(values)))
             except InputError as exc:
                 problems.append(LineProblem(line, exc.user_message))
         line = skipped + reader.line_num + 1
@@ -192,19 +197,26 @@ def _clip(text: str) -> str:
 # --------------------------------------------------------------------------------- summary
 
 
-def summarize(jobs: Iterable[Job]) -> dict[str, Any]:
-    """What happened to each job, for the JSON summary and the closing report."""
-    rows = [
-        {
-            "name": job.request.label,
-            "task_id": job.task_id,
-            "state": job.state.value,
-            "triangles": job.triangles,
-            "seconds": round(job.finished_at - job.created_at, 1) if job.finished_at else None,
-            "error": job.error,
-        }
-        for job in jobs
-    ]
+def summarize(jobs: Iterable[Job], reports: Mapping[str, QualityReport] | None = None) -> dict[str, Any]:
+    """What happened to each job, for the JSON summary and the closing report; ``reports`` (by job
+    id) adds each result's verdict, reasons and quality report (triangles then count after fix-ups)."""
+    reports = reports or {}
+    rows = []
+    for job in jobs:
+        report = reports.get(job.id)
+        rows.append(
+            {
+                "name": job.request.label,
+                "task_id": job.task_id,
+                "state": job.state.value,
+                "triangles": report.triangles if report else job.triangles,
+                "seconds": round(job.finished_at - job.created_at, 1) if job.finished_at else None,
+                "error": job.error,
+                "verdict": report.verdict if report else None,
+                "reasons": report.reasons if report else [],
+                "quality": asdict(report) if report else None,
+            }
+        )
     imported = sum(row["state"] == JobState.IMPORTED.value for row in rows)
     return {"jobs": rows, "imported": imported, "failed": len(rows) - imported}
 

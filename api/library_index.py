@@ -1,18 +1,27 @@
 """The Kiln asset library's index: which request made which .blend, so lookups never open a .blend.
 
-One JSON file in the library folder maps a request's key to its entry. A key is a hash of what
-the service was asked: the normalised prompt (casefolded, whitespace collapsed) with the options
-that change the result (resolution, provider, quality), or the image's bytes (sha256) with the
-resolution. An image given by URL has no key (the bytes behind a URL can change).
+A key is a hash of what the service was asked: the normalised prompt (casefolded, whitespace
+collapsed) with the options that change the result (resolution, provider, quality), or the
+image's bytes (sha256) with the resolution. An image given by URL has no key (the bytes behind a
+URL can change).
 
-Several Blenders share the folder: every write reads the file again, adds one entry and
-replaces the file atomically. A damaged index is kept as a timestamped backup and a fresh one
-started (the .blend files stay; the sentence is in ``problems``). Also here: the catalog file
-Blender reads (``blender_assets.cats.txt``), one catalog per day, with ids every Blender agrees on.
+A team shares one library folder (a network share, several machines and user accounts), and file
+locks are not honoured everywhere a share can live (SMB and NFS setups differ, FUSE mounts ignore
+them). So nothing here locks: each entry is a file of its own in ``kiln_index/``, named from the
+request's key, written whole under a temporary name (hidden, ending ``.tmp``; readers skip such
+names) and renamed into place, which every local and network file system does atomically. Two
+Kilns adding at once write two different files, so no entry is lost; a lookup reads the one file
+its key names. The single ``kiln_library.json`` of earlier Kilns is still read, never written.
+
+An entry or index written by a newer Kiln (a higher ``format``) is not read and never changed;
+damaged ones are left as they are (the .blend files stay). Either is said once, in ``problems``.
+Also here: the catalog file Blender reads (``blender_assets.cats.txt``), one catalog per day, with
+ids every Blender agrees on.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -20,17 +29,25 @@ import os
 import re
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from . import fs
+from .errors import StorageError
 from .jobs import JobKind, JobRequest
 
 log = logging.getLogger(__name__)
 
+#: The one-file index of earlier Kilns: read for their entries, never written.
 INDEX_FILE = "kiln_library.json"
-CATALOG_FILE = "blender_assets.cats.txt"
 INDEX_FORMAT = 1
+#: One small JSON file per entry, named by ``entry_file_name``.
+ENTRIES_DIR = "kiln_index"
+ENTRY_FORMAT = 1
+TEMP_SUFFIX = ".tmp"
+CATALOG_FILE = "blender_assets.cats.txt"
+#: Tries to get a catalog line into the shared catalog file while other Kilns rewrite it.
+CATALOG_TRIES = 5
 #: uuid5 namespace of Kiln's catalogs: the same path gives the same id in every Blender.
 CATALOG_NAMESPACE = uuid.UUID("6b1f3c52-6f2e-4b53-9a7e-2d0c1e6a4b11")
 CATALOG_HEADER = (
@@ -94,95 +111,222 @@ class Entry:
         return time.strftime("%Y-%m-%d", time.localtime(self.created))
 
 
+ENTRY_FIELDS = tuple(f.name for f in fields(Entry))
+
+
 def blend_name(job_id: str, label: str) -> str:
     """A file name from Kiln's own job id (never the service's) and a readable slug of the label."""
     slug = re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")[:40] or "result"
     return f"{slug}_{job_id}.blend"
 
 
+def entry_file_name(key: str) -> str:
+    """The entry file of a request key (a hash: keys hold characters no file system should see)."""
+    return hashlib.sha256(key.encode()).hexdigest()[:40] + ".json"
+
+
+def temp_name(final: Path) -> Path:
+    """A unique name beside ``final`` that no reader takes for a finished file (hidden, ``.tmp``)."""
+    return final.with_name(f".{final.name}.{uuid.uuid4().hex}{TEMP_SUFFIX}")
+
+
+def is_temp_name(name: str) -> bool:
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write ``path`` so that a reader anywhere sees the old file or the whole new one (StorageError)."""
+    temp = temp_name(path)
+    try:
+        with temp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        fs.replace(temp, path)
+    except OSError as exc:
+        raise StorageError(path, exc) from None
+    finally:
+        if temp.exists():
+            fs.discard(temp)
+
+
+def reach_folder(folder: Path, create_parents: bool) -> None:
+    """Make sure the library folder is there (StorageError with a sentence when it cannot be).
+
+    A chosen folder whose parent is missing is most likely a network share that is not mounted:
+    it is not created, so results never land on the local disk where the share should be.
+    """
+    if folder.is_dir():
+        return
+    if not create_parents and not folder.parent.is_dir():
+        missing = FileNotFoundError(errno.ENOENT, "it, or the network share holding it, is not there")
+        raise StorageError(folder, missing)
+    try:
+        folder.mkdir(parents=create_parents, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(folder, exc) from None
+
+
 class LibraryIndex:
-    """The index of one library folder, read again only when the file changed."""
+    """The index of one library folder: an entry file per request, plus the read-only legacy file."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.path = folder / INDEX_FILE
+        self.entries_dir = folder / ENTRIES_DIR
+        self.legacy_path = folder / INDEX_FILE
+        #: Sentences for the artist, each said once per session and folder.
         self.problems: list[str] = []
-        self._stamp: tuple[int, int] | None = None
-        self._entries: dict[str, Entry] = {}
-
-    def entries(self) -> dict[str, Entry]:
-        """Every entry by key (a stat call; the file is parsed only when it changed)."""
-        try:
-            st = self.path.stat()
-        except OSError:
-            self._stamp, self._entries = None, {}
-            return self._entries
-        stamp = (st.st_mtime_ns, st.st_size)
-        if stamp != self._stamp:
-            self._entries = self._read()
-            self._stamp = stamp
-        return self._entries
+        self._said: set[str] = set()
+        self._legacy_stamp: tuple[int, int] | None = None
+        self._legacy: dict[str, Entry] = {}
 
     def lookup(self, key: str | None) -> Entry | None:
-        """The library's copy of an identical request, if its .blend is still there."""
-        entry = self.entries().get(key) if key else None
-        if entry is None or not (self.folder / entry.blend).is_file():
+        """The library's copy of an identical request, if its .blend is still there (reads one file)."""
+        if not key:
+            return None
+        entry = self._read_entry(self.entries_dir / entry_file_name(key)) or self._legacy_entries().get(key)
+        if entry is None or entry.key != key or not (self.folder / entry.blend).is_file():
             return None
         return entry
 
-    def add(self, entry: Entry) -> None:
-        """Record ``entry`` (raises StorageError when the folder cannot be written)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        entries = {**self._read(), entry.key: entry}
-        data = {"format": INDEX_FORMAT, "entries": [asdict(e) for e in entries.values()]}
-        temp = self.path.with_name(f"{INDEX_FILE}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        fs.replace(temp, self.path)
-        self._stamp = None
-
-    def _read(self) -> dict[str, Entry]:
+    def entries(self) -> dict[str, Entry]:
+        """Every entry by key (reads the whole folder: for listings and checks, not per draw)."""
+        found = dict(self._legacy_entries())
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
+            paths = sorted(self.entries_dir.iterdir())
+        except OSError:
+            paths = []
+        for path in paths:
+            if path.name.endswith(".json") and not is_temp_name(path.name):
+                entry = self._read_entry(path)
+                if entry is not None:
+                    found[entry.key] = entry
+        return found
+
+    def add(self, entry: Entry) -> None:
+        """Record ``entry`` in a file of its own (raises StorageError when the folder cannot be written).
+
+        An entry a newer Kiln wrote for the same request stays as it is.
+        """
+        path = self.entries_dir / entry_file_name(entry.key)
+        if self._newer(path):
+            return
+        try:
+            self.entries_dir.mkdir(exist_ok=True)
         except OSError as exc:
-            log.warning("Could not read the library index %s: %s", self.path, exc)
+            raise StorageError(self.entries_dir, exc) from None
+        data = {"format": ENTRY_FORMAT, **asdict(entry)}
+        write_whole(path, json.dumps(data, indent=1).encode())
+
+    def _read_entry(self, path: Path) -> Entry | None:
+        data = self._read_json(path)
+        if data is None:
+            return None
+        if _format(data) > ENTRY_FORMAT:
+            self._say("newer", "newer")
+            return None
+        return self._entry(data, path)
+
+    def _newer(self, path: Path) -> bool:
+        data = self._read_json(path, quiet=True)
+        return data is not None and _format(data) > ENTRY_FORMAT
+
+    def _legacy_entries(self) -> dict[str, Entry]:
+        """The entries of the one-file index (parsed again only when the file changed)."""
+        try:
+            st = self.legacy_path.stat()
+        except OSError:
+            self._legacy_stamp, self._legacy = None, {}
+            return self._legacy
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp != self._legacy_stamp:
+            self._legacy_stamp, self._legacy = stamp, self._read_legacy()
+        return self._legacy
+
+    def _read_legacy(self) -> dict[str, Entry]:
+        data = self._read_json(self.legacy_path)
+        if data is None:
             return {}
+        if _format(data) > INDEX_FORMAT:
+            self._say("newer", "newer")
+            return {}
+        items = data.get("entries")
+        if not isinstance(items, list):
+            self._say("damaged", self.legacy_path.name)
+            return {}
+        found = (self._entry(item, self.legacy_path) for item in items)
+        return {e.key: e for e in found if e is not None}
+
+    def _read_json(self, path: Path, *, quiet: bool = False) -> dict[str, object] | None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if not quiet:
+                self._say("unreadable", f"{path.name} ({exc.strerror or exc})")
+            return None
         try:
             data = json.loads(text)
-            if int(data.get("format", INDEX_FORMAT)) > INDEX_FORMAT:
-                raise ValueError("index of a newer Kiln")
-            return {e["key"]: Entry(**e) for e in data["entries"]}
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            return self._back_up(exc)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            if not quiet:
+                self._say("damaged", path.name)
+            return None
+        return data
 
-    def _back_up(self, exc: Exception) -> dict[str, Entry]:
-        backup = self.path.with_name(f"{INDEX_FILE}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        try:
-            fs.replace(self.path, backup)
-        except OSError:
-            backup = self.path
-        log.warning("The library index %s is damaged (%s); kept as %s", self.path, exc, backup)
-        self.problems.append(
-            f"Kiln's library index was damaged and was kept as {backup.name}; "
-            "results generated before are no longer offered for reuse."
-        )
-        return {}
+    def _entry(self, data: object, path: Path) -> Entry | None:
+        texts = [data.get(name) for name in ENTRY_FIELDS[:4]] if isinstance(data, dict) else []
+        created = data.get("created") if isinstance(data, dict) else None
+        key, blend, label, task_id = [t if isinstance(t, str) else "" for t in texts] or ["", "", "", ""]
+        if not key or not blend or Path(blend).name != blend or not isinstance(created, int | float):
+            self._say("damaged", path.name)
+            return None
+        return Entry(key, blend, label, task_id, float(created))
+
+    def _say(self, kind: str, detail: str) -> None:
+        """One sentence per kind of problem and folder, logged and kept for the artist."""
+        if kind in self._said:
+            return
+        self._said.add(kind)
+        sentence = {
+            "newer": (
+                f"Parts of the Kiln library index in {self.folder} were written by a newer version of "
+                "Kiln. This Kiln leaves them as they are and does not offer those results for reuse."
+            ),
+            "damaged": (
+                f"Kiln's library index in {self.folder} has a damaged part ({detail}). It is left as it "
+                "is; the results it listed are not offered for reuse (their .blend files stay)."
+            ),
+            "unreadable": f"Kiln could not read its library index in {self.folder}: {detail}.",
+        }[kind]
+        log.warning("%s", sentence)
+        self.problems.append(sentence)
+
+
+def _format(data: dict[str, object]) -> int:
+    value = data.get("format", 1)
+    return value if isinstance(value, int) else 1 << 30  # a format Kiln cannot name is not one it knows
 
 
 def ensure_catalog(folder: Path, path: str) -> str:
-    """The id of catalog ``path`` (e.g. "Kiln/2026-11-22"), added to the catalog file if missing."""
+    """The id of catalog ``path`` (e.g. "Kiln/2026-11-22"), added to the catalog file if missing.
+
+    Blender reads one catalog file, so it is rewritten whole; another Kiln rewriting it at the same
+    moment may drop the new line, so the file is read again and the line added again until it
+    stays. A line still lost is added by the next result of that day; the id never changes.
+    """
     catalog_id = str(uuid.uuid5(CATALOG_NAMESPACE, path))
     file = folder / CATALOG_FILE
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = CATALOG_HEADER
-    if any(line.split(":", 1)[0] == catalog_id for line in text.splitlines()):
-        return catalog_id
-    folder.mkdir(parents=True, exist_ok=True)
-    simple = path.replace("/", "-")
-    temp = file.with_name(f"{CATALOG_FILE}.{os.getpid()}.tmp")
-    temp.write_text(text.rstrip("\n") + f"\n{catalog_id}:{path}:{simple}\n", encoding="utf-8")
-    fs.replace(temp, file)
+    for _ in range(CATALOG_TRIES):
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = CATALOG_HEADER
+        if any(line.split(":", 1)[0] == catalog_id for line in text.splitlines()):
+            return catalog_id
+        simple = path.replace("/", "-")
+        write_whole(file, (text.rstrip("\n") + f"\n{catalog_id}:{path}:{simple}\n").encode())
+    log.warning("Catalog %s is not in %s yet (other Kilns kept rewriting it)", path, file)
     return catalog_id

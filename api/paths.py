@@ -12,6 +12,9 @@ import ntpath
 import os
 import sys
 
+#: How the identity of a .blend that was never saved starts (a per-session token follows).
+UNSAVED_PREFIX = "unsaved:"
+
 
 def file_identity(path: str, platform: str = sys.platform) -> str:
     """Equal for every spelling of one file: its real path, case folded where the system ignores case.

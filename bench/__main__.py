@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import addon, download, imports, latency, naive, register, report, store, ticks
+from bench import addon, download, game_ready, imports, latency, naive, register, report, store, ticks
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -66,6 +66,8 @@ def measure(user_dir: Path) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="kiln-bench-") as work:
             step("import stall, in place vs warm helper + append")
             results["imports"] = imports.run(Path(work))
+            step("game-ready work at 1.2M triangles in the helper: report, fixes, budget, LOD1")
+            results["game_ready"] = game_ready.run(Path(work))
         step("watcher beat with 1, 10, 100 jobs in flight")
         results["ticks"] = ticks.run()
         step("longest beat while 100 jobs change state")

@@ -2,11 +2,15 @@
 
     blender -b --factory-startup -P farm/kiln_farm.py -- generate \
         --prompts P --output O --kiln-zip Z --items 1-2 [--resolution AUTO] [--max-credits N]
+        [--fix-merge 1] [--fix-normals 1] [--fix-loose 0.01] [--triangles N] [--lods 0.5,0.25]
+        [--collision HULL] [--engine UNREAL|UNITY|GODOT]
     blender -b --factory-startup -P farm/kiln_farm.py -- summarize --prompts P --output O --kiln-zip Z
     python farm/kiln_farm.py estimate P [--resolution AUTO] [--kiln-zip Z]
 
+``--kiln-repository URL`` (the studio's extension repository, ``make repo``; docs/studio.md) may
+stand for ``--kiln-zip``: the zip the repository lists is fetched and its sha256 checked first.
 Shipped beside the add-on in the repository, not inside the extension zip: a farm needs it before
-Kiln is installed (it installs Kiln from ``--kiln-zip`` into the task's own Blender user folder).
+Kiln is installed (it installs Kiln from that zip into the task's own Blender user folder).
 ``--items`` are prompt numbers (the n-th usable line of the prompt file, 1-based), so comments
 and blank lines never shift the chunks.
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import hashlib
 import importlib.util
 import json
 import logging
@@ -33,7 +38,10 @@ import sys
 import tempfile
 import time
 import unicodedata
+import urllib.parse
+import urllib.request
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -45,6 +53,8 @@ HERE = Path(__file__).resolve().parent
 #: Seconds to wait for the service's task id after a send (the engine's own deadlines end it sooner).
 TASK_ID_WAIT = 600.0
 SLUG_CHARS = 40
+#: The largest repository listing read (a listing of a few extensions is a few kB).
+MAX_LISTING = 4 * 1024 * 1024
 
 
 class FarmError(Exception):
@@ -61,15 +71,25 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         cmd = sub.add_parser(name)
         cmd.add_argument("--prompts", type=Path, required=True, help="the .txt or .csv prompt file")
         cmd.add_argument("--output", type=Path, required=True, help="the job's shared output folder")
-        cmd.add_argument("--kiln-zip", type=Path, required=True, help="the built Kiln extension zip")
+        cmd.add_argument("--kiln-zip", default="", help="the built Kiln extension zip")
+        cmd.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
         cmd.add_argument("--resolution", default="AUTO", help="AUTO, 1024 or 1536")
     generate = sub.choices["generate"]
     generate.add_argument("--items", default="", help="prompt numbers of this task, e.g. 3-4 (all if empty)")
     generate.add_argument("--max-credits", type=int, default=0, help="cap over the whole job; 0 = none")
+    # Game-ready output (docs/game-ready.md); a CSV's triangles, lods and export columns win per line.
+    generate.add_argument("--fix-merge", type=int, default=0, help="1: merge vertices by distance")
+    generate.add_argument("--fix-normals", type=int, default=0, help="1: every part faces out")
+    generate.add_argument("--fix-loose", type=float, default=0.0, help="delete parts below this share")
+    generate.add_argument("--triangles", type=int, default=0, help="triangle budget; 0 = none")
+    generate.add_argument("--lods", default="", help="LOD ratios, e.g. 0.5,0.25")
+    generate.add_argument("--collision", default="NONE", help="NONE or HULL")
+    generate.add_argument("--engine", default="NONE", help="NONE, UNREAL, UNITY or GODOT (exports)")
     estimate = sub.add_parser("estimate", help="what the whole prompt file will cost, before submitting")
     estimate.add_argument("prompts", type=Path)
     estimate.add_argument("--resolution", default="AUTO")
-    estimate.add_argument("--kiln-zip", type=Path, default=None, help="Kiln to read with (default: here)")
+    estimate.add_argument("--kiln-zip", default="", help="Kiln to read with (default: here)")
+    estimate.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
     return parser.parse_args(argv)
 
 
@@ -89,7 +109,50 @@ def item_range(text: str, count: int) -> range:
     return range(max(first, 1) - 1, min(last, count))
 
 
-# --------------------------------------------------------------------------------- Kiln's api
+# --------------------------------------------------------------------------------- Kiln's zip and api
+
+
+def kiln_zip(args: argparse.Namespace, fallback: Path | None = None) -> Path:
+    """The Kiln to use: the zip ``--kiln-repository`` lists, else ``--kiln-zip``, else ``fallback``."""
+    if args.kiln_repository.strip():
+        return zip_from_repository(args.kiln_repository.strip())
+    if args.kiln_zip.strip():
+        return Path(args.kiln_zip)
+    if fallback is None:
+        raise FarmError("Say where Kiln comes from: KilnZip (--kiln-zip) or KilnRepository.")
+    return fallback
+
+
+def zip_from_repository(url: str) -> Path:
+    """Download the Kiln zip a studio repository lists (``index.json`` from ``server-generate``).
+
+    The URL may name the folder or its ``index.json`` (``file://`` or ``http(s)://``); the
+    download must match the listing's size and sha256, as Blender's own installer requires.
+    """
+    index_url = url if url.endswith(".json") else url.rstrip("/") + "/index.json"
+    try:
+        with urllib.request.urlopen(index_url, timeout=60) as answer:
+            listing = json.loads(answer.read(MAX_LISTING))
+        entry = next(item for item in listing["data"] if item.get("id") == "kiln")
+        archive_url = urllib.parse.urljoin(index_url, entry["archive_url"])
+        size, digest = int(entry["archive_size"]), str(entry["archive_hash"]).removeprefix("sha256:")
+    except StopIteration:
+        raise FarmError(f"The repository {index_url} lists no Kiln (KilnRepository).") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FarmError(f"Could not read the repository listing {index_url} (KilnRepository): {exc}") from exc
+    folder = Path(tempfile.mkdtemp(prefix="kiln-farm-zip-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / f"kiln-{entry.get('version', 'listed')}.zip"
+    try:
+        with urllib.request.urlopen(archive_url, timeout=300) as answer:
+            data = answer.read(size + 1)
+    except OSError as exc:
+        raise FarmError(f"Could not download Kiln from {archive_url}: {exc}") from exc
+    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+        raise FarmError(f"Kiln downloaded from {archive_url} does not match the repository's listing.")
+    path.write_bytes(data)
+    log.info("Kiln %s from %s", entry.get("version", "?"), archive_url)
+    return path
 
 
 def api_from(source: Path) -> ModuleType:
@@ -114,7 +177,7 @@ def api_from(source: Path) -> ModuleType:
 
 def with_parts(api: ModuleType) -> ModuleType:
     """The api package with the modules the farm uses imported (a package does not import them itself)."""
-    for name in ("batch", "credits", "errors"):
+    for name in ("batch", "credits", "errors", "quality.options", "quality.sheet", "quality.review"):
         importlib.import_module(f"{api.__name__}.{name}")
     return api
 
@@ -192,13 +255,17 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 
 class Output:
-    """Where things land: ``assets/``, ``ledger/``, ``manifests/``, ``summary.json``."""
+    """Where things land: ``assets/``, ``ledger/``, ``manifests/``, ``export/``, ``review/``,
+    ``summary.json`` (with ``summary.html`` and ``summary.png``)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.assets = root / "assets"
         self.ledger = root / "ledger"
         self.manifests = root / "manifests"
+        self.exports = root / "export"
+        #: Each asset's picture for summary.png (kept apart: assets/ holds the .blend and .glb only).
+        self.pictures = root / "review"
 
     def files(self, name: str) -> list[Path]:
         return [self.assets / f"{name}.blend", self.assets / f"{name}.glb"]
@@ -234,12 +301,13 @@ def install_kiln(zip_path: Path) -> ModuleType:
 
 
 def generate(args: argparse.Namespace) -> int:
-    kiln = install_kiln(args.kiln_zip)
+    kiln = install_kiln(kiln_zip(args))
     api = with_parts(kiln.api)
     items = read_items(api, args.prompts, args.resolution)
     log.info("%s", check_credits(api, items, args.max_credits))
     mine = [items[i] for i in item_range(args.items, len(items))]
     out = Output(args.output)
+    game = game_options(api, args, out)
     out.assets.mkdir(parents=True, exist_ok=True)
     engine = kiln.operators.runtime.engine()
     rows: dict[str, dict[str, Any]] = {}
@@ -248,12 +316,14 @@ def generate(args: argparse.Namespace) -> int:
         for item in mine:
             name = asset_name(item.line, item.request.label)
             row = rows[name] = {"line": item.line, "name": name, **source_of(item.request), "task_id": ""}
-            job = start(engine, out, item, name, row)
+            options = replace(item.row.apply(game, str(out.exports)), review=True)  # for summary.png
+            request = replace(item.request, game=options.to_text())
+            job = start(engine, out, item.line, request, name, row)
             if job is not None:
                 following[name] = (item, job)
         engine.wait([job.id for _, job in following.values()])
         for name, (_item, job) in following.items():
-            finish(engine, out, name, engine.get(job.id), rows[name])
+            finish(kiln, engine, out, name, engine.get(job.id), rows[name])
     finally:
         kiln.operators.runtime.shutdown()
     first, last = (mine[0].line, mine[-1].line) if mine else (0, 0)
@@ -265,7 +335,24 @@ def generate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def start(engine: Any, out: Output, item: Any, name: str, row: dict[str, Any]) -> Any:
+def game_options(api: ModuleType, args: argparse.Namespace, out: Output) -> Any:
+    """The job's fix-ups and outputs; an engine exports every result to ``OutputDir/export``."""
+    try:
+        return api.quality.options.GameOptions(
+            fix_merge=bool(args.fix_merge),
+            fix_normals=bool(args.fix_normals),
+            fix_loose=args.fix_loose,
+            triangles=args.triangles,
+            lods=api.quality.options.parse_lods(args.lods),
+            collision=args.collision.upper(),
+            engine=args.engine.upper(),
+            export_dir=str(out.exports) if args.engine.upper() != "NONE" else "",
+        )
+    except api.errors.InputError as exc:
+        raise FarmError(exc.user_message) from None
+
+
+def start(engine: Any, out: Output, line: int, request: Any, name: str, row: dict[str, Any]) -> Any:
     """Skip, follow a recorded task, or send (ledger first); None when there is nothing to wait for."""
     if out.done(name):
         files = [p.name for p in out.files(name)]
@@ -281,19 +368,19 @@ def start(engine: Any, out: Output, item: Any, name: str, row: dict[str, Any]) -
             )
             return None
         row["task_id"] = entry["task_id"]
-        log.info("line %s: following task %s recorded by an earlier run", item.line, entry["task_id"])
-        return engine.resume_task(entry["task_id"], item.request)
-    out.record(name, item.line, "")
-    job = engine.submit(item.request)
+        log.info("line %s: following task %s recorded by an earlier run", line, entry["task_id"])
+        return engine.resume_task(entry["task_id"], request)
+    out.record(name, line, "")
+    job = engine.submit(request)
     deadline = time.monotonic() + TASK_ID_WAIT
     while (current := engine.get(job.id)) is not None and not current.task_id and current.state.is_active:
         if time.monotonic() > deadline:
             break
         time.sleep(0.05)
     if current is not None and current.task_id:
-        out.record(name, item.line, current.task_id)
+        out.record(name, line, current.task_id)
         row["task_id"] = current.task_id
-        log.info("line %s: sent, task %s", item.line, current.task_id)
+        log.info("line %s: sent, task %s", line, current.task_id)
     elif current is not None and not current.submit_sent:
         (out.ledger / f"{name}.json").unlink(missing_ok=True)  # surely never reached the service
     return job
@@ -304,8 +391,9 @@ def _task_of(out: Output, name: str) -> str:
     return str(entry.get("task_id") or "") if entry else ""
 
 
-def finish(engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -> None:
-    """A ready job becomes ``<name>.glb`` (the checked download) and ``<name>.blend`` (it alone)."""
+def finish(kiln: ModuleType, engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -> None:
+    """A ready job becomes ``<name>.glb`` (the checked download), ``<name>.blend`` (it alone, finished
+    as asked, with its quality report), and ``review/<name>.png`` (its picture for summary.png)."""
     row.update(task_id=job.task_id or row["task_id"], triangles=job.triangles, files=[], error=job.error)
     if str(job.state) != "ready" or not job.mesh_path:
         row["state"] = str(job.state)
@@ -313,7 +401,11 @@ def finish(engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -
         return
     blend, glb = out.files(name)
     try:
-        save_blend(Path(job.mesh_path), blend, job.task_id, row)
+        save_blend(kiln, job, blend, row)
+        picture = picture_of(kiln, job)
+        if picture:
+            out.pictures.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(picture, out.pictures / f"{name}.png")
         tmp = glb.with_name(f".{glb.name}.tmp")
         shutil.copyfile(job.mesh_path, tmp)
         tmp.replace(glb)
@@ -324,15 +416,34 @@ def finish(engine: Any, out: Output, name: str, job: Any, row: dict[str, Any]) -
     row.update(state="done", files=[blend.name, glb.name])
 
 
-def save_blend(mesh: Path, blend: Path, task_id: str, row: dict[str, Any]) -> None:
-    """A fresh empty file, the GLB through Blender's own importer, saved beside the others."""
+def picture_of(kiln: ModuleType, job: Any) -> str:
+    """The helper's review rendering of the result, else the service's preview ("" when neither)."""
+    if job.blend_path:
+        rendered = kiln.api.isolation.review_picture(Path(job.blend_path))
+        if rendered.is_file():
+            return str(rendered)
+    return job.preview_path if job.preview_path and Path(job.preview_path).is_file() else ""
+
+
+def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> None:
+    """The result alone in a fresh file, saved beside the others: the helper Blender's file (imported,
+    finished and reported on there), or, where no helper ran, the GLB imported and finished here."""
     import bpy
 
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.import_scene.gltf(filepath=str(mesh))
-    for obj in bpy.context.selected_objects:
-        obj["kiln_task_id"] = task_id
+    game_ready = kiln.operators.game_ready
+    if job.blend_path and Path(job.blend_path).is_file():
+        bpy.ops.wm.open_mainfile(filepath=job.blend_path, load_ui=False)
+        objects = list(bpy.data.objects)
+    else:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        bpy.ops.import_scene.gltf(filepath=job.mesh_path)
+        objects = game_ready.finish_in_place(list(bpy.data.objects), job.request.game, job.request.label)
+    for obj in objects:
+        obj["kiln_task_id"] = job.task_id
         obj["kiln_prompt"] = row.get("prompt") or row.get("image", "")
+    report = game_ready.job_report(replace(job, objects=[obj.name for obj in objects]))
+    if report is not None:
+        row.update(triangles=report.triangles, verdict=report.verdict, reasons=report.reasons)
     tmp = blend.with_name(f".{blend.stem}.tmp.blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True, compress=True)
     tmp.replace(blend)
@@ -343,7 +454,7 @@ def save_blend(mesh: Path, blend: Path, task_id: str, row: dict[str, Any]) -> No
 
 def summarize(args: argparse.Namespace) -> int:
     """``summary.json``: one row per prompt of the whole file, from the task manifests and the disk."""
-    api = api_from(args.kiln_zip)
+    api = api_from(kiln_zip(args))
     items = read_items(api, args.prompts, args.resolution)
     out = Output(args.output)
     reported: dict[str, dict[str, Any]] = {}
@@ -359,18 +470,68 @@ def summarize(args: argparse.Namespace) -> int:
         row.update(
             state="done" if done else seen.get("state", "not generated"),
             triangles=seen.get("triangles"),
+            verdict=seen.get("verdict"),
+            reasons=seen.get("reasons", []),
             files=[p.name for p in out.files(name)] if done else [],
             error="" if done else seen.get("error", "no Generate task reported this line"),
         )
         rows.append(row)
     count = sum(row["state"] == "done" for row in rows)
     write_json(out.root / "summary.json", {"assets": rows, "done": count, "failed": len(rows) - count})
+    write_review(api, out, rows, count)
     log.info("%d of %d assets done; summary in %s", count, len(rows), out.root / "summary.json")
     return 0
 
 
+def write_review(api: ModuleType, out: Output, rows: list[dict[str, Any]], count: int) -> None:
+    """``summary.png`` (each asset's preview, name, triangles, verdict) and ``summary.html`` beside it."""
+    tiles = [
+        api.quality.sheet.Tile(
+            read_png(out.pictures / f"{row['name']}.png"),
+            row["name"],
+            row.get("triangles"),
+            row.get("verdict") or ("failed" if row["state"] != "done" else ""),
+        )
+        for row in rows
+    ]
+    png = out.root / "summary.png"
+    write_bytes(png, api.quality.sheet.encode_png(api.quality.sheet.contact_sheet(tiles)))
+    table = {
+        "jobs": [{**row, "state": "imported" if row["state"] == "done" else row["state"]} for row in rows],
+        "imported": count,
+    }
+    page = api.quality.review.review_html("summary", table, png.name)
+    write_bytes(out.root / "summary.html", page.encode("utf-8"))
+
+
+def read_png(path: Path) -> Any:
+    """A preview as rows x columns x RGB bytes (Blender's image loader; None without Blender or file)."""
+    if not path.is_file():
+        return None
+    try:
+        import bpy
+        import numpy
+    except ImportError:
+        return None
+    image = bpy.data.images.load(str(path), check_existing=False)
+    try:
+        width, height = image.size
+        pixels = numpy.empty(width * height * 4, dtype=numpy.float32)
+        image.pixels.foreach_get(pixels)
+        rgba = pixels.reshape(height, width, 4)[::-1]
+        return (numpy.clip(rgba[..., :3], 0.0, 1.0) * 255).astype(numpy.uint8)
+    finally:
+        bpy.data.images.remove(image)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
 def estimate(args: argparse.Namespace) -> int:
-    api = api_from(args.kiln_zip or HERE.parent)
+    api = api_from(kiln_zip(args, HERE.parent))
     items = read_items(api, args.prompts, args.resolution)
     sys.stdout.write(f"{check_credits(api, items, 0)}\nPromptCount: {len(items)}\n")
     return 0

@@ -8,7 +8,7 @@ waits for all of them, imports them, and reports before it returns.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,8 +20,10 @@ from .. import preferences
 from ..api import batch
 from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
-from . import credit_guard, layout, library, runtime, watcher
+from ..api.quality.options import GameOptions
+from . import credit_guard, game_ready, layout, library, review_sheet, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
+from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ class _Followed:
 _followed: list[_Followed] = []
 
 
-class KILN_OT_generate_batch(OnlineOperator):
+class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
     """Generate a mesh for every line of a prompt file (.txt: a prompt a line; .csv: prompt or image)"""
 
     bl_idname = "kiln.generate_batch"
@@ -124,14 +126,19 @@ class KILN_OT_generate_batch(OnlineOperator):
                 reuse=self.reuse,
                 confirmed=True,
                 estimate_text=str(cost),
+                **self.given_game_arguments(),
             )
             return {"CANCELLED"}
         free = f"; {len(reused)} from the Kiln library (free)" if reused else ""
         self.report({"INFO"}, f"Kiln: {path.name}: {len(to_send)} jobs, estimated {cost}{free}")
 
         try:
-            job_ids = _send(context, parsed.items, reused)
-        except KilnError as exc:  # the job list cannot be written: nothing was sent
+            # Lines with an export but no folder given: export/ beside the prompt file.
+            # A summary gets a review sheet: the helper renders each result's picture for it.
+            options = replace(self.game_options(context), review=bool(self.summary_path.strip()))
+            game = (options, str(path.parent / "export"))
+            job_ids = _send(context, parsed.items, reused, game)
+        except KilnError as exc:  # the job list cannot be written, or bad LOD ratios: nothing was sent
             self.report({"ERROR"}, f"Kiln: {exc.user_message}")
             return {"CANCELLED"}
         if not job_ids:
@@ -175,7 +182,10 @@ def _reusable(
 
 
 def _send(
-    context: bpy.types.Context, items: list[batch.BatchItem], reused: dict[int, library.Entry] | None = None
+    context: bpy.types.Context,
+    items: list[batch.BatchItem],
+    reused: dict[int, library.Entry] | None = None,
+    game: tuple[GameOptions, str] = (GameOptions(), ""),
 ) -> list[str]:
     """Submit every item not reused (the engine bounds how many are in flight), reserve every grid
     slot, and put the library's copies in theirs; returns the ids of the jobs sent."""
@@ -188,7 +198,8 @@ def _send(
         if reused and index in reused:
             copies.append((f"library:{index}", reused[index], group))
         else:
-            job_ids.append(engine.submit(item.request, origin=origin, group=group).id)
+            request = replace(item.request, game=item.row.apply(*game).to_text())
+            job_ids.append(engine.submit(request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
     slots = job_ids + [slot for slot, _, _ in copies]
     layout.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
@@ -206,12 +217,14 @@ def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     layout.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]
-    summary = batch.summarize(jobs)
+    reports = {job.id: report for job in jobs if (report := game_ready.job_report(job)) is not None}
+    summary = batch.summarize(jobs, reports)
     headline = f"{summary['imported']} of {len(jobs)} imported"
     if summary_path:
         try:
             batch.write_summary(Path(summary_path), summary)
-        except OSError as exc:
+            review_sheet.write_review(Path(summary_path), jobs, reports, summary, engine.cache_dir)
+        except (OSError, KilnError) as exc:
             log.warning("Could not write the batch summary %s: %s", summary_path, exc)
             headline += f"; the summary could not be written to {summary_path}"
     return jobs, headline

@@ -22,6 +22,7 @@ from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
 from . import credit_guard, layout, library, runtime, watcher
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
+from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS, save_blender_image
 from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
 
@@ -105,7 +106,23 @@ def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest
     )
 
 
-class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
+def has_result(request: JobRequest) -> bool:
+    """Whether the request's placeholder already shows a result: asking again means another variant."""
+    return bool(request.placeholder and layout.variants_of(request.placeholder))
+
+
+def variant_sentence(requests: list[JobRequest]) -> str:
+    """Says that placeholders with a result are sent again for a new variant; empty when none has one."""
+    again = sum(has_result(r) for r in requests)
+    if not again:
+        return ""
+    which = (
+        "1 placeholder already has a result" if again == 1 else f"{again} placeholders already have a result"
+    )
+    return f"{which}: a new variant is generated (sent again, never taken from the Kiln library)."
+
+
+class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperties, OnlineOperator):
     """Generate a mesh for every selected placeholder and put it in the placeholder's place"""
 
     bl_idname = "kiln.generate_from_selection"
@@ -116,7 +133,10 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
     fit: EnumProperty(name="Fit", items=FIT_ITEMS, default="CONTAIN")  # type: ignore[valid-type]
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
     reuse: EnumProperty(  # type: ignore[valid-type]
-        name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
+        name="Reuse",
+        items=library.REUSE_ITEMS,
+        default="ASK",
+        description=f"{library.REUSE_DESCRIPTION} (a placeholder with a result always gets a new variant)",
     )
     max_credits: credit_guard.max_credits_property("selection")  # type: ignore[valid-type]
 
@@ -125,11 +145,12 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
         requests = [r for r in (quick_request(o, resolution) for o in placeholders(context)) if r]
         cost = credit_guard.estimate_for(requests, context)
         if credit_guard.should_ask(cost, context):
+            message = f"These {len(requests)} placeholder jobs cost {cost}. {variant_sentence(requests)}"
             return context.window_manager.invoke_confirm(
                 self,
                 event,
                 title="Kiln: Spend Credits?",
-                message=f"These {len(requests)} placeholder jobs cost {cost}.",
+                message=message.strip(),
                 confirm_text="Generate",
             )
         return self.execute(context)
@@ -147,7 +168,13 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
             self.report({"ERROR"}, f"Kiln: no selected object can become a job, so nothing was sent{why}.")
             return {"CANCELLED"}
         # Identical earlier results come from the library (free); a selection never stops to ask.
-        reused = [(r, e) for r in planned.requests if (e := library.reusable(r, self.reuse, context))]
+        # A placeholder that already has a result asks for another variant: the library's copy
+        # would only repeat a result, so it is always sent (whatever ``reuse`` says).
+        reused = [
+            (r, e)
+            for r in planned.requests
+            if not has_result(r) and (e := library.reusable(r, self.reuse, context))
+        ]
         to_send = [r for r in planned.requests if all(r is not done for done, _ in reused)]
         refusal = credit_guard.over_limit(
             credit_guard.estimate_for(to_send, context),
@@ -198,7 +225,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, OnlineOperator):
         options = self.import_options(context)
         job_ids = []
         for request in requests:
-            job_id = engine.submit(request, origin=origin).id
+            job_id = engine.submit(self.with_game(request, context), origin=origin).id
             choose_options(job_id, options, self.fit)
             job_ids.append(job_id)
         return job_ids

@@ -10,6 +10,7 @@ from .. import preferences
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
+from .game_options import GameOutputProperties
 from .scene_import import ImportOptionProperties, choose_options
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ def launch(
 ) -> set[OperatorResult]:
     """Submit a job. UI: return at once, the watcher follows it. Background mode: wait and import."""
     try:
+        if isinstance(op, GameOutputProperties):  # fix-ups and outputs, done by the helper Blender
+            request = op.with_game(request, context)
         engine = runtime.engine(context)
         job = engine.submit(request, origin=runtime.current_origin())
         if isinstance(op, ImportOptionProperties):  # options given as arguments, for this job's import

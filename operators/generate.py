@@ -17,6 +17,7 @@ from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
 from . import credit_guard, library
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
+from .game_options import GameOutputProperties
 from .scene_import import ImportOptionProperties
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _send_or_reuse(
     return launch(op, context, request, wait=wait)
 
 
-class KILN_OT_generate_from_text(ImportOptionProperties, OnlineOperator):
+class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, OnlineOperator):
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
     bl_idname = "kiln.generate_from_text"
@@ -112,7 +113,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, OnlineOperator):
         )
 
 
-class KILN_OT_generate_from_image(ImportOptionProperties, OnlineOperator):
+class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, OnlineOperator):
     """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
 
     bl_idname = "kiln.generate_from_image"

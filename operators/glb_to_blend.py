@@ -12,28 +12,68 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import json
+import logging
 import os
 import pkgutil
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import bpy
 
 MARK = "KILN-HELPER "  # the same string is in api/isolation/helper.py
 PARENT_CHECK_SECONDS = 1.0
+HERE = Path(__file__).resolve().parent
 
 
-def convert(glb: str, blend: str) -> None:
-    """Import ``glb`` into an empty file and save it, textures packed, as ``blend``."""
+def load_sibling(name: str) -> Any:
+    """A module beside this file (``game_ready``, ``review_picture``), with the add-on's root (for
+    ``api``) last on sys.path."""
+    root = str(HERE.parent)
+    if root not in sys.path:
+        sys.path.append(root)
+    spec = importlib.util.spec_from_file_location(f"kiln_{name}", HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def convert(glb: str, blend: str, game: str = "", label: str = "", picture: str = "") -> dict[str, Any]:
+    """Import ``glb`` into an empty file, finish it (report, fix-ups, outputs: ``game`` is
+    ``JobRequest.game``; a review picture to ``picture`` when asked), and save it, textures packed,
+    as ``blend``; returns what finishing said."""
     # The factory startup file, emptied: a fresh file each time, a fifth of read_factory_settings'
     # cost (that one also resets the preferences and reloads every add-on).
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     bpy.ops.import_scene.gltf(filepath=glb)
+    finished = finish(game, label, picture)
     bpy.ops.file.pack_all()
     bpy.ops.wm.save_as_mainfile(filepath=blend, compress=False)
+    return finished
+
+
+def finish(game: str, label: str, picture: str) -> dict[str, Any]:
+    """The game-ready work; a failure there (an export folder that cannot be written) is said in
+    the answer, never a failed import: the mesh itself is fine."""
+    game_ready = _game_ready or load_sibling("game_ready")
+    try:
+        options = game_ready.game_options.GameOptions.from_text(game)
+        objects, said = game_ready.finish(list(bpy.data.objects), options, label)
+        if options.review and picture:
+            said["picture"] = (_review_picture or load_sibling("review_picture")).render_picture(
+                objects, picture
+            )
+        return dict(said)
+    except game_ready.ExportFailed as exc:
+        return {"finish_error": str(exc)[-500:]}
+    except Exception as exc:
+        logging.getLogger(__name__).exception("Finishing the result failed")
+        return {"finish_error": f"{type(exc).__name__}: {exc}"[-500:]}
 
 
 def serve(memory_limit: int) -> None:
@@ -48,14 +88,21 @@ def serve(memory_limit: int) -> None:
         request = json.loads(line)
         started = time.perf_counter()
         try:
-            convert(request["glb"], request["blend"])
+            finished = convert(
+                request["glb"],
+                request["blend"],
+                request.get("game", ""),
+                request.get("label", ""),
+                request.get("picture", ""),
+            )
         except Exception as exc:  # the importer's own errors: a sentence on the job, not a crash
             detail = f"{type(exc).__name__}: {exc}"
             # bpy.ops reports a MemoryError raised inside the importer as a RuntimeError with its text.
             kind = "memory" if isinstance(exc, MemoryError) or "MemoryError" in detail else "import"
             say({"ok": False, "error": kind, "detail": detail[-500:]})
         else:
-            say({"ok": True, "seconds": time.perf_counter() - started, "peak_rss": peak_resident()})
+            seconds = time.perf_counter() - started
+            say({"ok": True, "seconds": seconds, "peak_rss": peak_resident(), **finished})
 
 
 def preload_importer() -> None:
@@ -63,6 +110,8 @@ def preload_importer() -> None:
     and the memory ceiling measures meshes, not module loading."""
     import numpy  # noqa: F401
 
+    global _game_ready, _review_picture
+    _game_ready, _review_picture = load_sibling("game_ready"), load_sibling("review_picture")
     for package in ("io_scene_gltf2.io.imp", "io_scene_gltf2.blender.imp"):
         try:
             found = importlib.import_module(package)
@@ -71,6 +120,10 @@ def preload_importer() -> None:
         for info in pkgutil.iter_modules(found.__path__, f"{package}."):
             with contextlib.suppress(Exception):
                 importlib.import_module(info.name)
+
+
+_game_ready: Any = None
+_review_picture: Any = None
 
 
 def say(message: dict[str, Any]) -> None:

@@ -5,8 +5,10 @@ in the library folder, marked as an asset (a collection for several objects) wit
 preview as thumbnail, the prompt or image name as description, a catalog per day, and the task
 id, resolution, triangles and date as custom properties. The folder is registered in Blender's
 asset libraries as "Kiln" while Kiln is enabled (and removed on disable only if Kiln added it).
-Writing one result takes a few hundredths of a second on the main thread; if it fails, the import
-stands and the reason is said once.
+Writing one result takes a few hundredths of a second on the main thread; if it fails (a share
+offline, a read-only folder), the import stands and the reason is said once. A team may share the
+folder: the .blend is written under a temporary name and renamed, and the index entry follows it
+(``api.library_index``), so no Blender ever reads half a file.
 
 Reuse: an identical request (``api.library_index.request_key``) appends the library's copy,
 placed like a normal import, and sends nothing.
@@ -20,13 +22,22 @@ from pathlib import Path
 from typing import Any
 
 import bpy
-import numpy
 from mathutils import Vector
 
 from .. import preferences
+from ..api import fs
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest
-from ..api.library_index import Entry, LibraryIndex, blend_name, ensure_catalog, image_key
+from ..api.library_index import (
+    Entry,
+    LibraryIndex,
+    blend_name,
+    ensure_catalog,
+    image_key,
+    reach_folder,
+    temp_name,
+    write_whole,
+)
 from .scene_import import target_collection
 
 log = logging.getLogger(__name__)
@@ -35,8 +46,11 @@ LIBRARY_NAME = "Kiln"
 LIBRARY_DIR = "library"
 #: The largest thumbnail kept (pixels a side).
 PREVIEW_SIZE = 256
-#: In a library folder Kiln registered itself: removed with the registration on disable.
-ADDED_MARKER = ".kiln_added_library"
+#: In Kiln's user folder (this machine's): the library folders Kiln registered itself, removed with the
+#: registration on disable. Per machine, because a team's library folder is shared.
+ADDED_RECORD = "added_asset_libraries.txt"
+#: Earlier Kilns marked the folder itself: still honoured (and removed), never written.
+LEGACY_MARKER = ".kiln_added_library"
 _index: LibraryIndex | None = None
 _said_failure = False
 
@@ -45,6 +59,13 @@ def library_dir(context: bpy.types.Context | None = None) -> Path:
     """The preference's folder, or one inside Kiln's user folder."""
     chosen = preferences.get(context).library_dir.strip()
     return Path(bpy.path.abspath(chosen)) if chosen else preferences.user_dir() / LIBRARY_DIR
+
+
+def reach_library(context: bpy.types.Context | None = None) -> Path:
+    """The library folder, made if needed; a chosen folder on a share that is not there is not made."""
+    folder = library_dir(context)
+    reach_folder(folder, create_parents=not preferences.get(context).library_dir.strip())
+    return folder
 
 
 def index(context: bpy.types.Context | None = None) -> LibraryIndex:
@@ -59,7 +80,7 @@ def index(context: bpy.types.Context | None = None) -> LibraryIndex:
 def register_library(context: bpy.types.Context | None = None) -> None:
     """Make the folder an asset library called "Kiln" unless one already points there.
 
-    A marker file in the folder remembers that Kiln added it, so a later session (whose saved
+    A record in Kiln's user folder remembers that Kiln added it, so a later session (whose saved
     preferences hold the library) still knows to remove it on disable, and never one the artist added.
     """
     libraries = (context or bpy.context).preferences.filepaths.asset_libraries
@@ -67,9 +88,9 @@ def register_library(context: bpy.types.Context | None = None) -> None:
     if any(Path(lib.path) == folder for lib in libraries):
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / ADDED_MARKER).write_text("Kiln added this folder to Blender's asset libraries.\n")
-    except OSError as exc:
+        reach_library(context)
+        _record_added({*_added(), str(folder)})
+    except (OSError, KilnError) as exc:
         log.warning("Could not set up the Kiln library folder %s: %s", folder, exc)
         return
     libraries.new(name=LIBRARY_NAME, directory=str(folder))
@@ -79,12 +100,31 @@ def unregister_library() -> None:
     """Remove the asset libraries Kiln added (one the artist added themselves stays)."""
     global _index
     libraries = bpy.context.preferences.filepaths.asset_libraries
+    added = _added()
     for lib in list(libraries):
-        marker = Path(bpy.path.abspath(lib.path)) / ADDED_MARKER
-        if marker.is_file():
+        folder = Path(bpy.path.abspath(lib.path))
+        legacy = folder / LEGACY_MARKER
+        if str(folder) in added or legacy.is_file():
             libraries.remove(lib)
-            marker.unlink(missing_ok=True)
+            legacy.unlink(missing_ok=True)
+    if added:
+        try:
+            _record_added(set())
+        except (OSError, KilnError) as exc:
+            log.warning("Could not update %s: %s", ADDED_RECORD, exc)
     _index = None
+
+
+def _added() -> set[str]:
+    try:
+        text = (preferences.user_dir() / ADDED_RECORD).read_text(encoding="utf-8")
+    except OSError:
+        return set()
+    return {line for line in text.splitlines() if line.strip()}
+
+
+def _record_added(folders: set[str]) -> None:
+    write_whole(preferences.user_dir() / ADDED_RECORD, "".join(f"{f}\n" for f in sorted(folders)).encode())
 
 
 def store(context: bpy.types.Context, job: Job, names: list[str]) -> str:
@@ -106,7 +146,7 @@ def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]
     if not objects:
         return
     register_library(context)  # the folder may have moved since Kiln was enabled
-    folder = library_dir(context)
+    folder = reach_library(context)
     day = time.strftime("%Y-%m-%d")
     catalog_id = ensure_catalog(folder, f"{LIBRARY_NAME}/{day}")
     roots = [obj for obj in objects if obj.parent is None]
@@ -118,13 +158,17 @@ def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]
         for obj in objects:
             asset.objects.link(obj)
     path = folder / blend_name(job.id, job.request.label)
+    temp = temp_name(path)
     try:
         for obj in roots:
             obj.location -= shift  # the asset sits at the origin, as a dragged asset expects
         asset.asset_mark()
         _describe(asset, job, catalog_id)
-        bpy.data.libraries.write(str(path), {asset}, fake_user=True, compress=True)
+        bpy.data.libraries.write(str(temp), {asset}, fake_user=True, compress=True)
+        fs.replace(temp, path)
     finally:
+        if temp.exists():
+            fs.discard(temp)
         for obj in roots:
             obj.location += shift
         if isinstance(asset, bpy.types.Collection):
@@ -156,6 +200,8 @@ def _set_preview(asset: Any, preview_path: str) -> None:
     Scaled down to at most PREVIEW_SIZE (the Asset Browser shows no larger) and copied as one
     array, so a large preview costs no more than a small one.
     """
+    import numpy  # here, not at the top: Kiln must load on a Blender without numpy (see dependencies)
+
     if not preview_path or not Path(preview_path).is_file():
         return
     image: Any = bpy.data.images.load(preview_path, check_existing=False)

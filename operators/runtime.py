@@ -10,7 +10,7 @@ import bpy
 
 from .. import preferences
 from ..api.jobs import StoreError
-from ..api.paths import file_identity
+from ..api.paths import UNSAVED_PREFIX, file_identity
 
 log = logging.getLogger(__name__)
 
@@ -18,7 +18,10 @@ if TYPE_CHECKING:
     from ..api.jobs import JobEngine
 
 _engine: JobEngine | None = None
-_unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
+#: Where the unsaved file's token is kept: ``bpy.app.driver_namespace`` lives as long as the
+#: Blender process, while this module is loaded anew when Kiln is updated or enabled again; jobs
+#: started in the unsaved file before an update must still import into it.
+_ORIGIN_KEY = "kiln_unsaved_origin"
 
 
 def _label() -> str:
@@ -78,17 +81,24 @@ def _announce(problems: list[str]) -> None:
 
 def current_origin() -> str:
     """Identity of the open .blend: its path, or a per-session token while it is unsaved."""
-    return file_identity(bpy.data.filepath) if bpy.data.filepath else _unsaved_origin
+    return file_identity(bpy.data.filepath) if bpy.data.filepath else _unsaved_origin()
+
+
+def _unsaved_origin() -> str:
+    """This process's token for the unsaved file, made on first use and anew for each new file."""
+    token = bpy.app.driver_namespace.get(_ORIGIN_KEY)
+    if not isinstance(token, str) or not token.startswith(UNSAVED_PREFIX):
+        token = bpy.app.driver_namespace[_ORIGIN_KEY] = f"{UNSAVED_PREFIX}{uuid.uuid4().hex}"
+    return token
 
 
 def file_saved() -> None:
     """Jobs started in the unsaved file now belong to the path it was saved as."""
     if _engine is not None and bpy.data.filepath:
-        _engine.set_origin(_unsaved_origin, file_identity(bpy.data.filepath))
+        _engine.set_origin(_unsaved_origin(), file_identity(bpy.data.filepath))
 
 
 def file_loaded() -> None:
     """A new unsaved file is a different file: jobs from the old one must not import here."""
-    global _unsaved_origin
     if not bpy.data.filepath:
-        _unsaved_origin = f"unsaved:{uuid.uuid4().hex}"
+        bpy.app.driver_namespace.pop(_ORIGIN_KEY, None)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import bpy
-import numpy
 from bpy.props import BoolProperty, FloatProperty
 from mathutils import Matrix, Vector
 
@@ -24,7 +23,9 @@ from .. import preferences
 from ..api.blockout import Fit, ImportOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
-from . import layout
+from ..api.quality.options import GameOptions
+from ..ui_text import object_name
+from . import game_ready, layout
 
 log = logging.getLogger(__name__)
 
@@ -104,10 +105,14 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
     options, fit = _chosen.pop(job.id) if job.id in _chosen else (preferred_options(context), "CONTAIN")
     new_objects = _append_prepared(job, fall_back=prefs.import_in_place)
     if new_objects is None:
-        new_objects = _import_glb(job)
+        new_objects = game_ready.finish_in_place(_import_glb(job), job.request.game, job.request.label)
         _say_in_place_once()
     if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
+    # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
+    # an engine's names) by the engine's convention, which the helper already gave them.
+    if not job.request.placeholder and not GameOptions.from_text(job.request.game).builds_outputs:
+        new_objects = _name_after_request(new_objects, object_name(job))
 
     collection = target_collection(context, prefs.collection_name, job.group)
     if location is None:
@@ -128,9 +133,25 @@ def import_job(context: bpy.types.Context, job: Job, *, location: Vector | None 
 
     for obj in context.view_layer.objects:
         obj.select_set(obj in new_objects)
+    for obj in new_objects:  # a parent made above may not be in the view layer's list until it syncs
+        obj.select_set(True)
     roots = [obj for obj in new_objects if obj.parent is None]
     context.view_layer.objects.active = roots[0] if roots else new_objects[0]
     return [obj.name for obj in new_objects]
+
+
+def _name_after_request(objects: list[bpy.types.Object], name: str) -> list[bpy.types.Object]:
+    """The Outliner shows what was asked for: one object takes the name; several get a parent of
+    that name (an empty at the origin, so nothing moves), keeping the GLB's own names below it."""
+    if len(objects) == 1:
+        objects[0].name = name
+        return objects
+    parent = bpy.data.objects.new(name, None)
+    parent.empty_display_type = "PLAIN_AXES"
+    for obj in objects:
+        if obj.parent is None:
+            obj.parent = parent
+    return [parent, *objects]
 
 
 def replace_placeholder(
@@ -190,6 +211,8 @@ def _apply_scale(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
 
 
 def _origin_to_base(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> None:
+    import numpy  # here, not at the top: Kiln must load on a Blender without numpy (see dependencies)
+
     if not mesh.vertices:
         return
     # From the vertices: the object's bound_box is stale until the depsgraph runs again.

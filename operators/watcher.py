@@ -69,7 +69,7 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     if not bpy.app.background:
         # One undo step for the whole import (the importer, called from Python, pushes none).
         bpy.ops.ed.undo_push(message=f"Kiln: import {job.request.label[:40]}")
-    engine.mark_imported(job.id, names)
+    engine.mark_imported(job.id, names, into=runtime.current_origin())
     kept = library.store(context, job, names)
     if kept and not bpy.app.background:  # background mode: library.store has logged it
         announce("WARNING", kept)

@@ -11,7 +11,7 @@ import bpy
 from .. import preferences
 from ..api import credits, inputs
 from ..api.errors import InputError
-from ..drawing import wrapped_label
+from ..drawing import labeled_prop, wrapped_label
 from ..operators import blockout
 from ..operators import layout as layout_of
 from ..operators.common import setup_problem
@@ -83,27 +83,32 @@ class KILN_PT_generate(bpy.types.Panel):
         settings = scene_settings(context)
         layout.row().prop(settings, "mode", expand=True)
         if settings.mode == "TEXT":
-            _draw_text_inputs(layout, settings)
+            _draw_text_inputs(layout, context, settings)
         else:
-            _draw_image_inputs(layout, settings)
+            _draw_image_inputs(layout, context, settings)
         _draw_generate_button(layout, context, settings)
         layout.operator("kiln.generate_batch", text="Batch from File…", icon="FILE_TEXT")
 
 
-def _draw_text_inputs(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:
+def _draw_text_inputs(
+    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
+) -> None:
     col = layout.column()
     line = col.row()
     line.enabled = settings.prompt_text is None
     line.prop(settings, "prompt", text="", placeholder="Describe the object, e.g. a red chair")
-    col.label(text="Long prompt from a Text block:")
+    wrapped_label(col, context, "Long prompt from a Text block:")
     col.template_ID(settings, "prompt_text", new="text.new", open="text.open")
     if settings.prompt_text is not None:
         chars = len(effective_prompt(settings))
-        col.label(text=f"Sends all {chars} characters of “{settings.prompt_text.name}”", icon="TEXT")
-    col.prop(settings, "text_resolution")
+        sends = f"Sends all {chars} characters of “{settings.prompt_text.name}”"
+        wrapped_label(col, context, sends, icon="TEXT")
+    labeled_prop(col, context, settings, "text_resolution", "Resolution")
 
 
-def _draw_image_inputs(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:
+def _draw_image_inputs(
+    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
+) -> None:
     col = layout.column()
     col.row().prop(settings, "image_source", expand=True)
     icon = None
@@ -117,10 +122,10 @@ def _draw_image_inputs(layout: bpy.types.UILayout, settings: KilnGenerateSetting
             icon = col.icon(settings.image)
     else:
         col.prop(settings, "image_url", text="", placeholder="https://…/concept.png")
-        col.label(text="The service fetches this address itself", icon="URL")
+        wrapped_label(col, context, "The service fetches this address itself", icon="URL")
     if icon is not None:
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
-    col.prop(settings, "image_resolution")
+    labeled_prop(col, context, settings, "image_resolution", "Resolution")
 
 
 def _draw_generate_button(
@@ -132,10 +137,10 @@ def _draw_generate_button(
     row.enabled = blocker is None
     reuse_offer.fill(row.operator(reuse_offer.operator_id(settings), text="Generate", icon="PLAY"), settings)
     if blocker is None:
-        reuse_offer.draw(layout, settings)
+        reuse_offer.draw(layout, context, settings)
         return
     box = layout.box()
-    wrapped_label(box, context, blocker.reason, icon=blocker.icon)
+    wrapped_label(box, context, blocker.reason, icon=blocker.icon, boxes=1)
     if blocker.fix == "KILN_PREFERENCES":
         box.operator(
             "preferences.addon_show", text="Open Kiln Preferences", icon="PREFERENCES"
@@ -163,11 +168,13 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         layout.use_property_decorate = False
         settings = scene_settings(context)
         if settings.mode == "TEXT":
-            layout.prop(settings, "provider", text="Provider")
-            layout.prop(settings, "quality", text="Quality")
-            layout.label(text="Free text: the service does not list the allowed values", icon="INFO")
+            labeled_prop(layout, context, settings, "provider", "Provider")
+            labeled_prop(layout, context, settings, "quality", "Quality")
+            wrapped_label(
+                layout, context, "Free text: the service does not list the allowed values", icon="INFO"
+            )
         else:
-            layout.prop(settings, "webhook_url", text="Webhook")
+            labeled_prop(layout, context, settings, "webhook_url", "Webhook")
 
 
 BLOCKOUT_HINT = (
@@ -195,6 +202,9 @@ class KILN_PT_blockout(bpy.types.Panel):
         else:
             jobs = f"{len(requests)} job{'s' if len(requests) != 1 else ''}"
             wrapped_label(col, context, f"{jobs}: {credits.estimate(requests)}", icon="MESH_CUBE")
+            again = blockout.variant_sentence(requests)
+            if again:
+                wrapped_label(col, context, again, icon="DUPLICATE")
             left_out = len(objects) - len(requests)
             if left_out:
                 skipped = f"{left_out} selected object(s) say nothing to make and are skipped"
@@ -217,7 +227,7 @@ def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> No
     box = layout.box()
     position = f"{variants.index(shown) + 1}" if shown in variants else "none"
     position += f" of {len(variants)}"
-    box.label(text=f"“{name}”: variant {position}", icon="DUPLICATE")
+    wrapped_label(box, context, f"“{name}”: variant {position}", icon="DUPLICATE", boxes=1)
     row = box.row(align=True)
     row.operator("kiln.variant_previous", text="", icon="TRIA_LEFT")
     row.operator("kiln.variant_next", text="", icon="TRIA_RIGHT")

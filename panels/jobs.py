@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ..api.jobs import Job, JobState
-from ..drawing import tag_redraw, wrapped_label
-from ..operators import credit_guard, runtime
-from ..ui_text import progress_text, shown_by_filter, status_text
-from . import thumbnails
+from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
+from ..operators import credit_guard, results_here, runtime
+from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
+from . import quality, thumbnails
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -38,7 +38,13 @@ STATE_ICONS: dict[JobState, IconItems] = {
 }
 PREVIEW_SCALE = 6.0
 LIST_ROWS = 4
+#: Share of a list row an active job's name takes; its progress bar takes the rest.
+NAME_SHARE = 0.7
+#: Below this room for the name (widget units), an active job's row shows the name alone.
+MIN_NAME_UNITS = 4.0
 ELSEWHERE_ICON: IconItems = "LINKED"
+#: An imported job whose result is not in the open file (imported into another one).
+IMPORTED_ELSEWHERE_ICON: IconItems = "FILE_BLEND"
 
 
 #: A Python mirror of the rows' job ids (reading 5,000 RNA rows costs milliseconds a draw), the
@@ -135,18 +141,39 @@ class KILN_UL_jobs(bpy.types.UIList):
             else:
                 layout.label(text="", icon_value=thumb)
             return
-        split = layout.split(factor=0.55)
+        # One line a row: the name, shortened in the middle to what fits (the details show all of
+        # it), with the state's icon; an active job's progress bar beside it while there is room.
+        elsewhere = engine is not None and bool(engine.where(job))
+        fixed = 1.0 if elsewhere else 0.0  # the icon saying another Blender works on the job
+        with_bar = job.state.is_active
+        if with_bar:
+            name_room = text_room(
+                context, share=NAME_SHARE, icon=True, inset_units=LIST_INSET_UNITS, fixed_units=fixed
+            )
+            with_bar = name_room is None or name_room >= MIN_NAME_UNITS * unit(context)
+        row = layout.split(factor=NAME_SHARE) if with_bar else layout
+        name_row = row.row(align=True) if with_bar else row
+        share = NAME_SHARE if with_bar else 1.0
+        name = fit(
+            context,
+            job.request.label,
+            share=share,
+            icon=True,
+            inset_units=LIST_INSET_UNITS,
+            fixed_units=fixed,
+        )
         if thumb is None:
-            split.label(text=job.request.label, icon=STATE_ICONS[job.state])
+            name_row.label(text=name, icon=_state_icon(job))
         else:
-            split.label(text=job.request.label, icon_value=thumb)
-        row = split.row(align=True)
-        if job.state.is_active:
-            row.progress(factor=job.progress / 100.0, type="BAR", text=progress_text(job))
-        else:
-            row.label(text=status_text(job))
-        if engine is not None and engine.where(job):
-            row.label(text="", icon=ELSEWHERE_ICON)  # another Blender works on it
+            name_row.label(text=name, icon_value=thumb)
+        if elsewhere:
+            name_row.label(text="", icon=ELSEWHERE_ICON)  # another Blender works on it
+        if with_bar:
+            share = 1.0 - NAME_SHARE
+            words = fit(
+                context, progress_text(job), f"{job.progress:.0f}%", share=share, inset_units=LIST_INSET_UNITS
+            )
+            row.progress(factor=job.progress / 100.0, type="BAR", text=words)
 
     def filter_items(  # type: ignore[override]
         self, context: bpy.types.Context, data: Any | None, property: str
@@ -202,7 +229,7 @@ class KILN_PT_jobs(bpy.types.Panel):
         _draw_store_problems(layout, context)
         layout.row().prop(wm, "kiln_job_filter", expand=True)
         if not jobs:
-            layout.label(text="No jobs yet: press Generate above", icon="INFO")
+            wrapped_label(layout, context, "No jobs yet: press Generate above", icon="INFO")
         else:
             layout.template_list("KILN_UL_jobs", "", wm, "kiln_jobs", wm, "kiln_job_index", rows=LIST_ROWS)
             active = _active_job(wm, jobs)
@@ -213,7 +240,18 @@ class KILN_PT_jobs(bpy.types.Panel):
         row.operator("kiln.resume_task", text="Resume Task…", icon="RECOVER_LAST")
         spending = credit_guard.spending_line()
         if spending:
-            layout.label(text=spending, icon="FUND")
+            wrapped_label(layout, context, spending, icon="FUND")
+
+
+def _state_icon(job: Job) -> IconItems:
+    if job.state is JobState.IMPORTED and not results_here.is_here(job):
+        return IMPORTED_ELSEWHERE_ICON
+    return STATE_ICONS[job.state]
+
+
+def _status(job: Job) -> str:
+    """The job's state in words; for an imported job, where its result is."""
+    return status_text(job, here=results_here.is_here(job), origin=runtime.current_origin())
 
 
 def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
@@ -225,7 +263,7 @@ def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context)
     box = layout.box().column()
     box.alert = True
     for sentence in problems:
-        wrapped_label(box, context, sentence, icon="ERROR")
+        wrapped_label(box, context, sentence, icon="ERROR", boxes=1)
 
 
 def _active_job(wm: bpy.types.WindowManager, jobs: list[Job]) -> Job | None:
@@ -242,25 +280,32 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     thumb = _thumbnail(job)
     if thumb is not None:
         col.template_icon(icon_value=thumb, scale=PREVIEW_SCALE)
-    wrapped_label(col, context, job.request.label, icon=STATE_ICONS[job.state])
+    wrapped_label(col, context, job.request.label, icon=_state_icon(job), boxes=1)
     if job.state.is_active:
-        col.progress(factor=job.progress / 100.0, type="BAR", text=progress_text(job))
+        # The bar carries a few words; why the job waits goes below it, whole.
+        col.progress(factor=job.progress / 100.0, type="BAR", text=fit(context, progress_text(job), boxes=1))
+        sentence = progress_sentence(job)
+        if sentence:
+            wrapped_label(col, context, sentence, icon="INFO", boxes=1)
     else:
-        col.label(text=status_text(job))
+        wrapped_label(col, context, _status(job), boxes=1)
+        if triangles_text(job):
+            wrapped_label(col, context, triangles_text(job), boxes=1)
     if job.error:
         alert = col.column()
         alert.alert = True
-        wrapped_label(alert, context, job.error, icon="ERROR")
+        wrapped_label(alert, context, job.error, icon="ERROR", boxes=1)
     elif job.note and not job.state.is_active:
-        wrapped_label(col, context, job.note, icon="INFO")
+        wrapped_label(col, context, job.note, icon="INFO", boxes=1)
     if job.task_id:
-        col.label(text=f"Task {job.task_id}")
+        wrapped_label(col, context, f"Task {job.task_id}", boxes=1)
     elif job.refused_task_id:
-        wrapped_label(col, context, f"Task “{job.refused_task_id}” (Kiln cannot follow it)")
+        wrapped_label(col, context, f"Task “{job.refused_task_id}” (Kiln cannot follow it)", boxes=1)
+    quality.draw_quality(col, context, job)
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else ""
     if where:
-        wrapped_label(col, context, f"This job {where}.", icon=ELSEWHERE_ICON)
+        wrapped_label(col, context, f"This job {where}.", icon=ELSEWHERE_ICON, boxes=1)
     _draw_actions(layout, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
 
 
@@ -279,6 +324,8 @@ def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = Fal
         row.operator("kiln.retry_job", text="Retry", icon="FILE_REFRESH").job_id = job.id
         row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
     row = layout.row(align=True)
+    if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
+        row.operator("kiln.export_job", text="Export…", icon="EXPORT").job_id = job.id
     if job.task_id or job.refused_task_id:
         row.operator("kiln.copy_task_id", text="Copy Task ID", icon="COPYDOWN").job_id = job.id
     row.operator("kiln.open_cache_folder", text="Open Folder", icon="FILE_FOLDER")

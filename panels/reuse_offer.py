@@ -16,6 +16,7 @@ import bpy
 
 from ..api.jobs import JobRequest
 from ..api.library_index import Entry, image_digest_key, request_key
+from ..drawing import buttons_row, wrapped_label
 from ..operators import library
 from .props import KilnGenerateSettings, effective_prompt
 
@@ -47,14 +48,14 @@ def fill(op: Any, settings: KilnGenerateSettings) -> None:
     op.webhook_url = settings.webhook_url
 
 
-def draw(layout: bpy.types.UILayout, settings: KilnGenerateSettings) -> None:
+def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings) -> None:
     """Two buttons under Generate when the panel's request is already in the library."""
     entry = _match(settings)
     if entry is None:
         return
     box = layout.box()
-    box.label(text=f"Already generated on {entry.date}:", icon="ASSET_MANAGER")
-    row = box.row(align=True)
+    wrapped_label(box, context, f"Already generated on {entry.date}:", icon="ASSET_MANAGER", boxes=1)
+    row = buttons_row(box, context, "Use It (Free)", "Generate Anyway", boxes=1)
     use = row.operator(operator_id(settings), text="Use It (Free)", icon="APPEND_BLEND")
     fill(use, settings)
     use.reuse = "ALWAYS"

@@ -19,6 +19,7 @@ from PIL import Image
 from trimesh import creation, remesh
 from trimesh.visual import TextureVisuals
 
+from sandbox import defects
 from sandbox.grid import textured_grid
 
 RGB = tuple[int, int, int]
@@ -256,10 +257,17 @@ TEST_GRID_MAX = 2_000_000
 
 
 def text_mesh(prompt: str, resolution: int) -> trimesh.Trimesh:
-    """Build the object named by the prompt; same prompt and resolution give the same mesh."""
+    """Build the object named by the prompt; same prompt and resolution give the same mesh.
+
+    A prompt with ``defect:<name>`` words gets the test box with those defects (``sandbox.defects``);
+    "textured test grid of N triangles" a large textured grid.
+    """
     grid = TEST_GRID.fullmatch(prompt.strip().lower())
     if grid:
         return textured_grid(min(int(grid.group(1)), TEST_GRID_MAX))
+    asked = defects.defects_in(prompt)
+    if asked is not None:
+        return defects.defect_mesh(asked, resolution)
     rng = np.random.default_rng(_seed(prompt))
     parts = SHAPES.get(shape_name(prompt), _abstract)(rng)
     tint = tint_of(prompt)

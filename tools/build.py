@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_TOP_LEVEL = {
     "blender_manifest.toml",
     "__init__.py",
+    "dependencies.py",
     "drawing.py",
     "preferences.py",
     "registration.py",
@@ -59,15 +60,24 @@ def zip_problems(path: Path) -> list[str]:
     return problems
 
 
-def build(output_dir: Path) -> Path:
-    """Build and validate ``kiln-<version>.zip`` in ``output_dir``; returns its path."""
-    manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text(encoding="utf-8"))
+def build(output_dir: Path, source_dir: Path = ROOT) -> Path:
+    """Build and validate ``kiln-<version>.zip`` of ``source_dir`` in ``output_dir``; returns its path."""
+    manifest = tomllib.loads((source_dir / "blender_manifest.toml").read_text(encoding="utf-8"))
     output = output_dir / f"{manifest['id']}-{manifest['version']}.zip"
     output_dir.mkdir(parents=True, exist_ok=True)
     output.unlink(missing_ok=True)
     tool, tags = str(extension_tool()), f"--valid-tags={valid_tags()}"
     subprocess.run(
-        [sys.executable, tool, "build", "--source-dir", str(ROOT), "--output-filepath", str(output), tags],
+        [
+            sys.executable,
+            tool,
+            "build",
+            "--source-dir",
+            str(source_dir),
+            "--output-filepath",
+            str(output),
+            tags,
+        ],
         check=True,
     )
     subprocess.run([sys.executable, tool, "validate", tags, str(output)], check=True)

@@ -12,7 +12,16 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ADDON_PARTS = ("__init__.py", "preferences.py", "drawing.py", "ui_text.py", "api", "operators", "panels")
+ADDON_PARTS = (
+    "__init__.py",
+    "dependencies.py",
+    "preferences.py",
+    "drawing.py",
+    "ui_text.py",
+    "api",
+    "operators",
+    "panels",
+)
 
 
 def main() -> int:

@@ -4,6 +4,7 @@
 #
 #   tools/window_chroot.sh ensure    build or refresh the chroot, mount proc/sys/dev; prints its path
 #   tools/window_chroot.sh why-not   prints one sentence when this machine cannot run the suite
+#                                    (nothing when it can)
 #
 # Debian unstable carries Blender 5.2 LTS; Debian 13 (trixie, 4.3) is the fallback when unstable's
 # cannot be installed. Exit status: 0 ready, 3 this machine cannot (the sentence is on stdout),
@@ -18,7 +19,7 @@ ROOT=${KILN_WINDOW_ROOT:-/var/cache/kiln-window/$SUITE}
 PACKAGES="blender python3-cattr python3-numpy python3-requests xvfb xauth xdotool imagemagick procps"
 STAMP="$ROOT/.kiln-window-packages"
 
-why_not() {
+cannot_run() {
     if [ "$(id -u)" != 0 ]; then
         echo "The window suite needs root (debootstrap and chroot for Debian's Blender program); skipped as $(id -un)."
         return 0
@@ -53,6 +54,8 @@ install_into() {
 ensure() {
     if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$PACKAGES" ] && [ -x "$ROOT/usr/bin/blender" ]; then
         mount_into
+        # A run cut off during the missing-modules test leaves numpy and requests removed.
+        chroot "$ROOT" python3 -c "import numpy, requests, cattrs" 2>/dev/null || install_into >&2
         echo "$ROOT"
         return 0
     fi
@@ -74,11 +77,11 @@ ensure() {
 
 case "${1:-}" in
     ensure)
-        if reason=$(why_not); then echo "$reason"; exit 3; fi
+        if reason=$(cannot_run); then echo "$reason"; exit 3; fi
         ensure
         ;;
     why-not)
-        why_not || true
+        cannot_run || true
         ;;
     *)
         echo "usage: $0 ensure|why-not" >&2

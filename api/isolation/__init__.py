@@ -15,7 +15,7 @@ from .errors import (
     IsolationError,
     MeshRejected,
 )
-from .helper import HelperLimits, ImportHelper
+from .helper import HelperLimits, ImportHelper, Prepared, review_picture
 from .route import helper_command, in_place_notice, is_large, module_helper_command, wants_helper
 
 __all__ = [
@@ -27,9 +27,11 @@ __all__ = [
     "ImportHelper",
     "IsolationError",
     "MeshRejected",
+    "Prepared",
     "helper_command",
     "in_place_notice",
     "is_large",
     "module_helper_command",
+    "review_picture",
     "wants_helper",
 ]

@@ -75,6 +75,36 @@ class HelperLimits:
         return self.memory_bytes or default_ceiling()
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What the helper made: the .blend, and what finishing the result said."""
+
+    blend: Path
+    #: The quality report (``kiln_quality`` JSON), also on every object in ``blend``.
+    quality: str = ""
+    exported: tuple[str, ...] = ()
+    #: Finishing failed (the import did not): the reason, for the log and the job's note.
+    finish_error: str = ""
+    #: The picture rendered for a review sheet (``review_picture(blend)``), when one was asked and made.
+    picture: Path | None = None
+
+    @classmethod
+    def from_answer(cls, blend: Path, answer: dict[str, Any]) -> Prepared:
+        exported = answer.get("exported")
+        return cls(
+            blend=blend,
+            quality=str(answer.get("quality") or ""),
+            exported=tuple(str(p) for p in exported) if isinstance(exported, list) else (),
+            finish_error=str(answer.get("finish_error") or ""),
+            picture=review_picture(blend) if answer.get("picture") else None,
+        )
+
+
+def review_picture(blend: Path) -> Path:
+    """Where the helper renders a result's review-sheet picture: beside its .blend, named by Kiln."""
+    return blend.with_name(f"{blend.stem}.review.png")
+
+
 class _Child:
     """One helper process, the thread reading its output and the thread watching its memory."""
 
@@ -138,7 +168,7 @@ class _Child:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(WATCH_SECONDS)
 
-    def send(self, request: dict[str, str]) -> None:
+    def send(self, request: dict[str, Any]) -> None:
         assert self.process.stdin is not None
         try:
             self.process.stdin.write((json.dumps(request) + "\n").encode())
@@ -172,7 +202,8 @@ class _Child:
             code = self.process.returncode
         said = " | ".join(self.tail)
         detail = f"exit code {code}: {said or 'no output'}"
-        if self.over_ceiling or any(word in said for word in OUT_OF_MEMORY_WORDS):
+        # Case-blind: Blender's allocator says "Malloc returns null".
+        if self.over_ceiling or any(word.lower() in said.lower() for word in OUT_OF_MEMORY_WORDS):
             return HelperOutOfMemory(self.ceiling, detail)
         return HelperCrashed(detail)
 
@@ -216,7 +247,21 @@ class ImportHelper:
         *,
         cancelled: Callable[[], bool],
     ) -> Path:
-        """Have the helper write ``blend`` from ``glb``; returns ``blend``.
+        """Have the helper write ``blend`` from ``glb``; returns ``blend`` (see :meth:`prepare`)."""
+        return self.prepare(command, limits, glb, blend, cancelled=cancelled).blend
+
+    def prepare(
+        self,
+        command: Sequence[str],
+        limits: HelperLimits,
+        glb: Path,
+        blend: Path,
+        *,
+        cancelled: Callable[[], bool],
+        game: str = "",
+        label: str = "",
+    ) -> Prepared:
+        """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.quality``).
 
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.
@@ -233,7 +278,10 @@ class ImportHelper:
             self._cancel_idle()
             child = self._ready_child(tuple(command), limits, cancelled)
             sent = time.monotonic()
-            child.send({"glb": str(glb), "blend": str(part)})
+            picture = review_picture(blend)
+            child.send(
+                {"glb": str(glb), "blend": str(part), "game": game, "label": label, "picture": str(picture)}
+            )
             answer = child.receive(
                 time.monotonic() + limits.seconds_per_mesh,
                 cancelled,
@@ -251,12 +299,12 @@ class ImportHelper:
                 raise HelperCrashed("the helper answered but wrote no file")
             fs.replace(part, blend)
             log.debug(
-                "Helper made %s in %.3f s (%.3f s of it importing and saving)",
+                "Helper made %s in %.3f s (%.3f s of it importing, finishing and saving)",
                 blend.name,
                 time.monotonic() - sent,
                 float(answer.get("seconds") or 0.0),
             )
-            return blend
+            return Prepared.from_answer(blend, answer)
         except StorageError:
             raise  # a locked or full disk here, not a sick helper: it stays warm
         except IsolationError as exc:

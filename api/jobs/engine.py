@@ -234,13 +234,13 @@ class JobEngine(Scheduler):
             if job.request.blender_image and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
                 self._writer.later(lambda: fs.discard(upload))
 
-    def mark_imported(self, job_id: str, objects: Iterable[str]) -> None:
-        """The job's mesh is in this Blender's scene. Another live Blender's job stays as it is for it
-        (it still imports it into its own file)."""
+    def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:
+        """The job's mesh is in this Blender's scene (``into``: that .blend's identity). Another live
+        Blender's job stays as it is for it (it still imports it into its own file)."""
         with self._lock:
             if self.runs_elsewhere(self.book.jobs[job_id]):
                 return
-            self.book.change(job_id, objects=list(objects))
+            self.book.change(job_id, objects=list(objects), imported_into=into)
             self.book.settle(job_id, JobState.IMPORTED)
 
     def mark_failed(self, job_id: str, message: str) -> None:
@@ -251,11 +251,13 @@ class JobEngine(Scheduler):
             self.book.settle(job_id, JobState.FAILED, error=message)
 
     def set_origin(self, old: str, new: str) -> None:
-        """The .blend a job belongs to was saved under a (new) name."""
+        """The .blend a job belongs to (or its result went into) was saved under a (new) name."""
         with self._lock:
             for job in list(self.book.jobs.values()):
                 if job.origin == old and self.book.is_own(job):
                     self.book.change(job.id, origin=new)
+                if job.imported_into == old and self.book.is_own(job):
+                    self.book.change(job.id, imported_into=new)
 
     # ----------------------------------------------------------------- reading (cheap, no copies)
 

@@ -157,6 +157,8 @@ class Fetcher(StepBase):
                 job.triangles,
                 cancelled=lambda: self._gone(job_id),
                 note=lambda n: book.note(job_id, n),
+                game=job.request.game,
+                label=job.request.label,
             )
         except CancelledError:
             return  # cancelled, or the engine is stopping (the job then resumes here next start)

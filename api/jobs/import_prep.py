@@ -28,18 +28,29 @@ def prepare_import(
     *,
     cancelled: Callable[[], bool],
     note: Callable[[str], None],
+    game: str = "",
+    label: str = "",
 ) -> str:
     """The helper Blender turns ``mesh`` into ``blend``; returns its path, or "" to import in place.
 
     "" when the artist chose in-place imports (and the mesh is small) or no helper can run here
     (said once). A crash, hang or limit of the helper raises IsolationError, a sentence for the
     job; CancelledError when ``cancelled()`` turns true. Call from a worker thread only.
+    The helper also finishes the result as ``game`` (``JobRequest.game``) asks and reports on it.
     """
-    if not wants_helper(config, mesh, triangles):
+    if not wants_helper(config, mesh, triangles) and not game:
         return ""
     note(PREPARING_NOTE)
     try:
-        made = helper.convert(config.helper_command, config.helper_limits, mesh, blend, cancelled=cancelled)
+        made = helper.prepare(
+            config.helper_command,
+            config.helper_limits,
+            mesh,
+            blend,
+            cancelled=cancelled,
+            game=game,
+            label=label,
+        )
     except HelperUnavailable as exc:
         in_place_notice.record(exc.user_message)
         return ""
@@ -48,5 +59,10 @@ def prepare_import(
         # disk). The downloaded mesh is good, so the job goes on and imports it here instead.
         log.warning("The helper's file for %s could not be kept (%s); importing in place", mesh.name, exc)
         return ""
-    log.info("%s prepared by the helper Blender as %s", mesh.name, made.name)
-    return str(made)
+    log.info("%s prepared by the helper Blender as %s", mesh.name, made.blend.name)
+    for path in made.exported:
+        log.info("%s exported to %s", mesh.name, path)
+    if made.finish_error:
+        log.warning("The helper imported %s but could not finish it: %s", mesh.name, made.finish_error)
+        note(f"Imported as made; the fix-ups or export failed ({made.finish_error})")
+    return str(made.blend)

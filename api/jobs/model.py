@@ -94,6 +94,8 @@ class JobRequest:
     blender_image: str = ""  # the Blender image ``image_path`` was saved from, for provenance
     #: The blockout object the result replaces (``operators.blockout``); empty: placed as usual.
     placeholder: str = ""
+    #: Fix-ups and game outputs the helper applies (``api.quality.options.GameOptions`` as JSON); "": none.
+    game: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -154,6 +156,9 @@ class Job:
     blend_path: str = ""
     preview_path: str = ""
     objects: list[str] = field(default_factory=list)
+    #: The .blend the result was imported into (its file identity, or the "unsaved:…" token of an
+    #: unsaved file); empty when it was imported before Kiln recorded it, or by a farm.
+    imported_into: str = ""
     owner: Owner | None = None
     #: How many times Retry sent the job again: its cache files get a new name each time.
     attempt: int = 0

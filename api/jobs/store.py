@@ -48,6 +48,8 @@ CREATE INDEX IF NOT EXISTS removed_by_rev ON removed (rev);
 INSERT OR IGNORE INTO meta (key, value) VALUES ('rev', 0);
 """
 _NEEDED = {"meta": {"key", "value"}, "jobs": {"id", "rev", "state", "data"}, "owners": {"pid", "heartbeat"}}
+#: Every column this Kiln reads: a newer Kiln's store is read only if it still has them all.
+_READ = {**_NEEDED, "owners": {"pid", "started", "heartbeat", "label"}, "removed": {"id", "rev"}}
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class JobStore:
         self.folder = Path(folder)
         self.path = self.folder / STORE_FILE
         self.read_only = False
+        #: False for a newer Kiln's store whose tables this Kiln does not know: it is then read as empty.
+        self._readable = True
         #: Sentences for the artist (damage found and recovered, a newer store); read by the engine.
         self.problems: list[str] = []
         self._db: sqlite3.Connection | None = None
@@ -130,12 +134,7 @@ class JobStore:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if version > SCHEMA_VERSION:
-                self.read_only = True
-                self.problems.append(
-                    f"Kiln's job list {self.path} was written by a newer version of Kiln (schema "
-                    f"{version}). It is left as it is: this Kiln shows what it can read and sends nothing "
-                    "new. Update Kiln to work with it."
-                )
+                self._open_newer(db, version)
                 return db
             if version == 0 and tables:
                 raise Damaged("it holds tables Kiln did not write")
@@ -161,6 +160,18 @@ class JobStore:
             raise Damaged("SQLite could not read it") from exc
         return db
 
+    def _open_newer(self, db: sqlite3.Connection, version: int) -> None:
+        """A store of a newer Kiln (a machine rolled back, two versions on one folder): this Kiln reads
+        what it understands and writes nothing, enforced by SQLite itself (``query_only``)."""
+        self.read_only = True
+        db.execute("PRAGMA query_only = ON")
+        self._readable = self._has_layout(db, _READ)
+        shown = "shows what it can read" if self._readable else "cannot read its jobs"
+        self.problems.append(
+            f"Kiln's job list {self.path} was written by a newer version of Kiln (schema {version}). "
+            f"It is left as it is: this Kiln {shown} and sends nothing new. Update Kiln to work with it."
+        )
+
     def _check_header(self) -> None:
         """Damage SQLite would not see, or would read as a new list (:mod:`.store_files`)."""
         if not self.path.exists():
@@ -171,8 +182,8 @@ class JobStore:
             raise Damaged(problem)
 
     @staticmethod
-    def _has_layout(db: sqlite3.Connection) -> bool:
-        for table, columns in _NEEDED.items():
+    def _has_layout(db: sqlite3.Connection, needed: dict[str, set[str]] = _NEEDED) -> bool:
+        for table, columns in needed.items():
             have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
             if not columns <= have:
                 return False
@@ -258,6 +269,8 @@ class JobStore:
 
         A file found damaged here is recovered first (backup, salvage), then read again.
         """
+        if not self._readable:
+            return []
         query, wanted = "SELECT id, rev, data FROM jobs", sorted(states) if states is not None else []
         if states is not None:
             query += f" WHERE state IN ({','.join('?' * len(wanted))})"
@@ -272,6 +285,8 @@ class JobStore:
 
     def changes(self, since: int) -> tuple[list[Row], list[tuple[str, int]], int]:
         """Rows written and ids removed after revision ``since``, and the newest revision."""
+        if not self._readable:
+            return [], [], since
         db = self.db
         rows = [_row(*v) for v in db.execute("SELECT id, rev, data FROM jobs WHERE rev > ?", (since,))]
         removed = list(db.execute("SELECT id, rev FROM removed WHERE rev > ?", (since,)))
@@ -279,12 +294,16 @@ class JobStore:
         return rows, removed, newest
 
     def heartbeats(self) -> dict[tuple[int, float], float]:
+        if not self._readable:
+            return {}
         return {
             (pid, started): beat
             for pid, started, beat in self.db.execute("SELECT pid, started, heartbeat FROM owners")
         }
 
     def owner_labels(self) -> dict[tuple[int, float], str]:
+        if not self._readable:
+            return {}
         return {
             (pid, started): label
             for pid, started, label in self.db.execute("SELECT pid, started, label FROM owners")

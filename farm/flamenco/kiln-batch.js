@@ -25,6 +25,15 @@ const JOB_TYPE = {
     { key: "chunk_size", type: "int32", default: 10, required: true, description: "Prompts per task" },
     { key: "max_credits", type: "int32", default: 0, required: true,
       description: "Stop before sending anything if the whole job is estimated above this (0 = no cap)" },
+    // Game-ready output (docs/game-ready.md); a CSV's triangles, lods and export columns win per line.
+    { key: "fix_merge", type: "bool", default: false, description: "Merge each result's vertices by distance" },
+    { key: "fix_normals", type: "bool", default: false, description: "Make every part face out" },
+    { key: "fix_loose", type: "float", default: 0.0, description: "Delete parts below this share of the triangles" },
+    { key: "triangles", type: "int32", default: 0, description: "Triangle budget per result (0 = as made)" },
+    { key: "lods", type: "string", default: "", description: "LOD ratios, e.g. 0.5,0.25" },
+    { key: "collision", type: "string", choices: ["NONE", "HULL"], default: "NONE", description: "Collision mesh" },
+    { key: "engine", type: "string", choices: ["NONE", "UNREAL", "UNITY", "GODOT"], default: "NONE",
+      description: "Export every result for this engine to output_dir/export" },
   ],
 };
 
@@ -46,12 +55,25 @@ function compileJob(job) {
   for (const [first, last] of chunks(count, size)) {
     const task = author.Task(`Generate ${first}-${last}`, "blender");
     const items = first === last ? `${first}` : `${first}-${last}`;
-    const args = ["generate", ...common, "--max-credits", String(settings.max_credits || 0), "--items", items];
+    const args = ["generate", ...common, "--max-credits", String(settings.max_credits || 0), ...gameArgs(settings), "--items", items];
     task.addCommand(kilnCommand(settings, args));
     job.addTask(task);
     summary.addDependency(task);
   }
   job.addTask(summary);
+}
+
+// The game-ready arguments of a Generate task, with the farm script's defaults when a setting is absent.
+function gameArgs(settings) {
+  return [
+    "--fix-merge", settings.fix_merge ? "1" : "0",
+    "--fix-normals", settings.fix_normals ? "1" : "0",
+    "--fix-loose", String(settings.fix_loose || 0),
+    "--triangles", String(settings.triangles || 0),
+    `--lods=${settings.lods || ""}`,
+    "--collision", String(settings.collision || "NONE"),
+    "--engine", String(settings.engine || "NONE"),
+  ];
 }
 
 // Blender in background, factory settings, running the farm script (no .blend file is opened).

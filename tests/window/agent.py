@@ -25,7 +25,8 @@ import bpy
 AGENT_DIR = Path(os.environ["KILN_AGENT_DIR"])
 INBOX = AGENT_DIR / "in"
 OUTBOX = AGENT_DIR / "out"
-MODULE = "bl_ext.user_default.kiln"
+#: Kiln's module: installed from disk (user_default) unless the test installed it from a repository.
+MODULE = os.environ.get("KILN_AGENT_MODULE", "bl_ext.user_default.kiln")
 TICK = 0.05
 
 
@@ -55,7 +56,7 @@ def in_view3d(kind: str = "WINDOW") -> Iterator[None]:
 def screen_rect(region: Any) -> dict[str, int]:
     """A region's rectangle in X screen coordinates (the window sits at 0,0; Blender counts from
     the bottom, X from the top)."""
-    window, _area = view3d()
+    window = bpy.context.window_manager.windows[0]
     top = window.height - (region.y + region.height)
     return {"x": region.x, "y": top, "width": region.width, "height": region.height}
 
@@ -65,6 +66,23 @@ def sidebar() -> dict[str, Any]:
     the test changes tabs with real input)."""
     region = region_of("UI")
     return {**screen_rect(region), "shown": region.width > 1, "tab": region.active_panel_category}
+
+
+def show_kiln_preferences() -> dict[str, int]:
+    """Turn the 3D View into the Preferences editor at Add-ons ▸ Kiln, expanded, as an artist opens
+    it; returns the area's screen rectangle (put the 3D View back with ``area.ui_type``)."""
+    window, area = view3d()
+    area.ui_type = "PREFERENCES"
+    area.tag_redraw()
+    bpy.context.preferences.active_section = "ADDONS"
+    bpy.context.window_manager.addon_search = "Kiln"
+    region = next(region for region in area.regions if region.type == "WINDOW")
+    with bpy.context.temp_override(window=window, area=area, region=region):
+        import addon_utils
+
+        if not addon_utils.module_bl_info(sys.modules[MODULE])["show_expanded"]:
+            bpy.ops.preferences.addon_expand(module=MODULE)
+    return screen_rect(region)
 
 
 def kiln_jobs() -> list[dict[str, Any]]:
@@ -175,6 +193,7 @@ _namespace: dict[str, Any] = {
     "screen_rect": screen_rect,
     "sidebar": sidebar,
     "kiln_jobs": kiln_jobs,
+    "show_kiln_preferences": show_kiln_preferences,
     "kiln_objects": kiln_objects,
     "gap_meter": gap_meter,
     "call_timer": call_timer,

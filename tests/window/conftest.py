@@ -7,6 +7,7 @@ bpy runs leave this folder out (``tests/conftest.py``). Where the machine cannot
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -18,7 +19,9 @@ from program import REPO, Display, Program, Window, WindowError, provision
 from sandbox.server import Sandbox
 
 #: Screenshots of the Sidebar's key states; `make screenshots` copies them into docs/images/.
-SHOTS = REPO / "tests" / "window" / "out"
+#: A run on another Debian release (KILN_WINDOW_SUITE) keeps its own.
+_SUITE = os.environ.get("KILN_WINDOW_SUITE", "sid")
+SHOTS = REPO / "tests" / "window" / ("out" if _SUITE == "sid" else f"out-{_SUITE}")
 _program: Program | str | None = None
 
 

@@ -115,8 +115,18 @@ class Display:
         return f":{self.number}"
 
     def start(self) -> Display:
-        while (self.program.root / "tmp" / ".X11-unix" / f"X{self.number}").exists():
+        """Xvfb on the first free display number (another chroot's Xvfb may hold one: X's abstract
+        sockets are shared by every process on this machine's network)."""
+        for _attempt in range(30):
+            if self._try_start():
+                return self
             self.number = next(_displays)
+        raise WindowError("no Xvfb display could be started")
+
+    def _try_start(self) -> bool:
+        socket = self.program.root / "tmp" / ".X11-unix" / f"X{self.number}"
+        if socket.exists():
+            return False
         self._process = subprocess.Popen(
             self.program.command(
                 ["Xvfb", self.name, "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp"]
@@ -124,13 +134,15 @@ class Display:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        socket = self.program.root / "tmp" / ".X11-unix" / f"X{self.number}"
         deadline = time.monotonic() + 20
         while not socket.exists():
-            if time.monotonic() > deadline or self._process.poll() is not None:
-                raise WindowError(f"Xvfb {self.name} did not start")
+            if self._process.poll() is not None:
+                return False
+            if time.monotonic() > deadline:
+                self._process.kill()
+                return False
             time.sleep(0.05)
-        return self
+        return True
 
     def stop(self) -> None:
         if self._process is not None and self._process.poll() is None:
@@ -148,7 +160,21 @@ class Display:
         self.xdotool("click", button)
 
     def screenshot(self, dest: Path, crop: dict[str, int] | None = None) -> Path:
-        """The whole screen (or a rectangle of it) as a PNG at ``dest``."""
+        """The whole screen (or a rectangle of it) as a PNG at ``dest``, with the mouse parked in
+        the status bar so no tooltip or highlight is in the picture."""
+        # A key press closes a tooltip a button left behind; Shift alone changes nothing.
+        self.xdotool(
+            "mousemove",
+            "--sync",
+            self.width - 2,
+            self.height - 2,
+            "sleep",
+            "0.2",
+            "key",
+            "shift",
+            "sleep",
+            "0.6",
+        )
         shot = self.program.workdir("shot") / "screen.png"
         argv = ["import", "-window", "root"]
         if crop:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from program import Program, Window
-from sidebar import open_kiln_tab
+from sidebar import open_kiln_tab, viewport_centre
 
 from sandbox.server import Sandbox
 
@@ -90,7 +90,9 @@ def test_autosave_happens_while_a_job_runs(
     )  # fmt: skip
     sandbox = sandbox_factory(speed=SLOW)
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
-    window.call(IN_VIEW3D + "bpy.ops.mesh.primitive_monkey_add()")  # unsaved changes to keep
+    # An unsaved change made by hand (select all over the viewport): autosave skips a clean file.
+    window.display.xdotool("mousemove", "--sync", *viewport_centre(window), "key", "a")
+    window.wait_for("bpy.data.is_dirty", timeout=10)
     job = started_job(window, "a lighthouse on a rock")
 
     deadline = time.monotonic() + 120

@@ -264,3 +264,45 @@ def test_import_options_are_arguments_of_the_text_and_image_operators_too(servic
     tops = [max((obj.matrix_world @ v.co).z for v in obj.data.vertices) for obj in stool]
     bottoms = [min((obj.matrix_world @ v.co).z for v in obj.data.vertices) for obj in stool]
     assert max(tops) - min(bottoms) == pytest.approx(2.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("select_result", [False, True], ids=["placeholder", "its result"])
+def test_generating_again_for_a_placeholder_with_a_result_sends_a_new_variant_despite_the_library(
+    service: Any, blender: Any, select_result: bool
+) -> None:
+    barrel = scene(blender)["barrel"]
+    select(blender, [barrel])
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    sent = service.submit_count
+    if not select_result:
+        barrel.hide_set(False)  # a hidden object cannot be selected: the artist shows it first (Alt+H)
+    select(blender, results_of(blender, barrel.name) if select_result else [barrel])
+    # Background mode: reuse ASK means "use the library's copy", and the prompt is in the library now.
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    assert service.submit_count == sent + 1  # a new request: a variant is the point
+    results = results_of(blender, barrel.name)
+    assert {obj["kiln_variant"] for obj in results} == {1, 2}
+    assert not any(obj.get("kiln_reused") for obj in results)
+    task_ids = {obj["kiln_task_id"] for obj in results if obj.get("kiln_task_id")}
+    assert len(task_ids) == 2
+
+
+def test_the_panel_and_the_credit_prompt_say_a_placeholder_with_a_result_gets_a_new_variant(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    from blockout_layout import draw
+
+    blockout = kiln_module("operators.blockout")
+    panel = kiln_module("panels.generate").KILN_PT_blockout
+    objects = scene(blender)
+    select(blender, [objects["barrel"]])
+    assert "already" not in draw(panel, blender.context).text()
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    select(blender, [*results_of(blender, "Barrel.003"), objects["cube"]])
+    sentence = (
+        "1 placeholder already has a result: a new variant is generated "
+        "(sent again, never taken from the Kiln library)."
+    )
+    assert sentence in draw(panel, blender.context).text()
+    requests = [blockout.quick_request(obj, None) for obj in blockout.placeholders(blender.context)]
+    assert blockout.variant_sentence(requests) == sentence  # what the credit prompt adds to its message

@@ -33,7 +33,7 @@ mode_file = pathlib.Path(sys.argv[1])
 real_convert = helper.convert
 
 
-def convert(glb, blend):
+def convert(glb, blend, *finishing):
     mode = mode_file.read_text().strip() if mode_file.exists() else ""
     (mode_file.parent / "busy").write_text(str(os.getpid()))
     if mode == "hang":
@@ -47,7 +47,7 @@ def convert(glb, blend):
         for _ in range(64):
             hoard.append(b"x" * (64 << 20))
             time.sleep(0.01)
-    real_convert(glb, blend)
+    return real_convert(glb, blend, *finishing)
 
 
 helper.convert = convert

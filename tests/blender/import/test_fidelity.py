@@ -104,8 +104,9 @@ def test_the_corpus_covers_what_it_claims(
     assert any(obj["modifiers"] == [("ARMATURE", "Rig")] for obj in seen["skinned"]["objects"].values())
     assert any(len(mesh["shape_keys"]) == 3 for mesh in seen["morph"]["meshes"].values())
     assert any(mesh["colours"] for mesh in seen["vertex_colours"]["meshes"].values())
-    parents = [obj["parent"] for obj in seen["hierarchy"]["objects"].values()]
-    assert parents.count(None) == 1 and len(parents) == 5
+    parents = {name: obj["parent"] for name, obj in seen["hierarchy"]["objects"].items()}
+    # The GLB's five objects, below the parent named after the request (``import_job``).
+    assert len(parents) == 6 and parents[TEXT["prompt"]] is None and parents["Top"] == TEXT["prompt"]
     extras = {
         k: v for k, v in seen["hierarchy"]["objects"]["Top"]["props"].items() if not k.startswith("kiln_")
     }

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 from import_support import TEXT, alive, wait_for
-from repo import ROOT
 
 #: mode → (what the stand-in does, words of the job's sentence)
 FAILURES = {

@@ -28,7 +28,7 @@ def words(kiln_module: Any) -> SimpleNamespace:
     def job(**kw: object) -> Any:
         return jobs.Job(id="j1", request=jobs.JobRequest(kind="text", prompt="a chair"), **kw)
 
-    return SimpleNamespace(text=kiln_module("ui_text"), State=jobs.JobState, job=job)
+    return SimpleNamespace(text=kiln_module("ui_text"), State=jobs.JobState, job=job, jobs=jobs)
 
 
 def test_eta_words(words: Any) -> None:
@@ -49,16 +49,68 @@ def test_remaining_uses_the_service_eta_then_the_pace(words: Any) -> None:
     assert remaining_seconds(paced, now=120.0) == 60
 
 
-def test_progress_and_status_text(words: Any) -> None:
-    progress_text, status_text = words.text.progress_text, words.text.status_text
+def test_progress_text(words: Any) -> None:
+    progress_text = words.text.progress_text
     job, State = words.job, words.State
     running = job(state=State.RUNNING, submitted_at=100.0, progress=25)
     assert progress_text(running, now=110.0) == "25% · about 30 s left"
-    assert progress_text(job(state=State.QUEUED, note="Waiting for a free slot")) == "Waiting for a free slot"
     assert progress_text(job(state=State.SUBMITTING)) == "Sending"
-    assert status_text(job(state=State.IMPORTED, triangles=12345)) == "12,345 triangles"
+    assert progress_text(job(state=State.DOWNLOADING, note="Downloading 40%")) == "Downloading 40%"
+
+
+def test_a_progress_bar_carries_a_few_words_and_the_sentence_goes_below(words: Any) -> None:
+    progress_text, sentence = words.text.progress_text, words.text.progress_sentence
+    job, State = words.job, words.State
+    slot = job(state=State.QUEUED, note="Waiting for a free slot")
+    assert (progress_text(slot), sentence(slot)) == ("Waiting", "Waiting for a free slot")
+    busy = "The service is receiving many requests (HTTP 429). Trying again in 2 s."
+    for state in (State.SUBMITTING, State.RUNNING):
+        retrying = job(state=state, note=busy, progress=30)
+        assert (progress_text(retrying), sentence(retrying)) == ("Waiting 2 s", busy)
+    download = job(state=State.DOWNLOADING, note="Downloading 40%")
+    assert sentence(download) == ""
+    assert sentence(job(state=State.FAILED, note="Cancelled: Kiln stopped tracking it")) == ""
+
+
+def test_status_text(words: Any) -> None:
+    status_text, job, State = words.text.status_text, words.job, words.State
+    assert words.text.triangles_text(job(state=State.IMPORTED, triangles=12345)) == "12,345 triangles"
     assert status_text(job(state=State.READY)) == "Ready to import"
     assert status_text(job(state=State.OUTCOME_UNKNOWN)) == "Outcome unknown"
+
+
+def test_an_imported_job_says_where_its_result_is(words: Any) -> None:
+    status_text, job, State = words.text.status_text, words.job, words.State
+    here = "/work/shots/chair.blend"
+    imported = job(state=State.IMPORTED, imported_into=here)
+    assert status_text(imported, here=True, origin=here) == "In the scene"
+    assert status_text(imported, origin=here) == "Imported into this file, since removed"
+    assert status_text(imported, origin="/work/shots/table.blend") == "Imported into chair.blend"
+    windows = job(state=State.IMPORTED, imported_into="c:\\art\\shots\\chair.blend")
+    assert status_text(windows, origin="") == "Imported into chair.blend"
+    unsaved = job(state=State.IMPORTED, imported_into="unsaved:0123abcd")
+    assert status_text(unsaved, origin="unsaved:4567ef") == "Imported into a file that was not saved"
+    assert status_text(job(state=State.IMPORTED), origin=here) == "Imported in another session"
+
+
+def test_an_imported_result_is_named_after_the_request(words: Any) -> None:
+    object_name, jobs = words.text.object_name, words.jobs
+    prompt = "a weathered oak armchair with carved lion-paw legs and a red velvet seat"
+
+    def named(**request: Any) -> str:
+        return object_name(jobs.Job(id="j1", request=jobs.JobRequest(**request), task_id="task_77"))
+
+    assert named(kind="text", prompt="  a red\n chair ") == "a red chair"
+    assert named(kind="text", prompt=prompt) == "a weathered oak armchair with carved…"
+    assert len(named(kind="text", prompt="x" * 300)) <= 40
+    assert named(kind="image", image_path="/art/concepts/old chair.png") == "old chair"
+    assert named(kind="image", image_path="C:\\art\\concepts\\stool.webp") == "stool"
+    assert named(kind="image", image_url="https://example.com/c/lamp.jpg?size=2") == "lamp"
+    assert (
+        named(kind="image", image_path="/tmp/kiln-render.png", blender_image="Render Result")
+        == "Render Result"
+    )
+    assert named(kind="task") == "Kiln task task_77"
 
 
 def test_filters(words: Any) -> None:

@@ -129,6 +129,9 @@ def test_summary_per_job_and_as_json(tmp_path: Path) -> None:
         "triangles": 3072,
         "seconds": 4.2,
         "error": "",
+        "verdict": None,
+        "reasons": [],
+        "quality": None,
     }
     assert summary["jobs"][1]["name"] == "Mug" and summary["jobs"][1]["error"] == "No mesh."
     lines = summary_lines(summary)

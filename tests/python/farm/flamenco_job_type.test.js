@@ -46,6 +46,13 @@ const SETTINGS = {
   resolution: "1536",
   chunk_size: 2,
   max_credits: 40,
+  fix_merge: false,
+  fix_normals: true,
+  fix_loose: 0.01,
+  triangles: 5000,
+  lods: "0.5,0.25",
+  collision: "HULL",
+  engine: "UNREAL",
 };
 
 test("the job type offers the same settings as the OpenJD template", () => {
@@ -77,7 +84,9 @@ test("five prompts in chunks of two: three Blender tasks, then a summary that wa
   const first = generate[0].commands[0].parameters.args;
   assert.deepEqual(plain(first.slice(3)), [
     "generate", "--prompts", SETTINGS.prompts_file, "--output", SETTINGS.output_dir,
-    "--kiln-zip", SETTINGS.kiln_zip, "--resolution", "1536", "--max-credits", "40", "--items", "1-2",
+    "--kiln-zip", SETTINGS.kiln_zip, "--resolution", "1536", "--max-credits", "40",
+    "--fix-merge", "0", "--fix-normals", "1", "--fix-loose", "0.01", "--triangles", "5000",
+    "--lods=0.5,0.25", "--collision", "HULL", "--engine", "UNREAL", "--items", "1-2",
   ]);
   assert.equal(summary.commands[0].parameters.args[3], "summarize");
 });

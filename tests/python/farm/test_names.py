@@ -6,7 +6,7 @@ import importlib.util
 import sys
 
 import pytest
-from repo import ROOT
+from checkout import ROOT
 
 spec = importlib.util.spec_from_file_location("kiln_farm", ROOT / "farm" / "kiln_farm.py")
 assert spec is not None and spec.loader is not None

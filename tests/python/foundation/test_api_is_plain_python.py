@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from repo import ROOT
+from checkout import ROOT
 
 BLOCKER = """
 import importlib, pkgutil, sys

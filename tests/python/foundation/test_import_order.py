@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from repo import ROOT
+from checkout import ROOT
 
 #: Top-level folders of the repository that never ship (the manifest's paths_exclude_pattern).
 DEV_ONLY = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "wheels", "dist"}
@@ -54,10 +54,11 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "api.credits",
             "api.ledger",
             "api.library_index",
+            "api.quality",
             "api.secrets",
         ),
     ),
-    ("shared Blender-side helpers", ("registration", "drawing", "ui_text")),
+    ("shared Blender-side helpers", ("registration", "dependencies", "drawing", "ui_text")),
     ("preferences", ("preferences",)),
     ("operators", ("operators",)),
     ("panels", ("panels",)),

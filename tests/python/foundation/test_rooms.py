@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repo import ROOT
+from checkout import ROOT
 
 
 def imported_rooms(path: Path) -> set[str]:

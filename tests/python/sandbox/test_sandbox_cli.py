@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import requests
-from repo import ROOT
+from checkout import ROOT
 from sandbox_http import run_text
 
 REPO = ROOT

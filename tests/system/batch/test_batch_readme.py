@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from batch_scripts import kiln_task_ids, run_child
+from checkout import ROOT
 from concepts import CONCEPTS
-from repo import ROOT
 
 README = ROOT / "README.md"
 SECTIONS = ROOT / "docs" / "scripting.md"

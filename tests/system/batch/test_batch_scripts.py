@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from batch_scripts import kiln_task_ids, run_child
+from checkout import ROOT
 from concepts import CONCEPTS
-from repo import ROOT
 
 pytestmark = pytest.mark.slow
 

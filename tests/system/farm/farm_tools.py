@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from repo import ROOT
+from checkout import ROOT
 
 TEMPLATE = ROOT / "farm" / "kiln-batch.openjd.yaml"
 FARM_SCRIPT = ROOT / "farm" / "kiln_farm.py"

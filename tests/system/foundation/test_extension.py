@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from repo import BLENDER_SCRIPTS, ROOT
+from checkout import BLENDER_SCRIPTS, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 import build

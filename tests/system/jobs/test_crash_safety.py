@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from repo import BLENDER_SCRIPTS
+from checkout import BLENDER_SCRIPTS
 
 SCRIPTS = BLENDER_SCRIPTS
 

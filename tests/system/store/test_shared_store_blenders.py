@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from repo import BLENDER_SCRIPTS, ROOT
+from checkout import BLENDER_SCRIPTS, ROOT
 
 SCRIPTS = BLENDER_SCRIPTS
 JOBS_EACH = 5

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from repo import BLENDER_SCRIPTS
+from checkout import BLENDER_SCRIPTS
 
 SCRIPT = BLENDER_SCRIPTS / "open_job_list.py"
 STORE = "jobs.sqlite3"

@@ -1,0 +1,173 @@
+"""Export a finished job for a game engine, after the fact: ``bpy.ops.kiln.export_job``.
+
+The helper Blender imports the job's cached GLB again, applies the job's own fix-ups and outputs
+(LODs, collision) with the chosen engine's names, and writes the export; the artist's Blender only
+waits for the answer on a timer (in background mode it blocks, as everything does there). Where no
+helper can run, the export is made here in a scene of its own, removed afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import bpy
+from bpy.props import EnumProperty, StringProperty
+
+from .. import preferences
+from ..api.errors import KilnError
+from ..api.isolation import HelperUnavailable
+from ..api.jobs import Job
+from ..api.quality.options import GameOptions
+from . import game_ready, runtime, watcher
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+log = logging.getLogger(__name__)
+
+EXPORT_ITEMS = (
+    ("UNREAL", "Unreal (FBX)", "SM_ names, UCX_ collision, FBX in Unreal's units"),
+    ("UNITY", "Unity (FBX)", "_LODn names, a collider mesh, FBX with axes and scale baked"),
+    ("GODOT", "Godot (GLB)", "-convcolonly collision, GLB"),
+    ("GLB", "GLB (web)", "Plain names, GLB"),
+)
+POLL_SECONDS = 0.2
+
+#: What the helper said, or why it could not: filled by the worker thread, read by the timer.
+Outcome = tuple[list[str] | None, str]
+
+
+def export_options(job: Job, engine: str, directory: str) -> GameOptions:
+    """The job's own fix-ups and outputs, with this engine and folder."""
+    return replace(GameOptions.from_text(job.request.game), engine=engine, export_dir=directory)
+
+
+def export_in_helper(job: Job, options: GameOptions, context: bpy.types.Context) -> Callable[[], Outcome]:
+    """The worker's job (plain values only): ([paths], "") done, (None, "") no helper, ([], why) failed."""
+    config = preferences.service_config(context)
+    helper = runtime.engine(context).import_helper
+    mesh, game, label = Path(job.mesh_path), options.to_text(), job.request.label
+
+    def work() -> Outcome:
+        scratch = Path(tempfile.mkdtemp(prefix="kiln-export-"))
+        try:
+            made = helper.prepare(
+                config.helper_command,
+                config.helper_limits,
+                mesh,
+                scratch / "export.blend",
+                cancelled=lambda: False,
+                game=game,
+                label=label,
+            )
+        except HelperUnavailable:
+            return None, ""
+        except KilnError as exc:
+            return [], exc.user_message
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return list(made.exported), made.finish_error
+
+    return work
+
+
+def export_in_place(job: Job, options: GameOptions, context: bpy.types.Context) -> tuple[list[str], str]:
+    """No helper can run: import the GLB into a scene of its own, export, and remove it all."""
+    scene = bpy.data.scenes.new("Kiln Export")
+    before = set(bpy.data.objects)
+    try:
+        with context.temp_override(scene=scene, view_layer=scene.view_layers[0]):
+            bpy.ops.import_scene.gltf(filepath=job.mesh_path)
+            made = [obj for obj in bpy.data.objects if obj not in before]
+            _objects, said = game_ready.finish(made, options, job.request.label)
+        return list(said["exported"]), ""
+    except (RuntimeError, OSError) as exc:  # the importer or an exporter refused; the folder is unwritable
+        log.warning("Export of %s failed: %s", job.mesh_path, exc)
+        return [], str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+    finally:
+        for obj in [obj for obj in bpy.data.objects if obj not in before]:
+            data = obj.data
+            bpy.data.objects.remove(obj)
+            if isinstance(data, bpy.types.Mesh) and data.users == 0:
+                bpy.data.meshes.remove(data)
+        bpy.data.scenes.remove(scene)
+
+
+def _said(paths: list[str], error: str) -> tuple[str, str]:
+    if error or not paths:
+        return "ERROR", f"Kiln: the export failed: {error or 'nothing was written'}"
+    return "INFO", f"Kiln: exported {', '.join(Path(p).name for p in paths)} to {Path(paths[0]).parent}"
+
+
+class KILN_OT_export_job(bpy.types.Operator):
+    """Export this job's result for a game engine (its fix-ups, LODs and collision, named for the engine)"""
+
+    bl_idname = "kiln.export_job"
+    bl_label = "Export"
+    bl_options = {"REGISTER"}
+
+    job_id: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+    engine: EnumProperty(name="Engine", items=EXPORT_ITEMS, default="GLB")  # type: ignore[valid-type]
+    directory: StringProperty(name="Folder", subtype="DIR_PATH")  # type: ignore[valid-type]
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        if self.directory.strip():
+            return self.execute(context)
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        try:
+            job = runtime.engine(context).get(self.job_id)
+        except KilnError as exc:
+            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
+            return {"CANCELLED"}
+        problem = ""
+        if job is None:
+            problem = "that job is no longer in the list"
+        elif not job.mesh_path or not Path(job.mesh_path).is_file():
+            problem = "this job has no downloaded mesh to export (press Retry, or Import first)"
+        elif not self.directory.strip():
+            problem = "choose a folder to export to"
+        if problem or job is None:
+            self.report({"ERROR"}, f"Kiln: {problem}")
+            return {"CANCELLED"}
+        options = export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
+        work = export_in_helper(job, options, context)
+        if not bpy.app.background:
+            _follow(job, options, work)
+            self.report({"INFO"}, f"Kiln: exporting “{job.request.label[:40]}”…")
+            return {"FINISHED"}
+        paths, error = work()
+        if paths is None:
+            paths, error = export_in_place(job, options, context)
+        level, message = _said(paths, error)
+        self.report({level}, message)  # type: ignore[arg-type]
+        return {"FINISHED"} if level == "INFO" else {"CANCELLED"}
+
+
+def _follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None:
+    """Run ``work`` on a thread; a timer reports its outcome (or exports in place) on the main thread."""
+    outcome: list[Outcome] = []
+    threading.Thread(target=lambda: outcome.append(work()), name="kiln-export", daemon=True).start()
+
+    def check() -> float | None:
+        if not outcome:
+            return POLL_SECONDS
+        paths, error = outcome[0]
+        if paths is None:
+            paths, error = export_in_place(job, options, bpy.context)
+        watcher.announce(*_said(paths, error))  # type: ignore[arg-type]
+        return None
+
+    bpy.app.timers.register(check, first_interval=POLL_SECONDS)
+
+
+classes = (KILN_OT_export_job,)
