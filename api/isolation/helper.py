@@ -52,8 +52,16 @@ MARK = "KILN-HELPER "  # the same string is in operators/glb_to_blend.py
 POLL_SECONDS = 0.05
 WATCH_SECONDS = 0.1
 TAIL_LINES = 12
-#: Words in a crashed helper's last output that say it ran out of memory (Blender's allocator, C++, Python).
-OUT_OF_MEMORY_WORDS = ("MemoryError", "malloc", "out of memory", "bad_alloc", "Cannot allocate memory")
+#: Words in a crashed helper's last output that say it ran out of memory (Blender's allocator, C++, Python),
+#: compared case-blind. Blender's allocator says "Malloc returns null" or "Calloc returns null" (and then
+#: often dies of SIGSEGV).
+OUT_OF_MEMORY_WORDS = (
+    "MemoryError",
+    "alloc returns null",
+    "out of memory",
+    "bad_alloc",
+    "Cannot allocate memory",
+)
 
 
 def default_ceiling() -> int:
@@ -202,7 +210,6 @@ class _Child:
             code = self.process.returncode
         said = " | ".join(self.tail)
         detail = f"exit code {code}: {said or 'no output'}"
-        # Case-blind: Blender's allocator says "Malloc returns null".
         if self.over_ceiling or any(word.lower() in said.lower() for word in OUT_OF_MEMORY_WORDS):
             return HelperOutOfMemory(self.ceiling, detail)
         return HelperCrashed(detail)
