@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from typing import TYPE_CHECKING
@@ -18,9 +19,11 @@ if TYPE_CHECKING:
     from ..api.jobs import JobEngine
 
 _engine: JobEngine | None = None
-#: Where the unsaved file's token is kept: ``bpy.app.driver_namespace`` lives as long as the
-#: Blender process, while this module is loaded anew when Kiln is updated or enabled again; jobs
-#: started in the unsaved file before an update must still import into it.
+#: Where the unsaved file's token is kept: a plain attribute of ``bpy.types.WindowManager`` (not an
+#: RNA property, never saved) lives as long as the Blender process, while this module is loaded anew
+#: when Kiln is updated or enabled again; jobs started in the unsaved file before an update must still
+#: import into it. Not ``bpy.app.driver_namespace``: any entry there makes Blender 4.2's bpy module
+#: crash when its process exits.
 _ORIGIN_KEY = "kiln_unsaved_origin"
 
 
@@ -86,9 +89,10 @@ def current_origin() -> str:
 
 def _unsaved_origin() -> str:
     """This process's token for the unsaved file, made on first use and anew for each new file."""
-    token = bpy.app.driver_namespace.get(_ORIGIN_KEY)
+    token = getattr(bpy.types.WindowManager, _ORIGIN_KEY, None)
     if not isinstance(token, str) or not token.startswith(UNSAVED_PREFIX):
-        token = bpy.app.driver_namespace[_ORIGIN_KEY] = f"{UNSAVED_PREFIX}{uuid.uuid4().hex}"
+        token = f"{UNSAVED_PREFIX}{uuid.uuid4().hex}"
+        setattr(bpy.types.WindowManager, _ORIGIN_KEY, token)
     return token
 
 
@@ -101,4 +105,5 @@ def file_saved() -> None:
 def file_loaded() -> None:
     """A new unsaved file is a different file: jobs from the old one must not import here."""
     if not bpy.data.filepath:
-        bpy.app.driver_namespace.pop(_ORIGIN_KEY, None)
+        with contextlib.suppress(AttributeError):
+            delattr(bpy.types.WindowManager, _ORIGIN_KEY)
