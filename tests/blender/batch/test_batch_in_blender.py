@@ -5,15 +5,12 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from concepts import CONCEPTS
+from task_faults import failing
 
 
 def kiln_groups(bpy: Any) -> dict[str, list[Any]]:
@@ -33,27 +30,6 @@ def world_box(objects: list[Any]) -> tuple[tuple[float, ...], tuple[float, ...]]
 
 def overlap(a: tuple[tuple[float, ...], ...], b: tuple[tuple[float, ...], ...]) -> bool:
     return all(a[0][i] < b[1][i] and b[0][i] < a[1][i] for i in range(2))
-
-
-@contextmanager
-def failing(sandbox: Any, prompt: str) -> Iterator[None]:
-    """Make the service fail the task of ``prompt`` as soon as it exists (long before Kiln polls it)."""
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            for task in list(sandbox.tasks.values()):
-                if task.prompt == prompt and task.forced is None:
-                    sandbox.fail_now(task.id, "The generator could not make this one.")
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 def test_txt_batch_lands_in_a_grid_of_named_sub_collections(

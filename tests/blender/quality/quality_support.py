@@ -9,10 +9,6 @@ points. Different methods, same answers.
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -107,24 +103,3 @@ def run(engine: Any, jobs: Any, prompts: list[tuple[str, str]]) -> list[Any]:
         assert job.state.value == "ready", job.error
         assert job.blend_path, "prepared by the helper"
     return done
-
-
-@contextmanager
-def failing(sandbox: Any, prompt: str) -> Iterator[None]:
-    """Make the service fail the task of ``prompt`` as soon as it exists."""
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            for task in list(sandbox.tasks.values()):
-                if task.prompt == prompt and task.forced is None:
-                    sandbox.fail_now(task.id, "The generator could not make this one.")
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()

@@ -7,7 +7,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from quality_support import failing
+from task_faults import failing
 
 CSV = """prompt,name,triangles,lods,export
 a grey rock,Rock,1000,0.5,UNREAL
