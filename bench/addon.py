@@ -9,6 +9,8 @@ import importlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,20 @@ def mount(user_folder: Path) -> None:
     bpy.context.preferences.extensions.repos.new(
         name="Kiln (working tree)", module=REPO_MODULE, custom_directory=str(repo), source="USER"
     )
+
+
+@contextmanager
+def enabled_alone() -> Iterator[Path]:
+    """For one module's rows (``python -m bench.imports``): Kiln enabled from the working tree in a
+    throwaway user folder, and a scratch folder; both removed afterwards."""
+    user_dir = isolate()
+    try:
+        mount(user_dir)
+        enable()
+        with tempfile.TemporaryDirectory(prefix="kiln-bench-") as work:
+            yield Path(work)
+    finally:
+        shutil.rmtree(user_dir, ignore_errors=True)
 
 
 def enable() -> None:

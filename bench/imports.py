@@ -85,19 +85,10 @@ def _once(helper: Any, command: Any, limits: Any, glb: Path, blend: Path) -> tup
 
 def main() -> int:
     """Just these rows: the add-on enabled from the working tree in a throwaway user folder."""
-    import shutil
-    import tempfile
-
     from bench import report
 
-    user_dir = addon.isolate()
-    try:
-        addon.mount(user_dir)
-        addon.enable()
-        with tempfile.TemporaryDirectory(prefix="kiln-bench-") as work:
-            results = run(Path(work))
-    finally:
-        shutil.rmtree(user_dir, ignore_errors=True)
+    with addon.enabled_alone() as work:
+        results = run(work)
     print(report.table(report.import_rows(results)))
     return 0
 
