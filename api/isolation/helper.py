@@ -120,6 +120,8 @@ class _Child:
         self.ceiling = ceiling
         self.peak = 0
         self.over_ceiling = False
+        #: A line of its output said an allocation failed (kept: a traceback after it fills the tail).
+        self.said_out_of_memory = False
         self.messages: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
         argv = [*command, "--", "--memory-limit", str(ceiling)]
@@ -159,6 +161,9 @@ class _Child:
             if line.strip():
                 self.tail.append(line.strip())
                 log.debug("helper: %s", line.strip())
+                lowered = line.lower()
+                if any(word.lower() in lowered for word in OUT_OF_MEMORY_WORDS):
+                    self.said_out_of_memory = True
         self.messages.put(None)
 
     def _watch(self) -> None:
@@ -210,9 +215,14 @@ class _Child:
             code = self.process.returncode
         said = " | ".join(self.tail)
         detail = f"exit code {code}: {said or 'no output'}"
-        if self.over_ceiling or any(word.lower() in said.lower() for word in OUT_OF_MEMORY_WORDS):
+        if self.ran_out_of_memory():
             return HelperOutOfMemory(self.ceiling, detail)
         return HelperCrashed(detail)
+
+    def ran_out_of_memory(self) -> bool:
+        """Over the ceiling, or its output said an allocation failed (before a crash, or before an
+        importer error that only follows from it, such as "foreach_set sequence length mismatch")."""
+        return self.over_ceiling or self.said_out_of_memory
 
     def kill(self) -> None:
         if self.alive():
@@ -299,7 +309,7 @@ class ImportHelper:
                 detail = str(answer.get("detail", ""))
                 raise (
                     HelperOutOfMemory(child.ceiling, detail)
-                    if answer.get("error") == "memory"
+                    if answer.get("error") == "memory" or child.ran_out_of_memory()
                     else MeshRejected(detail)
                 )
             if not part.is_file():
