@@ -3,7 +3,7 @@
 Blender's glTF importer reports a damaged GLB with a traceback or, worse, half a scene, and
 trusts the file's structure (sizes, counts, references) blindly; checking here lets Kiln name
 what is wrong in a sentence before any importer sees the bytes. The container is checked here,
-the document's structure in :mod:`api.gltf_checks`. Previews are checked by their bytes
+the document's structure in :mod:`api.checks.gltf_checks`. Previews are checked by their bytes
 without Pillow, which Blender does not bundle.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import InvalidMeshError, InvalidPreviewError
+from ..errors import InvalidMeshError, InvalidPreviewError
 from .gltf_checks import check_document
 
 GLB_MAGIC = b"glTF"
@@ -49,7 +49,7 @@ def check_glb(path: str | Path) -> GlbInfo:
     """Verify a binary glTF 2.0 file; raise InvalidMeshError naming the first problem.
 
     The container (header, chunks) is checked as Blender's importer reads it, then the JSON's
-    structure (:mod:`api.gltf_checks`); the binary chunk is never read whole, so this stays fast
+    structure (:mod:`api.checks.gltf_checks`); the binary chunk is never read whole, so this stays fast
     and small for a file of hundreds of megabytes.
     """
     path = Path(path)

@@ -1,22 +1,22 @@
 """The client for the 3D generation service (spec: ``service-interface.md``): the service calls.
 
-Rules this module keeps, and why (the transport rules sit in :mod:`api.net`):
+Rules this module keeps, and why (the transport rules sit beside it in :mod:`api.service`):
 
 * **Deadlines always**: each API call has a total deadline (connection plus whole answer) and
   reads at most ``max_answer_bytes``; a download is cut when its throughput stays below a floor.
 * **One attempt per call; never charged twice.** Whether and when to try again is the retry
-  policy's (:mod:`api.net.retrying`, handed in as ``retry``; the job engine is what tries again).
+  policy's (:mod:`api.service.retrying`, handed in as ``retry``; the job engine is what tries again).
   A submit carries an ``Idempotency-Key`` (the caller's, reused when it sends again). When the
   policy says a failed submit may have made a task — anything after the request left other than
   an outright refusal or a 4xx, including a 2xx answer Kiln cannot read — the client raises
   :class:`OutcomeUnknownError` with the key and any task id it could read.
 * **The key goes only to the service**, judged per hop on the URL urllib3 will connect to; it
   never appears in logs, exception text or ``repr``, and service text is redacted of it.
-* **Service strings never become anything but data**: task ids are checked by :mod:`api.ids`,
-  addresses by :mod:`api.net.origin`, answers parsed by :mod:`api.net.answers`.
+* **Service strings never become anything but data**: task ids are checked by :mod:`api.service.ids`,
+  addresses by :mod:`api.service.origin`, answers parsed by :mod:`api.service.answers`.
 * **Only Kiln errors leave**: every public call raises a :class:`KilnError` with a sentence, or
   returns; no RecursionError, OverflowError, UnicodeError or OSError from odd service data escapes.
-* **Thread safety**: one Client may be shared by worker threads (see :class:`api.net.Transport`).
+* **Thread safety**: one Client may be shared by worker threads (see :class:`.transport.Transport`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from .errors import (
+from ..checks.glb import IMAGE_MIME, image_kind
+from ..checks.inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
+from ..errors import (
     CancelledError,
     InputError,
     KilnError,
@@ -45,17 +47,15 @@ from .errors import (
     ServiceError,
     UnsafeAddressError,
 )
-from .glb import IMAGE_MIME, image_kind
+from .answers import parse_json, parse_retry_after
+from .download import stream_to_file
+from .guard import Guard, guarding
 from .ids import shown_task_id, task_id_problem, url_segment
-from .inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
 from .models import Task
-from .net.answers import parse_json, parse_retry_after
-from .net.download import stream_to_file
-from .net.guard import Guard, guarding
-from .net.origin import host_label
-from .net.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
-from .net.transport import MAX_REDIRECTS, Transport
+from .origin import host_label
 from .redact import redact
+from .retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
+from .transport import MAX_REDIRECTS, Transport
 
 __all__ = ["MAX_REDIRECTS", "Client", "parse_retry_after"]
 
@@ -410,7 +410,7 @@ class Client:
         return task_id if task_id_problem(task_id) is None and self._key not in task_id else None
 
     def _shown_id(self, value: object) -> str:
-        """A refused id as the artist may see it: key masked, escaped (:func:`api.ids.shown_task_id`)."""
+        """A refused id as the artist may see it: key masked, escaped (:func:`.ids.shown_task_id`)."""
         return shown_task_id(redact(value, self._key) if isinstance(value, str) else value)
 
 
