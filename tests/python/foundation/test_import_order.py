@@ -99,16 +99,34 @@ def imports_of(name: str, module: Module, known: Mapping[str, Module]) -> set[st
         for text in (
             n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
         ):
-            if _RELATIVE_NAME.fullmatch(text):
-                dots = len(text) - len(text.lstrip("."))
-                resolve(dots, text[dots:], [""])
+            dots = len(text) - len(text.lstrip("."))
+            if (
+                _RELATIVE_NAME.fullmatch(text)
+                and _join(*package[: len(package) - (dots - 1)], text[dots:]) in known
+            ):
+                resolve(dots, text[dots:], [""])  # only strings naming a module: ".py" is no import
     found.discard(name)
-    return {target for target in found if target in known}
+    return found
+
+
+def all_imports(root: Path, skip: Iterable[str] = ()) -> dict[str, set[str]]:
+    """Every module's relative imports resolved, including names no module answers to."""
+    known = modules_of(root, skip)
+    return {name: imports_of(name, module, known) for name, module in known.items()}
 
 
 def import_graph(root: Path, skip: Iterable[str] = ()) -> dict[str, set[str]]:
-    known = modules_of(root, skip)
-    return {name: imports_of(name, module, known) for name, module in known.items()}
+    imports = all_imports(root, skip)
+    return {name: targets & imports.keys() for name, targets in imports.items()}
+
+
+def missing_imports(imports: Mapping[str, set[str]]) -> list[str]:
+    """Sentences for relative imports of a module the add-on does not have (left behind by a move)."""
+    return [
+        f"{name} imports {target}, which is not in the add-on"
+        for name in sorted(imports)
+        for target in sorted(imports[name] - set(imports))
+    ]
 
 
 def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
@@ -226,6 +244,10 @@ def test_every_room_names_modules_that_exist(addon_graph: dict[str, set[str]]) -
     assert stale == []
 
 
+def test_every_import_names_a_module_of_the_addon() -> None:
+    assert missing_imports(all_imports(ROOT, skip=DEV_ONLY)) == []
+
+
 def test_no_room_imports_a_room_above_it(addon_graph: dict[str, set[str]]) -> None:
     assert upward_imports(addon_graph, ROOMS) == []
 
@@ -276,6 +298,11 @@ def test_a_cycle_through_import_module_is_seen(tmp_path: Path) -> None:
     lazy = 'import importlib\n\ndef load():\n    return importlib.import_module(".a", __package__)\n'
     graph = import_graph(small_package(tmp_path, {"low/b.py": lazy}))
     assert cycles(graph) == [["low.a", "low.b"]]
+
+
+def test_an_import_left_behind_by_a_move_fails(tmp_path: Path) -> None:
+    imports = all_imports(small_package(tmp_path, {"high/c.py": "from ..low.gone import X\n"}))
+    assert missing_imports(imports) == ["high.c imports low.gone, which is not in the add-on"]
 
 
 def test_a_module_in_no_room_fails(tmp_path: Path) -> None:
