@@ -1,7 +1,7 @@
 """Kiln's add-on preferences: where the service is, the key, and how jobs behave.
 
 The key is not a stored property: it lives in a private file beside the job list
-(see ``api.secrets``) so it never ends up in a .blend, ``userpref.blend`` included.
+(see ``api.features.secrets``) so it never ends up in a .blend, ``userpref.blend`` included.
 ``KILN_API_KEY`` and ``KILN_BASE_URL`` win over what is set here.
 """
 
@@ -17,10 +17,11 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from . import dependencies
-from .api import isolation, secrets
-from .api.cache import SizeCache
-from .api.connection_check import CheckState
-from .api.connection_check import current as connection_check
+from .api import isolation
+from .api.features import secrets
+from .api.features.cache import SizeCache
+from .api.features.connection_check import CheckState
+from .api.features.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, ServiceConfig
 from .drawing import wrapped_label
 from .registration import classes_factory

@@ -1,5 +1,22 @@
-"""Kiln's door to the 3D generation service: HTTP client, models, errors and file checks.
+"""All of Kiln that needs no Blender, in rooms. Nothing in this package imports ``bpy``.
 
-Plain Python over ``requests`` so it runs (and is tested) without Blender: nothing in this
-package may import ``bpy``.
+The order rule: a room imports only its own modules and the rooms listed above it here (bottom
+first), never one below it, and no modules import one another in a circle, deferred imports
+included (``tests/python/foundation/test_import_order.py`` holds the same list as data).
+
+* bottom — ``errors`` (one exception family, a sentence each), ``paths`` (which .blend is which),
+  ``fs`` (renames and deletes that hold up on Windows), ``vendor/`` (third-party code, unchanged).
+* ``checks/`` — what is checked before anyone trusts it: GLB structure, what the artist typed or
+  picked, prompt files from any system.
+* ``service/`` — the service's door: the HTTP client, the wire models, task ids, redaction, and the
+  plumbing under the client (origin, deadlines, capped reading, the one retry policy). It uses the
+  checks because the client refuses bad input before anything is sent.
+* ``isolation/`` — the helper Blender that opens every mesh from the network.
+* ``jobs/`` — the job engine: every job from submit to a checked GLB on disk, off the UI thread.
+* ``features/`` — what Kiln offers on top of the engine: batch files, blockout, the library index,
+  credits and the ledger, game-ready quality, the cache, the connection check, the key's storage.
+  One room rather than loose modules, so that every name directly in ``api/`` is a room or the
+  bottom.
+* ``client``, ``glb`` — contract names kept for outside checks (``api.client.Client``,
+  ``api.glb.check_glb``): one-line re-exports; Kiln's own code imports the rooms.
 """

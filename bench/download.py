@@ -18,8 +18,8 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from api.client import Client
-from api.glb import check_glb
+from api.checks.glb import check_glb
+from api.service.client import Client
 from bench.addon import ROOT
 from bench.meshes import write_big_glb
 

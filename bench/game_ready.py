@@ -31,7 +31,7 @@ SAMPLES = 100_000
 
 def run(workdir: Path) -> dict[str, Any]:
     isolation = addon.module("api.isolation")
-    options = addon.module("api.quality.options")
+    options = addon.module("api.features.quality.options")
     helper = isolation.ImportHelper()
     command, limits = isolation.module_helper_command(), isolation.HelperLimits()
     glb = workdir / "grid-1.2M.glb"

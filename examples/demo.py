@@ -108,11 +108,11 @@ def run(out: Path, work: Path) -> int:
     bpy.ops.wm.save_as_mainfile(filepath=str(out / "kiln-demo.blend"))
     bpy.context.scene.render.filepath = str(out / "kiln-demo.png")
     bpy.ops.render.render(write_still=True)
-    summary = kiln.api.batch.summarize(kiln.operators.runtime.engine().jobs())
-    kiln.api.batch.write_summary(out / "summary.json", summary)
+    summary = kiln.api.features.batch.summarize(kiln.operators.runtime.engine().jobs())
+    kiln.api.features.batch.write_summary(out / "summary.json", summary)
     bpy.ops.preferences.addon_disable(module=addon)
 
-    print("\n" + "\n".join(kiln.api.batch.summary_lines(summary)))
+    print("\n" + "\n".join(kiln.api.features.batch.summary_lines(summary)))
     print(f"\nDone in {time.monotonic() - started:.0f} s. In {out}:")
     for name in ("kiln-demo.blend", "kiln-demo.png", "summary.json"):
         print(f"  {name}")

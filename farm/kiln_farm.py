@@ -177,7 +177,14 @@ def api_from(source: Path) -> ModuleType:
 
 def with_parts(api: ModuleType) -> ModuleType:
     """The api package with the modules the farm uses imported (a package does not import them itself)."""
-    for name in ("batch", "credits", "errors", "quality.options", "quality.sheet", "quality.review"):
+    for name in (
+        "features.batch",
+        "features.credits",
+        "errors",
+        "features.quality.options",
+        "features.quality.sheet",
+        "features.quality.review",
+    ):
         importlib.import_module(f"{api.__name__}.{name}")
     return api
 
@@ -185,8 +192,8 @@ def with_parts(api: ModuleType) -> ModuleType:
 def read_items(api: ModuleType, prompts: Path, resolution: str) -> list[Any]:
     """The usable lines of the prompt file (Kiln's own batch parser); problems go to the log."""
     try:
-        res = api.batch.parse_resolution(resolution, None)
-        batch = api.batch.read_batch(prompts, resolution=res)
+        res = api.features.batch.parse_resolution(resolution, None)
+        batch = api.features.batch.read_batch(prompts, resolution=res)
     except api.errors.InputError as exc:
         raise FarmError(exc.user_message) from None
     for note in batch.notes:
@@ -211,7 +218,7 @@ def source_of(request: Any) -> dict[str, str]:
 
 def check_credits(api: ModuleType, items: list[Any], max_credits: int) -> str:
     """The whole job's estimate as a sentence; raises FarmError when it is above ``max_credits``."""
-    cost = api.credits.estimate(item.request for item in items)
+    cost = api.features.credits.estimate(item.request for item in items)
     needs = f"{cost.known:,} credit{'s' if cost.known != 1 else ''}"
     if cost.unpriced:
         plural = "s" if cost.unpriced != 1 else ""
@@ -338,12 +345,12 @@ def generate(args: argparse.Namespace) -> int:
 def game_options(api: ModuleType, args: argparse.Namespace, out: Output) -> Any:
     """The job's fix-ups and outputs; an engine exports every result to ``OutputDir/export``."""
     try:
-        return api.quality.options.GameOptions(
+        return api.features.quality.options.GameOptions(
             fix_merge=bool(args.fix_merge),
             fix_normals=bool(args.fix_normals),
             fix_loose=args.fix_loose,
             triangles=args.triangles,
-            lods=api.quality.options.parse_lods(args.lods),
+            lods=api.features.quality.options.parse_lods(args.lods),
             collision=args.collision.upper(),
             engine=args.engine.upper(),
             export_dir=str(out.exports) if args.engine.upper() != "NONE" else "",
@@ -486,7 +493,7 @@ def summarize(args: argparse.Namespace) -> int:
 def write_review(api: ModuleType, out: Output, rows: list[dict[str, Any]], count: int) -> None:
     """``summary.png`` (each asset's preview, name, triangles, verdict) and ``summary.html`` beside it."""
     tiles = [
-        api.quality.sheet.Tile(
+        api.features.quality.sheet.Tile(
             read_png(out.pictures / f"{row['name']}.png"),
             row["name"],
             row.get("triangles"),
@@ -495,12 +502,12 @@ def write_review(api: ModuleType, out: Output, rows: list[dict[str, Any]], count
         for row in rows
     ]
     png = out.root / "summary.png"
-    write_bytes(png, api.quality.sheet.encode_png(api.quality.sheet.contact_sheet(tiles)))
+    write_bytes(png, api.features.quality.sheet.encode_png(api.features.quality.sheet.contact_sheet(tiles)))
     table = {
         "jobs": [{**row, "state": "imported" if row["state"] == "done" else row["state"]} for row in rows],
         "imported": count,
     }
-    page = api.quality.review.review_html("summary", table, png.name)
+    page = api.features.quality.review.review_html("summary", table, png.name)
     write_bytes(out.root / "summary.html", page.encode("utf-8"))
 
 

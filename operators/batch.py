@@ -17,10 +17,10 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from mathutils import Vector
 
 from .. import preferences
-from ..api import batch
 from ..api.errors import InputError, KilnError
+from ..api.features import batch
+from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobState
-from ..api.quality.options import GameOptions
 from . import credit_guard, game_ready, layout, library, review_sheet, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties

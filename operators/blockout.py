@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty
 
-from ..api import inputs
-from ..api.blockout import FITS, JobSource, job_source, variant_after
+from ..api.checks import inputs
 from ..api.errors import KilnError
+from ..api.features.blockout import FITS, JobSource, job_source, variant_after
 from ..api.jobs import JobRequest, JobState
 from . import credit_guard, layout, library, runtime, watcher
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import

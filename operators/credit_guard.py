@@ -13,8 +13,8 @@ import bpy
 from bpy.props import IntProperty
 
 from .. import preferences
-from ..api import ledger
-from ..api.credits import CreditEstimate, Priced, estimate
+from ..api.features import ledger
+from ..api.features.credits import CreditEstimate, Priced, estimate
 from . import runtime
 
 #: When Kiln started in this Blender: "this session" counts jobs sent since.

@@ -22,9 +22,9 @@ from bpy.props import EnumProperty, StringProperty
 
 from .. import preferences
 from ..api.errors import KilnError
+from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
-from ..api.quality.options import GameOptions
 from . import game_ready, runtime, watcher
 
 if TYPE_CHECKING:

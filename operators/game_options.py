@@ -13,8 +13,8 @@ import bpy
 from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .. import preferences
+from ..api.features.quality.options import GameOptions, parse_lods
 from ..api.jobs import JobRequest
-from ..api.quality.options import GameOptions, parse_lods
 
 COLLISION_ITEMS = (
     ("NONE", "None", "No collision mesh"),

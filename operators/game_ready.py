@@ -4,7 +4,7 @@ collision, engine names, export.
 Run by the helper's child script (``glb_to_blend.py``) between the glTF import and the save, so
 none of it costs the artist's UI a frame; the artist's Blender runs it only when it imports in
 place (its own choice, or no helper can run), as it then runs the import itself. The arithmetic is
-``api.quality`` (plain numpy); this module reads meshes into arrays and does Blender's part with
+``api.features.quality`` (plain numpy); this module reads meshes into arrays and does Blender's part with
 bmesh and the Decimate modifier.
 """
 
@@ -22,12 +22,13 @@ import numpy as np
 from mathutils import Vector
 
 try:
-    from ..api.quality import hull, naming
-    from ..api.quality import options as game_options
-    from ..api.quality import report as quality
+    from ..api.features.quality import hull, naming
+    from ..api.features.quality import options as game_options
+    from ..api.features.quality import report as quality
 except ImportError:  # run by the helper's child script, where the add-on's root is on sys.path
     hull, naming, game_options, quality = (
-        importlib.import_module(f"api.quality.{name}") for name in ("hull", "naming", "options", "report")
+        importlib.import_module(f"api.features.quality.{name}")
+        for name in ("hull", "naming", "options", "report")
     )
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from .. import preferences
-from ..api import inputs
+from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder

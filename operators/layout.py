@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import bpy
 from mathutils import Matrix, Vector
 
-from ..api.blockout import Box, Fit, Vec3, empty_box, fit_into, scaled_box
+from ..api.features.blockout import Box, Fit, Vec3, empty_box, fit_into, scaled_box
 
 GAP_FRACTION = 0.25
 MIN_GAP = 0.25

@@ -8,9 +8,9 @@ asset libraries as "Kiln" while Kiln is enabled (and removed on disable only if 
 Writing one result takes a few hundredths of a second on the main thread; if it fails (a share
 offline, a read-only folder), the import stands and the reason is said once. A team may share the
 folder: the .blend is written under a temporary name and renamed, and the index entry follows it
-(``api.library_index``), so no Blender ever reads half a file.
+(``api.features.library_index``), so no Blender ever reads half a file.
 
-Reuse: an identical request (``api.library_index.request_key``) appends the library's copy,
+Reuse: an identical request (``api.features.library_index.request_key``) appends the library's copy,
 placed like a normal import, and sends nothing.
 """
 
@@ -27,8 +27,7 @@ from mathutils import Vector
 from .. import preferences
 from ..api import fs
 from ..api.errors import KilnError
-from ..api.jobs import Job, JobKind, JobRequest
-from ..api.library_index import (
+from ..api.features.library_index import (
     Entry,
     LibraryIndex,
     blend_name,
@@ -38,6 +37,7 @@ from ..api.library_index import (
     temp_name,
     write_whole,
 )
+from ..api.jobs import Job, JobKind, JobRequest
 from .scene_import import target_collection
 
 log = logging.getLogger(__name__)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import preferences
-from ..api import cache
-from ..api.connection_check import CheckState
-from ..api.connection_check import current as connection_check
+from ..api.features import cache
+from ..api.features.connection_check import CheckState
+from ..api.features.connection_check import current as connection_check
 from ..drawing import tag_redraw
 from ..ui_text import human_size
 from . import runtime

@@ -17,12 +17,12 @@ import bpy
 import numpy as np
 
 from ..api import fs
+from ..api.features.quality import sheet
+from ..api.features.quality.report import QualityReport
+from ..api.features.quality.review import review_html
 from ..api.isolation import review_picture
 from ..api.jobs import Job, JobState
 from ..api.jobs.model import cache_name
-from ..api.quality import sheet
-from ..api.quality.report import QualityReport
-from ..api.quality.review import review_html
 
 log = logging.getLogger(__name__)
 

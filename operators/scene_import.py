@@ -20,10 +20,10 @@ from bpy.props import BoolProperty, FloatProperty
 from mathutils import Matrix, Vector
 
 from .. import preferences
-from ..api.blockout import Fit, ImportOptions
+from ..api.features.blockout import Fit, ImportOptions
+from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
-from ..api.quality.options import GameOptions
 from ..ui_text import object_name
 from . import game_ready, layout
 

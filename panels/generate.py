@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import preferences
-from ..api import credits, inputs
+from ..api.checks import inputs
 from ..api.errors import InputError
+from ..api.features import credits
 from ..drawing import labeled_prop, wrapped_label
 from ..operators import blockout
 from ..operators import layout as layout_of

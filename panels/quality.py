@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import bpy
 
+from ..api.features.quality.verdict import CHECK, PROBLEMS
 from ..api.jobs import Job
-from ..api.quality.verdict import CHECK, PROBLEMS
 from ..drawing import wrapped_label
 from ..operators.game_ready import job_report
 

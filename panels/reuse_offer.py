@@ -14,8 +14,8 @@ from typing import Any
 
 import bpy
 
+from ..api.features.library_index import Entry, image_digest_key, request_key
 from ..api.jobs import JobRequest
-from ..api.library_index import Entry, image_digest_key, request_key
 from ..drawing import buttons_row, wrapped_label
 from ..operators import library
 from .props import KilnGenerateSettings, effective_prompt

@@ -278,7 +278,7 @@ class ImportHelper:
         game: str = "",
         label: str = "",
     ) -> Prepared:
-        """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.quality``).
+        """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.features.quality``).
 
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.

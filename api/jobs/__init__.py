@@ -41,7 +41,7 @@ newer format) are left in the file untouched, and a store of a newer schema is o
 
 Who retries what
 ----------------
-Written once, in :mod:`api.net.retrying`: the engine builds its ``RetryPolicy``, hands it to the
+Written once, in :mod:`api.service.retrying`: the engine builds its ``RetryPolicy``, hands it to the
 client it makes, and its scheduler is the one place a request is made again.
 """
 
@@ -64,7 +64,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ..net.retrying import RetryPolicy
+    from ..service.retrying import RetryPolicy
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
     from .scheduler import OFFLINE_NOTE
     from .store import STORE_FILE
@@ -75,7 +75,7 @@ _LAZY = {
     "EngineNotRunning": ".engine",
     "JobElsewhere": ".engine",
     "JobEngine": ".engine",
-    "RetryPolicy": "..net.retrying",
+    "RetryPolicy": "..service.retrying",
     "OFFLINE_NOTE": ".scheduler",
     "STORE_FILE": ".store",
 }

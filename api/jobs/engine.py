@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .. import fs
 from ..errors import KilnError
-from ..net.retrying import DEFAULT_POLICY, RetryPolicy
+from ..service.retrying import DEFAULT_POLICY, RetryPolicy
 from .book import JobBook, claimed
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
@@ -44,7 +44,7 @@ from .store import JobStore
 from .writer import StoreThread
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..service.client import Client
 
 log = logging.getLogger(__name__)
 

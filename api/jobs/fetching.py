@@ -12,17 +12,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..checks.glb import check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
-from ..glb import check_glb, check_preview
 from ..isolation import IsolationError
-from ..models import Task, TaskStatus
+from ..service.models import Task, TaskStatus
 from .disk import StoreError, ensure_folder
 from .host import Step, StepBase
 from .import_prep import prepare_import
 from .model import JobState, cache_name
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..service.client import Client
 
 log = logging.getLogger(__name__)
 

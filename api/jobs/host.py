@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import KilnError
 from ..isolation import ImportHelper
-from ..net.retrying import RetryPolicy
+from ..service.retrying import RetryPolicy
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import Job, JobState, ServiceConfig
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..service.client import Client
 
 log = logging.getLogger(__name__)
 

@@ -94,7 +94,8 @@ class JobRequest:
     blender_image: str = ""  # the Blender image ``image_path`` was saved from, for provenance
     #: The blockout object the result replaces (``operators.blockout``); empty: placed as usual.
     placeholder: str = ""
-    #: Fix-ups and game outputs the helper applies (``api.quality.options.GameOptions`` as JSON); "": none.
+    #: Fix-ups and game outputs the helper applies (``api.features.quality.options.GameOptions`` as
+    #: JSON); "": none.
     game: str = ""
 
     def __post_init__(self) -> None:
@@ -135,7 +136,7 @@ class Job:
     group: str = ""
     state: JobState = JobState.SUBMITTING
     task_id: str = ""
-    #: An id the service answered that Kiln refused to follow (:mod:`api.ids`), escaped for display:
+    #: An id the service answered that Kiln refused to follow (:mod:`api.service.ids`), escaped for display:
     #: never polled, kept so the artist can quote it to the service's support.
     refused_task_id: str = ""
     idempotency_key: str = field(default_factory=lambda: uuid.uuid4().hex)

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import KilnError
 from ..isolation import ImportHelper
-from ..net.retrying import RetryPolicy
+from ..service.retrying import RetryPolicy
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import JobState, ServiceConfig
 from .steps import Step, Steps
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..service.client import Client
 
 log = logging.getLogger(__name__)
 
@@ -188,8 +188,8 @@ class Scheduler:
             return True
 
     def _default_client(self, config: ServiceConfig, stop: threading.Event) -> Client:
-        """The client, handed this engine's retry policy (see ``api.net.retrying``)."""
+        """The client, handed this engine's retry policy (see ``api.service.retrying``)."""
         # Imported here: requests and urllib3 cost Blender's start-up ~40 ms, and only a worker needs them.
-        from ..client import Client
+        from ..service.client import Client
 
         return Client(config.base_url, config.api_key, retry=self.policy, cancel_event=stop)

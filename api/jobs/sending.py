@@ -1,6 +1,6 @@
 """Sending a job: a free slot, the job on disk as "being sent", one request, the task id on disk.
 
-A send is repeated only when the service surely made no task (``api.net.retrying``); anything else that
+A send is repeated only when the service surely made no task (``api.service.retrying``); anything else that
 goes wrong after the request left — an error, an answer Kiln cannot read, an exception nobody
 foresaw — is "outcome unknown", keeping whatever task id could be read. The slot is always freed.
 """
@@ -14,14 +14,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
-from ..models import Task
+from ..service.models import Task
 from .disk import StoreError
 from .host import Step, StepBase, restart_clock, unexpected, wait_recorded
 from .model import Job, JobKind, JobRequest, JobState
 from .store import Conflict
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..service.client import Client
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from typing import Any
 from hostile_glb import good_glb
 from hostile_server import HostileServer, json_answer, raw
 
-from api.client import Client
 from api.errors import KilnError
 from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig
+from api.service.client import Client
 
 # Shaped like a live key, so the suite-wide key watch (tests/support/key_watch.py) catches it too.
 KEY = "kiln_live_HostileSecret0123456789abcdef"

@@ -349,7 +349,7 @@ def _select_job(bpy: Any, job_id: str) -> None:
 
 def _library_copy(bpy: Any) -> Callable[[], None]:
     """The panel's prompt is in the Kiln library (an index entry and its file), in a folder of its own."""
-    library_index, api_jobs = kiln("api.library_index"), kiln("api.jobs")
+    library_index, api_jobs = kiln("api.features.library_index"), kiln("api.jobs")
     prefs = kiln("preferences").get()
     before = prefs.library_dir
     folder = Path(tempfile.mkdtemp(prefix="kiln-measure-library-"))

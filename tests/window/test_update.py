@@ -56,7 +56,7 @@ def with_schema_step(source: Path) -> None:
         STORE_ANCHOR, STORE_ANCHOR + STORE_STEP
     )
     store.write_text(text, encoding="utf-8")
-    index = source / "api" / "library_index.py"
+    index = source / "api" / "features" / "library_index.py"
     text = index.read_text(encoding="utf-8")
     assert "ENTRY_FORMAT = 1\n" in text
     index.write_text(text.replace("ENTRY_FORMAT = 1\n", "ENTRY_FORMAT = 2\n"), encoding="utf-8")

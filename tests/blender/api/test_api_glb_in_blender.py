@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from api.gltf_checks import SUPPORTED_EXTENSIONS
+from api.checks.gltf_checks import SUPPORTED_EXTENSIONS
 
 
 def test_supported_extensions_are_what_this_blenders_importer_reads() -> None:
-    """api.gltf_checks lists only names the bundled importer manages (run on both Blenders)."""
+    """api.checks.gltf_checks lists only names the bundled importer manages (run on both Blenders)."""
     import bpy
 
     scripts = Path(bpy.utils.system_resource("SCRIPTS"))

@@ -116,7 +116,7 @@ def test_the_corpus_covers_what_it_claims(
 
 @pytest.mark.parametrize("case", CASES)
 def test_check_glb_passes_every_corpus_file(case: str, corpus: dict[str, Path], kiln_module: Any) -> None:
-    kiln_module("api.glb").check_glb(corpus[case])
+    kiln_module("api.checks.glb").check_glb(corpus[case])
 
 
 def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(

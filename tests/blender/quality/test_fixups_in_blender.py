@@ -27,7 +27,7 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
     import bmesh
 
     jobs = kiln_module("api.jobs")
-    game = kiln_module("api.quality.options").GameOptions
+    game = kiln_module("api.features.quality.options").GameOptions
     import_job = kiln_module("operators.scene_import").import_job
     asked = [
         ("a box defect:seams", game(fix_merge=True)),
@@ -84,7 +84,7 @@ def test_a_triangle_budget_lands_within_five_percent_without_tearing_seams(
     quality_engine: Any, blender: Any, kiln_module: Any
 ) -> None:
     jobs = kiln_module("api.jobs")
-    game = kiln_module("api.quality.options").GameOptions
+    game = kiln_module("api.features.quality.options").GameOptions
     import_job = kiln_module("operators.scene_import").import_job
     asked = [("a grey rock", 1000), ("a box defect:seams", 300)]
     done = run(quality_engine, jobs, [(p, game(triangles=n).to_text()) for p, n in asked])

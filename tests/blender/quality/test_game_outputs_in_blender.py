@@ -73,7 +73,7 @@ def test_lods_hull_names_and_exports_for_each_engine(
     quality_engine: Any, blender: Any, kiln_module: Any, tmp_path: Path
 ) -> None:
     jobs = kiln_module("api.jobs")
-    game = kiln_module("api.quality.options").GameOptions
+    game = kiln_module("api.features.quality.options").GameOptions
     import_job = kiln_module("operators.scene_import").import_job
     asked = [
         game(lods=(0.5, 0.25), collision="HULL", engine=engine, export_dir=str(tmp_path / engine.lower()))
@@ -112,7 +112,9 @@ def test_an_export_that_cannot_be_written_leaves_the_result_imported_with_its_re
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the export folder should be")
     jobs = kiln_module("api.jobs")
-    game = kiln_module("api.quality.options").GameOptions(engine="GODOT", export_dir=str(blocked / "out"))
+    game = kiln_module("api.features.quality.options").GameOptions(
+        engine="GODOT", export_dir=str(blocked / "out")
+    )
     (job,) = run(quality_engine, jobs, [("a grey rock", game.to_text())])
     names = kiln_module("operators.scene_import").import_job(blender.context, job)
     assert names == ["GreyRock"] and "kiln_quality" in blender.data.objects["GreyRock"]
@@ -130,7 +132,7 @@ def test_the_helper_renders_a_review_picture_framed_alike_and_leaves_no_camera(
     jobs = kiln_module("api.jobs")
     isolation = kiln_module("api.isolation")
     cache_name = kiln_module("api.jobs.model").cache_name
-    game = kiln_module("api.quality.options").GameOptions(review=True).to_text()
+    game = kiln_module("api.features.quality.options").GameOptions(review=True).to_text()
     done = run(quality_engine, jobs, [("a grey rock", game), ("a red chair", game)])
     for job in done:
         picture = isolation.review_picture(quality_engine.cache_dir / f"{cache_name(job)}.blend")

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from api.cache import SizeCache, clear_cache, folder_size
-from api.connection_check import CheckState, ConnectionCheck
 from api.errors import AuthError
+from api.features.cache import SizeCache, clear_cache, folder_size
+from api.features.connection_check import CheckState, ConnectionCheck
 from api.jobs import Job, JobRequest, JobState
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.credits import CreditEstimate, estimate, request_cost
+from api.features.credits import CreditEstimate, estimate, request_cost
 from api.jobs import JobRequest
 
 

@@ -12,8 +12,8 @@ import pytest
 import trimesh
 from PIL import Image
 
+from api.checks.glb import CHUNK_BIN, CHUNK_JSON, check_glb, check_preview, image_kind
 from api.errors import InvalidMeshError, InvalidPreviewError
-from api.glb import CHUNK_BIN, CHUNK_JSON, check_glb, check_preview, image_kind
 
 
 def chunk(kind: int, body: bytes, pad: bytes = b" ") -> bytes:

@@ -31,7 +31,8 @@ import pytest
 import requests
 from concepts import CONCEPTS
 
-from api.client import Client, parse_retry_after
+from api.checks.glb import check_glb
+from api.checks.inputs import MAX_IMAGE_BYTES
 from api.errors import (
     AuthError,
     BadRequestError,
@@ -49,10 +50,9 @@ from api.errors import (
     TLSError,
     UnsafeAddressError,
 )
-from api.glb import check_glb
-from api.inputs import MAX_IMAGE_BYTES
-from api.models import TaskStatus
-from api.net.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
+from api.service.client import Client, parse_retry_after
+from api.service.models import TaskStatus
+from api.service.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
 
 KEY = "sbx_live_LOCALsecret0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # image checks look at the magic only
@@ -470,7 +470,7 @@ def test_rate_limit_with_http_date_retry_after(stub: LocalServer) -> None:
 
 
 # --------------------------------------------------------------------------- retry rules
-# The client makes one attempt per call and asks its retry policy (api.net.retrying) only whether a
+# The client makes one attempt per call and asks its retry policy (api.service.retrying) only whether a
 # failed submit may have made a task. Whether and when to go again is the policy's, asked by the
 # engine (tests/python/jobs): here each failure is produced for real and the policy's answer checked.
 
@@ -1008,7 +1008,7 @@ def test_key_never_appears_in_logs_exceptions_or_repr(
                     texts.append(all_texts(exc))
     assert len(texts) >= 12
     assert "urllib3" in {r.name.split(".")[0] for r in caplog.records}  # the debug logs were really on
-    assert "api.net.transport" in {r.name for r in caplog.records}  # Kiln's own debug logs too
+    assert "api.service.transport" in {r.name for r in caplog.records}  # Kiln's own debug logs too
     assert KEY not in caplog.text
     assert all(KEY not in r.getMessage() for r in caplog.records)
     assert [t for t in texts if KEY in t] == []

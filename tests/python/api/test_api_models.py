@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from api.errors import KilnError, TaskFailedError
-from api.models import Result, Task, TaskStatus, describe_error
+from api.service.models import Result, Task, TaskStatus, describe_error
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ import trimesh
 from concepts import CONCEPTS
 from PIL import Image
 
-from api.client import Client
+from api.checks.glb import check_glb, check_preview
 from api.errors import (
     AuthError,
     BadRequestError,
@@ -42,9 +42,9 @@ from api.errors import (
     ServiceError,
     TaskFailedError,
 )
-from api.glb import check_glb, check_preview
-from api.models import Task, TaskStatus
-from api.net.retrying import RetryPolicy
+from api.service.client import Client
+from api.service.models import Task, TaskStatus
+from api.service.retrying import RetryPolicy
 from sandbox.server import Sandbox
 
 SAMPLE = CONCEPTS / "chair.png"

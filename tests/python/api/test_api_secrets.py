@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from api import fs, secrets
-from api.secrets import KEY_FILE_NAME, KeyStoreError, read_key, write_key
+from api import fs
+from api.features import secrets
+from api.features.secrets import KEY_FILE_NAME, KeyStoreError, read_key, write_key
 
 KEY = "tsk_live_Secret0123456789abcdef"
 

@@ -19,8 +19,8 @@ import certifi
 import pytest
 import trustme
 
-from api.client import Client
 from api.errors import TLSError
+from api.service.client import Client
 
 KEY = "tsk_live_Trust0123456789abcdef"
 

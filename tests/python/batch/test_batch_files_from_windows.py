@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from concepts import CONCEPTS
 
-from api.batch import read_batch
-from api.text_files import decode_text
+from api.checks.text_files import decode_text
+from api.features.batch import read_batch
 
 PROMPTS = ["une chaise rouge à café", "ein grüner Baum", "a plain stone"]
 

@@ -9,8 +9,16 @@ from pathlib import Path
 import pytest
 from concepts import CONCEPTS
 
-from api.batch import group_names, parse_csv, parse_txt, read_batch, summarize, summary_lines, write_summary
 from api.errors import InputError
+from api.features.batch import (
+    group_names,
+    parse_csv,
+    parse_txt,
+    read_batch,
+    summarize,
+    summary_lines,
+    write_summary,
+)
 from api.jobs import Job, JobRequest, JobState
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from api.blockout import Box, JobSource, empty_box, fit_into, fit_scale, job_source, scaled_box, variant_after
+from api.features.blockout import (
+    Box,
+    JobSource,
+    empty_box,
+    fit_into,
+    fit_scale,
+    job_source,
+    scaled_box,
+    variant_after,
+)
 
 
 def test_the_prompt_is_the_name_without_its_numeric_suffix() -> None:

@@ -20,44 +20,17 @@ from checkout import ROOT
 #: Top-level folders of the repository that never ship (the manifest's paths_exclude_pattern).
 DEV_ONLY = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "wheels", "dist"}
 
-#: The rooms of the add-on as it is laid out today, bottom first. A module belongs to the room whose
-#: longest prefix names it; a module in no room fails the test (say where it belongs). A room may
-#: import its own modules and any room listed before it, never one listed after it.
+#: The rooms of the add-on, bottom first, as ``api/__init__.py`` states them. A module belongs to the
+#: room whose longest prefix names it; a module in no room fails the test (say where it belongs). A
+#: room may import its own modules and any room listed before it, never one listed after it.
 ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "checks and wire basics",
-        (
-            "api",
-            "api.errors",
-            "api.ids",
-            "api.redact",
-            "api.paths",
-            "api.fs",
-            "api.text_files",
-            "api.gltf_checks",
-            "api.glb",
-            "api.inputs",
-            "api.models",
-        ),
-    ),
-    ("HTTP plumbing", ("api.net",)),
-    ("the client", ("api.client",)),
+    ("the bottom of api/", ("api", "api.errors", "api.paths", "api.fs", "api.vendor")),
+    ("checks", ("api.checks",)),
+    ("the service", ("api.service",)),
     ("the helper Blender", ("api.isolation",)),
     ("the job engine", ("api.jobs",)),
-    (
-        "features",
-        (
-            "api.batch",
-            "api.blockout",
-            "api.cache",
-            "api.connection_check",
-            "api.credits",
-            "api.ledger",
-            "api.library_index",
-            "api.quality",
-            "api.secrets",
-        ),
-    ),
+    ("features", ("api.features",)),
+    ("contract names kept for outside checks", ("api.client", "api.glb")),
     ("shared Blender-side helpers", ("registration", "dependencies", "drawing", "ui_text")),
     ("preferences", ("preferences",)),
     ("operators", ("operators",)),
@@ -126,16 +99,34 @@ def imports_of(name: str, module: Module, known: Mapping[str, Module]) -> set[st
         for text in (
             n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
         ):
-            if _RELATIVE_NAME.fullmatch(text):
-                dots = len(text) - len(text.lstrip("."))
-                resolve(dots, text[dots:], [""])
+            dots = len(text) - len(text.lstrip("."))
+            if (
+                _RELATIVE_NAME.fullmatch(text)
+                and _join(*package[: len(package) - (dots - 1)], text[dots:]) in known
+            ):
+                resolve(dots, text[dots:], [""])  # only strings naming a module: ".py" is no import
     found.discard(name)
-    return {target for target in found if target in known}
+    return found
+
+
+def all_imports(root: Path, skip: Iterable[str] = ()) -> dict[str, set[str]]:
+    """Every module's relative imports resolved, including names no module answers to."""
+    known = modules_of(root, skip)
+    return {name: imports_of(name, module, known) for name, module in known.items()}
 
 
 def import_graph(root: Path, skip: Iterable[str] = ()) -> dict[str, set[str]]:
-    known = modules_of(root, skip)
-    return {name: imports_of(name, module, known) for name, module in known.items()}
+    imports = all_imports(root, skip)
+    return {name: targets & imports.keys() for name, targets in imports.items()}
+
+
+def missing_imports(imports: Mapping[str, set[str]]) -> list[str]:
+    """Sentences for relative imports of a module the add-on does not have (left behind by a move)."""
+    return [
+        f"{name} imports {target}, which is not in the add-on"
+        for name in sorted(imports)
+        for target in sorted(imports[name] - set(imports))
+    ]
 
 
 def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
@@ -224,12 +215,18 @@ def addon_graph() -> dict[str, set[str]]:
 
 
 def test_the_graph_sees_the_whole_addon_and_its_deferred_imports(addon_graph: dict[str, set[str]]) -> None:
-    assert {"", "api.client", "api.jobs.engine", "operators.watcher", "panels.jobs", "preferences"} <= set(
-        addon_graph
-    )
+    assert {
+        "",
+        "api.service.client",
+        "api.jobs.engine",
+        "operators.watcher",
+        "panels.jobs",
+        "preferences",
+    } <= set(addon_graph)
     assert not any(name.split(".")[0] in DEV_ONLY for name in addon_graph)
-    assert "api.client" in addon_graph["api.jobs.sending"]  # under TYPE_CHECKING
+    assert "api.service.client" in addon_graph["api.jobs.sending"]  # under TYPE_CHECKING
     assert "api.jobs.engine" in addon_graph["api.jobs"]  # handed to importlib.import_module
+    assert "api.service.retrying" in addon_graph["api.jobs"]  # the same, two levels up
 
 
 def test_no_import_cycle_anywhere_in_the_addon(addon_graph: dict[str, set[str]]) -> None:
@@ -239,6 +236,16 @@ def test_no_import_cycle_anywhere_in_the_addon(addon_graph: dict[str, set[str]])
 def test_every_known_cycle_import_still_exists(addon_graph: dict[str, set[str]]) -> None:
     """When one is fixed, take it off KNOWN_CYCLE_IMPORTS."""
     assert sorted(e for e in KNOWN_CYCLE_IMPORTS if e[1] not in addon_graph.get(e[0], set())) == []
+
+
+def test_every_room_names_modules_that_exist(addon_graph: dict[str, set[str]]) -> None:
+    """A room left behind by a move would let its old name slip by unchecked."""
+    stale = [p for _, prefixes in ROOMS for p in prefixes if p not in addon_graph]
+    assert stale == []
+
+
+def test_every_import_names_a_module_of_the_addon() -> None:
+    assert missing_imports(all_imports(ROOT, skip=DEV_ONLY)) == []
 
 
 def test_no_room_imports_a_room_above_it(addon_graph: dict[str, set[str]]) -> None:
@@ -291,6 +298,11 @@ def test_a_cycle_through_import_module_is_seen(tmp_path: Path) -> None:
     lazy = 'import importlib\n\ndef load():\n    return importlib.import_module(".a", __package__)\n'
     graph = import_graph(small_package(tmp_path, {"low/b.py": lazy}))
     assert cycles(graph) == [["low.a", "low.b"]]
+
+
+def test_an_import_left_behind_by_a_move_fails(tmp_path: Path) -> None:
+    imports = all_imports(small_package(tmp_path, {"high/c.py": "from ..low.gone import X\n"}))
+    assert missing_imports(imports) == ["high.c imports low.gone, which is not in the add-on"]
 
 
 def test_a_module_in_no_room_fails(tmp_path: Path) -> None:

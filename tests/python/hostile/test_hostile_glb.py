@@ -26,8 +26,8 @@ from hostile_glb import (
 )
 from hostile_kit import assert_sentence
 
+from api.checks.glb import check_glb
 from api.errors import InvalidMeshError, UnsupportedMeshError
-from api.glb import check_glb
 
 
 @pytest.mark.parametrize("name", HOSTILE)

@@ -10,8 +10,8 @@ from hostile_kit import assert_sentence, client_for, task
 from hostile_server import HostileServer, json_answer
 from PIL import Image
 
+from api.checks.inputs import MAX_PROMPT_CHARS, check_prompt
 from api.errors import InputError
-from api.inputs import MAX_PROMPT_CHARS, check_prompt
 
 BAD_PROMPTS = {
     "nul": "a chair\x00DROP TABLE",

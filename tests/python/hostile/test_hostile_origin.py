@@ -10,8 +10,8 @@ from hostile_glb import good_glb
 from hostile_kit import KEY, assert_sentence, client_for, completed, raw_glb, task
 from hostile_server import HostileServer, json_answer, redirect
 
-from api.client import Client
 from api.errors import AuthError, BadRequestError, InputError, TaskFailedError, UnsafeAddressError
+from api.service.client import Client
 
 POLL = "/v1/3d/tasks/task_1"
 

@@ -7,8 +7,7 @@ import multiprocessing
 import time
 from pathlib import Path
 
-from api.jobs import JobRequest
-from api.library_index import (
+from api.features.library_index import (
     CATALOG_FILE,
     ENTRIES_DIR,
     INDEX_FILE,
@@ -23,6 +22,7 @@ from api.library_index import (
     request_key,
     temp_name,
 )
+from api.jobs import JobRequest
 
 
 def text(prompt: str, **options: object) -> JobRequest:

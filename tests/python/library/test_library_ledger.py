@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from api.credits import CreditEstimate
+from api.features.credits import CreditEstimate
+from api.features.ledger import job_cost, month_start, spending, spent
 from api.jobs import Job, JobRequest
-from api.ledger import job_cost, month_start, spending, spent
 
 
 def _job(kind: str = "image", resolution: int | None = 1536, **fields: object) -> Job:

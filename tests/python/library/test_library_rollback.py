@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from api.library_index import ENTRIES_DIR, INDEX_FILE, Entry, LibraryIndex, entry_file_name
+from api.features.library_index import ENTRIES_DIR, INDEX_FILE, Entry, LibraryIndex, entry_file_name
 
 
 def entry_data(key: str, blend: str, fmt: int) -> dict[str, object]:

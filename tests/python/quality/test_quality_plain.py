@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from api.errors import InputError
-from api.quality import naming, topology, uv, verdict
-from api.quality.options import GameOptions, parse_lods
-from api.quality.report import Inventory, MeshArrays, QualityReport, build_report
+from api.features.quality import naming, topology, uv, verdict
+from api.features.quality.options import GameOptions, parse_lods
+from api.features.quality.report import Inventory, MeshArrays, QualityReport, build_report
 
 
 def square(x: float, y: float, size: float) -> np.ndarray:
@@ -97,7 +97,7 @@ def test_asset_names_are_safe_for_every_engine() -> None:
 
 
 def test_csv_game_columns_override_the_batch_per_line_and_bad_cells_skip_the_line(tmp_path: Any) -> None:
-    from api.batch import parse_csv
+    from api.features.batch import parse_csv
 
     text = "prompt,triangles,lods,export\na rock,5000,0.5,unreal\na box,,,\na cup,lots,,\na mug,,,maya\n"
     parsed = parse_csv(text, folder=tmp_path)
@@ -114,7 +114,7 @@ def test_csv_game_columns_override_the_batch_per_line_and_bad_cells_skip_the_lin
 
 
 def test_a_small_hull_grows_just_enough_to_hold_every_point() -> None:
-    from api.quality import hull
+    from api.features.quality import hull
 
     octahedron = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
     faces = np.array([[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5], [3, 1, 5], [0, 3, 5]])

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from locked_files import lock, retry_quickly, run
 
-from api.cache import clear_cache
+from api.features.cache import clear_cache
 from api.jobs import STORE_FILE, JobEngine, JobState, ServiceConfig
 from api.jobs.store import JobStore
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 import bpy
 
-from api.library_index import LibraryIndex
+from api.features.library_index import LibraryIndex
 
 args = sys.argv[sys.argv.index("--") + 1 :]
 folder, stop, expected = Path(args[0]), Path(args[1]), int(args[2])

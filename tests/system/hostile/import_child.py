@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 def main() -> None:
     path = sys.argv[1]
     if "--unchecked" not in sys.argv:
+        from api.checks.glb import check_glb
         from api.errors import KilnError
-        from api.glb import check_glb
 
         try:
             check_glb(path)

@@ -7,7 +7,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from .errors import KilnError
+from ..errors import KilnError
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ class CheckState(enum.StrEnum):
 
 
 def _ask_service(base_url: str, api_key: str) -> str:
-    from .client import Client  # on the worker: keeps requests out of Blender's start-up
+    from ..service.client import Client  # on the worker: keeps requests out of Blender's start-up
 
     with Client(base_url, api_key) as client:
         return client.check_connection()

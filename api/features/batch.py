@@ -20,12 +20,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .inputs import check_prompt, check_web_url, read_image_file
-from .jobs import Job, JobRequest, JobState
+from ..checks.inputs import check_prompt, check_web_url, read_image_file
+from ..checks.text_files import csv_dialect, decode_text, relative_path
+from ..errors import InputError
+from ..jobs import Job, JobRequest, JobState
 from .quality.options import RowOptions, parse_row
 from .quality.report import QualityReport
-from .text_files import csv_dialect, decode_text, relative_path
 
 RESOLUTIONS = {"1024": 1024, "1536": 1536}
 CSV_COLUMNS = ("prompt", "image", "resolution", "name", "triangles", "lods", "export")

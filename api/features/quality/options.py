@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from ..errors import InputError
+from ...errors import InputError
 
 ENGINES = ("NONE", "UNREAL", "UNITY", "GODOT")
 #: What ``kiln.export_job`` may write: an engine's files, or a plain GLB for the web.

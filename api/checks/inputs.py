@@ -11,7 +11,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .errors import InputError
+from ..errors import InputError
 from .glb import image_kind
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # the spec shows no limit; 20 MB is generous for a concept image

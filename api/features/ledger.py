@@ -12,8 +12,8 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..jobs import Job, JobKind
 from .credits import CreditEstimate, request_cost
-from .jobs import Job, JobKind
 
 
 def job_cost(job: Job, text_cost: int | None = None) -> int | None:

@@ -15,7 +15,7 @@ STYLE = (
 
 
 def review_html(title: str, summary: dict[str, Any], sheet_name: str) -> str:
-    """The page for ``summary`` (``api.batch.summarize``), showing the sheet file ``sheet_name``."""
+    """The page for ``summary`` (``api.features.batch.summarize``), showing the sheet file ``sheet_name``."""
     e = html.escape
     rows = []
     for row in summary["jobs"]:

@@ -7,9 +7,9 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import fs
-from .jobs import Job, JobState
-from .jobs.model import cache_name
+from .. import fs
+from ..jobs import Job, JobState
+from ..jobs.model import cache_name
 
 log = logging.getLogger(__name__)
 

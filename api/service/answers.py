@@ -2,7 +2,7 @@
 
 Everything here works on bytes already read (capped by the transport), so a huge, deeply nested
 or oddly typed answer becomes a ValueError or a Kiln error with a sentence, never another
-exception. Service words pass through :func:`api.redact.redact` before they reach a message.
+exception. Service words pass through :func:`api.service.redact.redact` before they reach a message.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ..errors import (
     RateLimitError,
     ServiceError,
 )
-from ..models import describe_error
-from ..redact import redact
+from .models import describe_error
+from .redact import redact
 
 logger = logging.getLogger(__name__)
 

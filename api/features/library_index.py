@@ -32,9 +32,9 @@ import uuid
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from . import fs
-from .errors import StorageError
-from .jobs import JobKind, JobRequest
+from .. import fs
+from ..errors import StorageError
+from ..jobs import JobKind, JobRequest
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Python's ``urlsplit`` and urllib3's ``parse_url`` disagree on odd addresses (a backslash
 before ``@`` is the classic): judging the origin with one parser while the other connects is
 how a key reaches the wrong host. So an address is refused when the two disagree or when it
-has anything :func:`api.inputs.url_problem` refuses, and the origin used for the key decision
+has anything :func:`api.checks.inputs.url_problem` refuses, and the origin used for the key decision
 is urllib3's reading of the *prepared* URL (what requests hands to urllib3).
 """
 
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from urllib3.util import parse_url
 
-from ..inputs import url_problem
+from ..checks.inputs import url_problem
 
 Origin = tuple[str, str, int]
 

@@ -27,8 +27,8 @@ import sys
 from pathlib import Path
 from typing import Protocol
 
-from . import fs
-from .errors import KilnError
+from .. import fs
+from ..errors import KilnError
 
 log = logging.getLogger(__name__)
 

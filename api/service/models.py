@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from .errors import TaskFailedError
+from ..errors import TaskFailedError
 from .ids import check_task_id
 from .redact import redact
 
@@ -221,7 +221,7 @@ class Task:
     def from_json(cls, data: object) -> Task:
         """Parse a task object; raises ValueError only when there is no usable ``id``.
 
-        The id is checked by :mod:`api.ids` and kept as sent (it goes back, quoted, in a URL); every
+        The id is checked by :mod:`api.service.ids` and kept as sent (it goes back, quoted, in a URL); every
         other field of an odd type, size or value becomes None instead of an error.
         """
         if not isinstance(data, Mapping):

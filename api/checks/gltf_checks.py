@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .errors import InvalidMeshError, UnsupportedMeshError
+from ..errors import InvalidMeshError, UnsupportedMeshError
 
 # What the bundled importers read (``extensions_managed`` in io_imp/gltf2_io_gltf.py): the list of
 # Blender 4.2 LTS, which Blender 5.2 extends; the oldest supported Blender decides.
