@@ -15,7 +15,7 @@ from program import Program, Window
 from sandbox.server import Sandbox
 
 IN_VIEW3D = "with in_view3d('WINDOW'):\n    "
-#: The names the FBX and GLB exports carry back (the engine's convention, ``api.quality.naming``).
+#: The names the FBX and GLB exports carry back (the engine's convention, ``api.features.quality.naming``).
 EXPECTED = {
     "UNREAL": ("SM_GreyRock.fbx", {"SM_GreyRock", "SM_GreyRock_LOD1", "UCX_SM_GreyRock_00"}),
     "GODOT": ("GreyRock.glb", {"GreyRock", "GreyRock_LOD1", "GreyRock-convcolonly"}),
