@@ -10,6 +10,7 @@ from . import (
     generate,
     job_actions,
     library,
+    messenger,
     prefs_actions,
     results_here,
     watcher,
@@ -27,6 +28,7 @@ _register_classes, _unregister_classes = classes_factory(classes)
 
 
 def register() -> None:
+    messenger.register()
     _register_classes()
     watcher.register()
     results_here.register()
@@ -40,3 +42,4 @@ def unregister() -> None:
     watcher.unregister()
     library.unregister_library()
     _unregister_classes()
+    messenger.unregister()

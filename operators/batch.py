@@ -21,7 +21,7 @@ from ..api import batch
 from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
 from ..api.quality.options import GameOptions
-from . import credit_guard, game_ready, layout, library, review_sheet, runtime, watcher
+from . import credit_guard, game_ready, layout, library, messenger, review_sheet, runtime, watcher
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS
@@ -256,7 +256,7 @@ def _check_followed() -> float | None:
         if all(_settled_here(engine.get(job_id), auto_import) for job_id in followed.job_ids):
             _followed.remove(followed)
             _, headline = _conclude(followed.job_ids, followed.summary_path)
-            watcher.announce("INFO", f"Kiln: batch {followed.source}: {headline}")
+            messenger.announce("INFO", f"Kiln: batch {followed.source}: {headline}")
     return FOLLOW_SECONDS if _followed else None
 
 

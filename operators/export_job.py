@@ -25,7 +25,7 @@ from ..api.errors import KilnError
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..api.quality.options import GameOptions
-from . import game_ready, runtime, watcher
+from . import game_ready, messenger, runtime
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -164,7 +164,7 @@ def _follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None
         paths, error = outcome[0]
         if paths is None:
             paths, error = export_in_place(job, options, bpy.context)
-        watcher.announce(*_said(paths, error))  # type: ignore[arg-type]
+        messenger.announce(*_said(paths, error))  # type: ignore[arg-type]
         return None
 
     bpy.app.timers.register(check, first_interval=POLL_SECONDS)

@@ -25,7 +25,7 @@ from ..api.isolation import in_place_notice
 from ..api.jobs import Job
 from ..api.quality.options import GameOptions
 from ..ui_text import object_name
-from . import game_ready, layout
+from . import game_ready, layout, messenger
 
 log = logging.getLogger(__name__)
 
@@ -284,11 +284,8 @@ def _append_prepared(job: Job, *, fall_back: bool) -> list[bpy.types.Object] | N
 def _say_in_place_once() -> None:
     """No helper could run, so the mesh was imported here: tell the artist, once per session."""
     notice = in_place_notice.take()
-    if notice and not bpy.app.background:
-        # Imported here: the watcher imports this module while it loads.
-        from .watcher import announce
-
-        announce("WARNING", f"Kiln: {notice}")
+    if notice:  # logged when a worker found no helper
+        messenger.announce("WARNING", f"{messenger.PREFIX}{notice}", logged=True)
 
 
 def _stamp(obj: bpy.types.Object, job: Job) -> None:
