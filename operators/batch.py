@@ -22,6 +22,7 @@ from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
 from ..api.quality.options import GameOptions
 from . import credit_guard, game_ready, layout, library, messenger, review_sheet, runtime, watcher
+from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS
@@ -147,7 +148,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             )
             return {"FINISHED"}
         summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
-        if not bpy.app.background:
+        if not blocks(self):
             _follow(_Followed(path.name, job_ids, summary_path))
             watcher.ensure_running()
             self.report({"INFO"}, f"Kiln: generating {len(job_ids)} meshes from {path.name}")

@@ -21,6 +21,7 @@ from ..api.blockout import FITS, JobSource, job_source, variant_after
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
 from . import credit_guard, layout, library, runtime, watcher
+from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS, save_blender_image
@@ -193,7 +194,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             return {"FINISHED"}
         try:
             job_ids = self._send(context, to_send)
-            if not (bpy.app.background and self.wait):
+            if not blocks(self):
                 watcher.ensure_running()
                 self.report({"INFO"}, f"Kiln: generating {len(job_ids)} placeholder replacements")
                 return {"FINISHED"}

@@ -10,6 +10,7 @@ from .. import preferences
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
+from .blocking import blocks
 from .game_options import GameOutputProperties
 from .scene_import import ImportOptionProperties, choose_options
 
@@ -59,10 +60,8 @@ WAIT_DESCRIPTION = (
 )
 
 
-def launch(
-    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, *, wait: bool = True
-) -> set[OperatorResult]:
-    """Submit a job. UI: return at once, the watcher follows it. Background mode: wait and import."""
+def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest) -> set[OperatorResult]:
+    """Submit a job. Interactive: return at once, the watcher follows it. Blocking: wait and import."""
     try:
         if isinstance(op, GameOutputProperties):  # fix-ups and outputs, done by the helper Blender
             request = op.with_game(request, context)
@@ -70,7 +69,7 @@ def launch(
         job = engine.submit(request, origin=runtime.current_origin())
         if isinstance(op, ImportOptionProperties):  # options given as arguments, for this job's import
             choose_options(job.id, op.import_options(context))
-        if not (bpy.app.background and wait):
+        if not blocks(op):
             watcher.ensure_running()
             op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
             return {"FINISHED"}

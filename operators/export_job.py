@@ -26,6 +26,7 @@ from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..api.quality.options import GameOptions
 from . import game_ready, messenger, runtime
+from .blocking import blocks
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -141,7 +142,7 @@ class KILN_OT_export_job(bpy.types.Operator):
             return {"CANCELLED"}
         options = export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
         work = export_in_helper(job, options, context)
-        if not bpy.app.background:
+        if not blocks(self):
             _follow(job, options, work)
             self.report({"INFO"}, f"Kiln: exporting “{job.request.label[:40]}”…")
             return {"FINISHED"}

@@ -16,6 +16,7 @@ from ..api.errors import InputError, KilnError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
 from . import credit_guard, library
+from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 from .game_options import GameOutputProperties
 from .scene_import import ImportOptionProperties
@@ -54,16 +55,16 @@ def _confirm_spend(
 
 
 def _send_or_reuse(
-    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, reuse: str, wait: bool
+    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, reuse: str
 ) -> set[OperatorResult]:
-    """Use the library's copy of an identical request (ALWAYS; ASK in background mode), or send it."""
+    """Use the library's copy of an identical request (ALWAYS; ASK when nobody can be asked), or send it."""
     entry = library.reusable(request, reuse, context)
-    if entry is not None and reuse == "ASK" and not bpy.app.background:
+    if entry is not None and reuse == "ASK" and not blocks():
         op.report({"WARNING"}, f"Kiln: {library.asked_sentence(entry)}")
         return {"CANCELLED"}
     if entry is not None:
         return library.use_copy(op, context, entry)
-    return launch(op, context, request, wait=wait)
+    return launch(op, context, request)
 
 
 class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, OnlineOperator):
@@ -101,7 +102,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
         if problem:
             self.report({"ERROR"}, problem)
             return {"CANCELLED"}
-        return _send_or_reuse(self, context, self._request(), self.reuse, self.wait)
+        return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
         return JobRequest(
@@ -151,7 +152,7 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
         if problem or request is None:
             self.report({"ERROR"}, problem)
             return {"CANCELLED"}
-        return _send_or_reuse(self, context, request, self.reuse, self.wait)
+        return _send_or_reuse(self, context, request, self.reuse)
 
     def _request(self) -> JobRequest:
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]

@@ -11,6 +11,7 @@ from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest, JobState
 from ..api.jobs.disk import ensure_folder
 from . import runtime, watcher
+from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
 
 if TYPE_CHECKING:
@@ -131,11 +132,11 @@ class KILN_OT_resume_task(OnlineOperator):
             engine = runtime.engine(context)
             # Typed or pasted: spaces around it are the artist's, not the id's.
             job = engine.resume_task(self.task_id.strip(), request, origin=runtime.current_origin())
-            if bpy.app.background:
+            if blocks(self):
                 wait_then_import(context, [job.id])
         except KilnError as exc:
             return _refused(self, exc)
-        if not bpy.app.background:
+        if not blocks(self):
             watcher.ensure_running()
         return {"FINISHED"}
 
@@ -245,7 +246,7 @@ class KILN_OT_wait_jobs(OnlineOperator):
             engine = runtime.engine(context)
         except KilnError as exc:
             return _refused(self, exc)
-        if not bpy.app.background:
+        if not blocks(self):
             watcher.ensure_running()
             return {"FINISHED"}
         named = [part.strip() for part in self.job_ids.split(",") if part.strip()]

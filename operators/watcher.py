@@ -24,6 +24,7 @@ from .. import preferences
 from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw
 from . import layout, library, messenger, runtime
+from .blocking import blocks
 from .scene_import import ImportFailed, import_job
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ def _on_save_post(*_args: object) -> None:
 def register() -> None:
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
-    if not bpy.app.background:
+    if not blocks():  # interactive: jobs resume at once; a blocking script starts the engine when it runs one
         runtime.try_engine()  # a folder that cannot hold the job list is said when an operator runs
     ensure_running()
 
