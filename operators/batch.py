@@ -26,6 +26,7 @@ from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS
+from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -100,22 +101,19 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             except InputError as exc:
                 problem = exc.user_message
         if problem or parsed is None:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         for line in parsed.problems:
             self.report({"WARNING"}, f"Kiln: {path.name} {line} (skipped)")
         for note in parsed.notes:
             self.report({"WARNING"}, f"Kiln: {note}")
         if not parsed.items:
-            self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
-            return {"CANCELLED"}
+            return refuse(self, f"{path.name} has no usable line, so nothing was sent.")
         reused = _reusable(parsed.items, self.reuse, context)
         to_send = [item for index, item in enumerate(parsed.items) if index not in reused]
         cost = credit_guard.estimate_for((item.request for item in to_send), context)
         refusal = credit_guard.over_limit(cost, self.max_credits, f"{path.name} ({len(to_send)} jobs)")
         if refusal:
-            self.report({"ERROR"}, f"Kiln: {refusal}")
-            return {"CANCELLED"}
+            return refuse(self, refusal)
         if not self.confirmed and credit_guard.should_ask(cost, context):
             self.report({"WARNING"}, f"Kiln: {path.name} would cost {cost}: confirm to send it.")
             bpy.ops.kiln.generate_batch(  # type: ignore[attr-defined]
@@ -140,8 +138,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             game = (options, str(path.parent / "export"))
             job_ids = _send(context, parsed.items, reused, game)
         except KilnError as exc:  # the job list cannot be written, or bad LOD ratios: nothing was sent
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         if not job_ids:
             self.report(
                 {"INFO"}, f"Kiln: {path.name}: every line came from the Kiln library; nothing was sent"
@@ -157,15 +154,13 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         try:
             wait_then_import(context, job_ids)
         except KilnError as exc:
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         jobs, headline = _conclude(job_ids, summary_path)
         for job in jobs:
             if job.state is not JobState.IMPORTED:
                 self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error or job.state.value}")
         if not any(job.state is JobState.IMPORTED for job in jobs):
-            self.report({"ERROR"}, f"Kiln: no job of {path.name} succeeded ({headline}).")
-            return {"CANCELLED"}
+            return refuse(self, f"no job of {path.name} succeeded ({headline}).")
         self.report({"INFO"}, f"Kiln: {path.name}: {headline}")
         return {"FINISHED"}
 

@@ -25,6 +25,7 @@ from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
 from .generate import TEXT_RESOLUTIONS, save_blender_image
+from .messenger import refuse
 from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
 
 if TYPE_CHECKING:
@@ -159,15 +160,13 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
         if problem:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         resolution = None if self.resolution == "AUTO" else int(self.resolution)
         planned = plan(placeholders(context), resolution)
         skipped = f"skipped {', '.join(planned.skipped)}" if planned.skipped else ""
         if not planned.requests:
             why = f" ({skipped})" if skipped else " (select placeholders first)"
-            self.report({"ERROR"}, f"Kiln: no selected object can become a job, so nothing was sent{why}.")
-            return {"CANCELLED"}
+            return refuse(self, f"no selected object can become a job, so nothing was sent{why}.")
         # Identical earlier results come from the library (free); a selection never stops to ask.
         # A placeholder that already has a result asks for another variant: the library's copy
         # would only repeat a result, so it is always sent (whatever ``reuse`` says).
@@ -183,8 +182,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             f"The selection ({len(to_send)} jobs)",
         )
         if refusal:
-            self.report({"ERROR"}, f"Kiln: {refusal}")
-            return {"CANCELLED"}
+            return refuse(self, refusal)
         if skipped:
             self.report({"WARNING"}, f"Kiln: {skipped}")
         for request, entry in reused:
@@ -200,15 +198,13 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
                 return {"FINISHED"}
             jobs = wait_then_import(context, job_ids)
         except KilnError as exc:  # the job list cannot be written, or no engine runs
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         for job in jobs:
             if job.state is not JobState.IMPORTED:
                 self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error or job.state.value}")
         imported = sum(job.state is JobState.IMPORTED for job in jobs)
         if not imported:
-            self.report({"ERROR"}, "Kiln: no placeholder was replaced.")
-            return {"CANCELLED"}
+            return refuse(self, "no placeholder was replaced.")
         self.report({"INFO"}, f"Kiln: replaced {imported} of {len(job_ids)} placeholders")
         return {"FINISHED"}
 

@@ -12,6 +12,7 @@ from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
 from .blocking import blocks
 from .game_options import GameOutputProperties
+from .messenger import refuse
 from .scene_import import ImportOptionProperties, choose_options
 
 if TYPE_CHECKING:
@@ -75,13 +76,10 @@ def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobReque
             return {"FINISHED"}
         settled = wait_then_import(context, [job.id])
     except KilnError as exc:  # the job list cannot be written (nothing was sent), or no engine runs
-        op.report({"ERROR"}, f"Kiln: {exc.user_message}")
-        return {"CANCELLED"}
+        return refuse(op, exc.user_message)
     final = settled[0] if settled else None
     if final is None or final.state is not JobState.IMPORTED:
-        reason = final.error if final and final.error else "the job did not finish"
-        op.report({"ERROR"}, f"Kiln: {reason}")
-        return {"CANCELLED"}
+        return refuse(op, final.error if final and final.error else "the job did not finish")
     op.report({"INFO"}, f"Kiln: imported “{request.label[:40]}” (task {final.task_id})")
     return {"FINISHED"}
 

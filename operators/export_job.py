@@ -27,6 +27,7 @@ from ..api.jobs import Job
 from ..api.quality.options import GameOptions
 from . import game_ready, messenger, runtime
 from .blocking import blocks
+from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -128,8 +129,7 @@ class KILN_OT_export_job(bpy.types.Operator):
         try:
             job = runtime.engine(context).get(self.job_id)
         except KilnError as exc:
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         problem = ""
         if job is None:
             problem = "that job is no longer in the list"
@@ -138,8 +138,7 @@ class KILN_OT_export_job(bpy.types.Operator):
         elif not self.directory.strip():
             problem = "choose a folder to export to"
         if problem or job is None:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         options = export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
         work = export_in_helper(job, options, context)
         if not blocks(self):

@@ -19,6 +19,7 @@ from . import credit_guard, library
 from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 from .game_options import GameOutputProperties
+from .messenger import refuse
 from .scene_import import ImportOptionProperties
 
 if TYPE_CHECKING:
@@ -100,8 +101,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
             except InputError as exc:
                 problem = exc.user_message
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return refuse(self, problem)
         return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
@@ -150,8 +150,7 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
             except KilnError as exc:  # unusable input, or the image cannot be saved for upload
                 problem = exc.user_message
         if problem or request is None:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return refuse(self, problem)
         return _send_or_reuse(self, context, request, self.reuse)
 
     def _request(self) -> JobRequest:

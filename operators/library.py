@@ -38,6 +38,7 @@ from ..api.library_index import (
     temp_name,
     write_whole,
 )
+from .messenger import refuse
 from .scene_import import target_collection
 
 log = logging.getLogger(__name__)
@@ -285,8 +286,7 @@ def use_copy(op: bpy.types.Operator, context: bpy.types.Context, entry: Entry) -
         names = append(context, entry)
     except OSError as exc:
         log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-        op.report({"ERROR"}, f"Kiln could not open the library's copy of “{entry.label[:40]}”: {exc}")
-        return {"CANCELLED"}
+        return refuse(op, f"the library's copy of “{entry.label[:40]}” could not be opened: {exc}")
     if not bpy.app.background:
         bpy.ops.ed.undo_push(message=f"Kiln: reuse {entry.label[:40]}")
     else:
