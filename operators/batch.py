@@ -21,11 +21,21 @@ from ..api import batch
 from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobState
 from ..api.quality.options import GameOptions
-from . import credit_guard, game_ready, layout, library, messenger, review_sheet, runtime, watcher
+from . import (
+    credit_guard,
+    game_ready,
+    job_requests,
+    layout,
+    library,
+    messenger,
+    review_sheet,
+    runtime,
+    watcher,
+)
 from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
-from .generate import TEXT_RESOLUTIONS
+from .job_requests import AUTO, TEXT_RESOLUTIONS
 from .messenger import refuse
 
 if TYPE_CHECKING:
@@ -65,7 +75,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
     resolution: EnumProperty(  # type: ignore[valid-type]
         name="Resolution",
         items=TEXT_RESOLUTIONS,
-        default="AUTO",
+        default=AUTO,
         description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
     )
     max_credits: credit_guard.max_credits_property("batch")  # type: ignore[valid-type]
@@ -97,7 +107,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         parsed = None
         if not problem:
             try:
-                parsed = batch.read_batch(path, resolution=_resolution(self.resolution))
+                parsed = batch.read_batch(path, resolution=job_requests.resolution(self.resolution))
             except InputError as exc:
                 problem = exc.user_message
         if problem or parsed is None:
@@ -163,10 +173,6 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             return refuse(self, f"no job of {path.name} succeeded ({headline}).")
         self.report({"INFO"}, f"Kiln: {path.name}: {headline}")
         return {"FINISHED"}
-
-
-def _resolution(value: str) -> int | None:
-    return None if value == "AUTO" else int(value)
 
 
 def _reusable(

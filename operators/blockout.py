@@ -20,11 +20,12 @@ from ..api import inputs
 from ..api.blockout import FITS, JobSource, job_source, variant_after
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
-from . import credit_guard, layout, library, runtime, watcher
+from . import credit_guard, job_requests, layout, library, runtime, watcher
 from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
-from .generate import TEXT_RESOLUTIONS, save_blender_image
+from .generate import save_blender_image
+from .job_requests import AUTO, TEXT_RESOLUTIONS
 from .messenger import refuse
 from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
 
@@ -131,7 +132,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     bl_label = "Generate from Selection"
     bl_options = {"REGISTER"}
 
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO")  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO)  # type: ignore[valid-type]
     fit: EnumProperty(name="Fit", items=FIT_ITEMS, default="CONTAIN")  # type: ignore[valid-type]
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
     reuse: EnumProperty(  # type: ignore[valid-type]
@@ -143,8 +144,8 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     max_credits: credit_guard.max_credits_property("selection")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        resolution = None if self.resolution == "AUTO" else int(self.resolution)
-        requests = [r for r in (quick_request(o, resolution) for o in placeholders(context)) if r]
+        chosen = job_requests.resolution(self.resolution)
+        requests = [r for r in (quick_request(o, chosen) for o in placeholders(context)) if r]
         cost = credit_guard.estimate_for(requests, context)
         if credit_guard.should_ask(cost, context):
             message = f"These {len(requests)} placeholder jobs cost {cost}. {variant_sentence(requests)}"
@@ -161,8 +162,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
         problem = setup_problem(context)
         if problem:
             return refuse(self, problem)
-        resolution = None if self.resolution == "AUTO" else int(self.resolution)
-        planned = plan(placeholders(context), resolution)
+        planned = plan(placeholders(context), job_requests.resolution(self.resolution))
         skipped = f"skipped {', '.join(planned.skipped)}" if planned.skipped else ""
         if not planned.requests:
             why = f" ({skipped})" if skipped else " (select placeholders first)"

@@ -19,6 +19,7 @@ from . import credit_guard, library
 from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 from .game_options import GameOutputProperties
+from .job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS, text_request
 from .messenger import refuse
 from .scene_import import ImportOptionProperties
 
@@ -26,20 +27,6 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 log = logging.getLogger(__name__)
-
-TEXT_RESOLUTIONS = (
-    ("AUTO", "Service Default", "Let the service choose the mesh resolution"),
-    ("1024", "1024", "Fast draft"),
-    ("1536", "1536", "Ultra high resolution"),
-)
-IMAGE_RESOLUTIONS = (
-    ("1024", "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
-    ("1536", "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
-)
-
-
-def _resolution(value: str) -> int | None:
-    return None if value == "AUTO" else int(value)
 
 
 def _confirm_spend(
@@ -76,7 +63,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
     bl_options = {"REGISTER"}
 
     prompt: StringProperty(name="Prompt", description="What to make, in plain words")  # type: ignore[valid-type]
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO")  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO)  # type: ignore[valid-type]
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",
         description="Provider of the reference-view image model (the service does not publish the values)",
@@ -105,13 +92,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
         return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
-        return JobRequest(
-            kind="text",
-            prompt=self.prompt.strip(),
-            resolution=_resolution(self.resolution),
-            provider=self.provider.strip(),
-            quality=self.quality.strip(),
-        )
+        return text_request(self.prompt, self.resolution, self.provider, self.quality)
 
 
 class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, OnlineOperator):

@@ -1,8 +1,9 @@
 """Decisions the Blender side makes often are made in one place each, read from the source.
 
 Blocking versus interactive is ``operators.blocking.blocks``; an operator refuses through
-``operators.messenger.refuse`` (one prefix, one level, one result). A second copy fails here, so
-a new operator cannot quietly grow its own.
+``operators.messenger.refuse`` (one prefix, one level, one result); the text request and the
+reading of the "AUTO" resolution are ``operators.job_requests``. A second copy fails here, so a
+new operator or panel cannot quietly grow its own.
 """
 
 from __future__ import annotations
@@ -51,3 +52,12 @@ def test_the_background_flag_is_read_only_where_it_means_something_else_than_blo
 
 def test_every_refusal_goes_through_one_helper() -> None:
     assert _files_saying(r"report\(\s*\{\s*[\"']ERROR[\"']\s*\}") == {"operators/messenger.py": 1}
+
+
+def test_the_service_default_resolution_is_read_in_one_place() -> None:
+    assert _files_saying(r"==\s*[\"']AUTO[\"']|==\s*AUTO\b") == {"operators/job_requests.py": 1}
+
+
+def test_the_panel_builds_its_request_with_the_operators_builder() -> None:
+    """The "Already generated" offer must be about the request Generate sends."""
+    assert {name for name in _files_saying(r"JobRequest\(") if name.startswith("panels/")} == set()
