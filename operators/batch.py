@@ -19,7 +19,7 @@ from mathutils import Vector
 from .. import preferences
 from ..api import batch
 from ..api.errors import InputError, KilnError
-from ..api.jobs import Job, JobState
+from ..api.jobs import Job, JobRequest, JobState
 from ..api.quality.options import GameOptions
 from . import (
     credit_guard,
@@ -35,8 +35,10 @@ from . import (
 from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
+from .import_options import preferred_options
 from .job_requests import AUTO, TEXT_RESOLUTIONS
 from .messenger import refuse
+from .placement import Placement
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -195,19 +197,22 @@ def _send(
     origin = runtime.current_origin()
     groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
     job_ids: list[str] = []
-    copies: list[tuple[str, library.Entry, str]] = []
+    copies: dict[str, tuple[library.Entry, JobRequest, str]] = {}
     for index, (item, group) in enumerate(zip(items, groups, strict=True)):
         if reused and index in reused:
-            copies.append((f"library:{index}", reused[index], group))
+            copies[f"library:{index}"] = (reused[index], item.request, group)
         else:
             request = replace(item.request, game=item.row.apply(*game).to_text())
             job_ids.append(engine.submit(request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
-    slots = job_ids + [slot for slot, _, _ in copies]
+    slots = job_ids + list(copies)
     layout.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
-    for slot, entry, group in copies:
+    options = preferred_options(context)
+    for slot, (entry, request, group) in copies.items():
         try:
-            layout.place(context, slot, library.append(context, entry, group))
+            layout.place(
+                context, slot, library.append(context, entry, Placement(options, group=group), request)
+            )
         except OSError as exc:
             log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
             layout.forget([slot])

@@ -25,9 +25,11 @@ from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
 from .generate import save_blender_image
+from .import_options import ImportOptionProperties
 from .job_requests import AUTO, TEXT_RESOLUTIONS
 from .messenger import refuse
-from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
+from .placement import Placement
+from .scene_import import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -210,10 +212,8 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
 
     def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
         """The library's copy of an identical earlier result takes the placeholder's place."""
-        objects = [bpy.data.objects[name] for name in library.append(context, entry)]
-        placeholder = bpy.data.objects.get(request.placeholder)
-        if placeholder is not None and objects:
-            replace_placeholder(context, objects, placeholder, self.fit)
+        how = Placement(self.import_options(context), self.fit, placeholder=request.placeholder)
+        library.append(context, entry, how, request)
         log.info("“%s” filled from the Kiln library (generated %s)", request.placeholder, entry.date)
 
     def _send(self, context: bpy.types.Context, requests: list[JobRequest]) -> list[str]:

@@ -12,8 +12,9 @@ from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
 from .blocking import blocks
 from .game_options import GameOutputProperties
+from .import_options import ImportOptionProperties
 from .messenger import refuse
-from .scene_import import ImportOptionProperties, choose_options
+from .scene_import import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult

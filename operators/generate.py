@@ -19,9 +19,9 @@ from . import credit_guard, library
 from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 from .game_options import GameOutputProperties
+from .import_options import ImportOptionProperties
 from .job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS, text_request
 from .messenger import refuse
-from .scene_import import ImportOptionProperties
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -51,7 +51,7 @@ def _send_or_reuse(
         op.report({"WARNING"}, f"Kiln: {library.asked_sentence(entry)}")
         return {"CANCELLED"}
     if entry is not None:
-        return library.use_copy(op, context, entry)
+        return library.use_copy(op, context, entry, request)
     return launch(op, context, request)
 
 

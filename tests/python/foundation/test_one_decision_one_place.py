@@ -26,8 +26,7 @@ BACKGROUND_READERS = {
     "operators/messenger.py": "no status bar without a window: sentences go to the log",
     "dependencies.py": "the same, for the one sentence said before any operator is registered",
     "operators/runtime.py": "how other Blenders' job lists name this one (a background Blender)",
-    "operators/watcher.py": "no undo history to push a step to without a window",
-    "operators/library.py": "the same",
+    "operators/placement.py": "no undo history to push a step to without a window",
 }
 
 
