@@ -22,10 +22,10 @@ from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from ..api.quality.options import GameOptions
 from . import (
+    batch_grid,
     credit_guard,
     game_ready,
     job_requests,
-    layout,
     library,
     messenger,
     review_sheet,
@@ -206,22 +206,22 @@ def _send(
             job_ids.append(engine.submit(request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
     slots = job_ids + list(copies)
-    layout.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
+    batch_grid.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
     options = preferred_options(context)
     for slot, (entry, request, group) in copies.items():
         try:
-            layout.place(
+            batch_grid.place(
                 context, slot, library.append(context, entry, Placement(options, group=group), request)
             )
         except OSError as exc:
             log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-            layout.forget([slot])
+            batch_grid.forget([slot])
     return job_ids
 
 
 def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     """The batch is over: free its grid, write the summary when asked; returns the jobs and a headline."""
-    layout.forget(job_ids)
+    batch_grid.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]
     reports = {job.id: report for job in jobs if (report := game_ready.job_report(job)) is not None}

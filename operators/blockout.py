@@ -20,7 +20,7 @@ from ..api import inputs
 from ..api.blockout import FITS, JobSource, job_source, variant_after
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
-from . import credit_guard, job_requests, layout, library, runtime, watcher
+from . import credit_guard, job_requests, library, runtime, variants, watcher
 from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
@@ -30,6 +30,7 @@ from .job_requests import AUTO, TEXT_RESOLUTIONS
 from .messenger import refuse
 from .placement import Placement
 from .scene_import import choose_options
+from .scene_objects import custom
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -57,7 +58,7 @@ def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
     """The selected placeholders; a selected result stands for its placeholder."""
     found: dict[str, bpy.types.Object] = {}
     for obj in context.selected_objects:
-        name = layout.custom(obj, layout.PLACEHOLDER_KEY)
+        name = custom(obj, variants.PLACEHOLDER_KEY)
         target = bpy.data.objects.get(name) if isinstance(name, str) else obj
         if target is not None:
             found.setdefault(target.name, target)
@@ -66,7 +67,7 @@ def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 def source_of(obj: bpy.types.Object) -> JobSource | None:
     """What a placeholder asks for (``kiln_image``, ``kiln_prompt`` or its name)."""
-    return job_source(obj.name, layout.custom(obj, "kiln_prompt"), layout.custom(obj, "kiln_image"))
+    return job_source(obj.name, custom(obj, "kiln_prompt"), custom(obj, "kiln_image"))
 
 
 def quick_request(obj: bpy.types.Object, resolution: int | None) -> JobRequest | None:
@@ -113,7 +114,7 @@ def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest
 
 def has_result(request: JobRequest) -> bool:
     """Whether the request's placeholder already shows a result: asking again means another variant."""
-    return bool(request.placeholder and layout.variants_of(request.placeholder))
+    return bool(request.placeholder and variants.variants_of(request.placeholder))
 
 
 def variant_sentence(requests: list[JobRequest]) -> str:
@@ -233,10 +234,10 @@ def active_placeholder(context: bpy.types.Context) -> str:
     obj = context.view_layer.objects.active if context.view_layer else None
     if obj is None:
         return ""
-    name = layout.custom(obj, layout.PLACEHOLDER_KEY)
+    name = custom(obj, variants.PLACEHOLDER_KEY)
     if isinstance(name, str):
         return name
-    return obj.name if layout.variants_of(obj.name) else ""
+    return obj.name if variants.variants_of(obj.name) else ""
 
 
 class _VariantOperator(bpy.types.Operator):
@@ -280,12 +281,12 @@ class KILN_OT_variant_previous(_CycleVariant):
 
 def cycle(context: bpy.types.Context, placeholder: str, step: int) -> int | None:
     """Show the variant ``step`` away from the shown one; the active object follows it."""
-    variants = layout.variants_of(placeholder)
-    number = variant_after(list(variants), layout.shown_variant(placeholder, context), step)
+    results = variants.variants_of(placeholder)
+    number = variant_after(list(results), variants.shown_variant(placeholder, context), step)
     if number is None:
         return None
-    layout.show_variant(context, placeholder, number)
-    shown = [obj for obj in variants[number] if obj.name in context.view_layer.objects]
+    variants.show_variant(context, placeholder, number)
+    shown = [obj for obj in results[number] if obj.name in context.view_layer.objects]
     roots = [obj for obj in shown if obj.parent is None] or shown
     if roots:
         for obj in context.view_layer.objects:
@@ -303,12 +304,12 @@ class KILN_OT_variant_keep(_VariantOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         name = active_placeholder(context)
-        shown = layout.shown_variant(name, context)
+        shown = variants.shown_variant(name, context)
         if shown is None:
             self.report({"WARNING"}, f"Kiln: no variant of “{name}” is shown, so none was deleted")
             return {"CANCELLED"}
         removed = 0
-        for number, objects in layout.variants_of(name).items():
+        for number, objects in variants.variants_of(name).items():
             if number != shown:
                 for obj in objects:
                     bpy.data.objects.remove(obj)

@@ -19,7 +19,8 @@ from mathutils import Matrix, Vector
 
 from .. import preferences
 from ..api.blockout import Fit, ImportOptions
-from . import layout
+from .scene_objects import world_bounds
+from .variants import replace_placeholder
 
 
 @dataclass(frozen=True)
@@ -125,28 +126,12 @@ def undo_step(message: str) -> None:
         bpy.ops.ed.undo_push(message=message)
 
 
-def replace_placeholder(
-    context: bpy.types.Context, objects: list[bpy.types.Object], placeholder: bpy.types.Object, fit: Fit
-) -> None:
-    """The result takes the placeholder's place as its newest variant; the placeholder is hidden."""
-    layout.fit_to_placeholder(context, objects, placeholder, fit)
-    number = max(layout.variants_of(placeholder.name), default=0) + 1
-    for obj in objects:
-        obj[layout.PLACEHOLDER_KEY] = placeholder.name
-        obj[layout.VARIANT_KEY] = number
-        obj.name = f"{placeholder.name} v{number}"
-    layout.show_variant(context, placeholder.name, number)
-    if placeholder.name in context.view_layer.objects:
-        placeholder.hide_set(True)
-    placeholder.hide_render = True
-
-
 def _scale_to_height(
     context: bpy.types.Context, objects: list[bpy.types.Object], height: float, about: Vector
 ) -> None:
     """Uniform scale about the placement point so the mesh is ``height`` metres tall."""
     context.view_layer.update()
-    low, high = layout.world_bounds(objects)
+    low, high = world_bounds(objects)
     if high.z - low.z <= 1e-9:
         return
     factor = height / (high.z - low.z)
