@@ -9,6 +9,7 @@ from . import (
     export_job,
     generate,
     job_actions,
+    job_state,
     library,
     messenger,
     prefs_actions,
@@ -42,4 +43,5 @@ def unregister() -> None:
     watcher.unregister()
     library.unregister_library()
     _unregister_classes()
+    job_state.state.clear()
     messenger.unregister()

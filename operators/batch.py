@@ -8,7 +8,7 @@ waits for all of them, imports them, and reports before it returns.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,10 +22,10 @@ from ..api.errors import InputError, KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from ..api.quality.options import GameOptions
 from . import (
-    batch_grid,
     credit_guard,
     game_ready,
     job_requests,
+    job_state,
     library,
     messenger,
     review_sheet,
@@ -46,18 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FOLLOW_SECONDS = 1.0
-
-
-@dataclass(frozen=True)
-class _Followed:
-    """A batch sent from the UI, waiting for its last job to settle."""
-
-    source: str
-    job_ids: list[str]
-    summary_path: str
-
-
-_followed: list[_Followed] = []
 
 
 class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
@@ -158,7 +146,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             return {"FINISHED"}
         summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
         if not blocks(self):
-            _follow(_Followed(path.name, job_ids, summary_path))
+            _follow(job_state.FollowedBatch(path.name, job_ids, summary_path))
             watcher.ensure_running()
             self.report({"INFO"}, f"Kiln: generating {len(job_ids)} meshes from {path.name}")
             return {"FINISHED"}
@@ -206,22 +194,22 @@ def _send(
             job_ids.append(engine.submit(request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
     slots = job_ids + list(copies)
-    batch_grid.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
+    grid_slots = job_state.state.grid_slots
+    grid_slots.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
     options = preferred_options(context)
     for slot, (entry, request, group) in copies.items():
         try:
-            batch_grid.place(
-                context, slot, library.append(context, entry, Placement(options, group=group), request)
-            )
+            names = library.append(context, entry, Placement(options, group=group), request)
+            grid_slots.place(context, slot, names)
         except OSError as exc:
             log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-            batch_grid.forget([slot])
+            grid_slots.forget([slot])
     return job_ids
 
 
 def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     """The batch is over: free its grid, write the summary when asked; returns the jobs and a headline."""
-    batch_grid.forget(job_ids)
+    job_state.state.grid_slots.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]
     reports = {job.id: report for job in jobs if (report := game_ready.job_report(job)) is not None}
@@ -237,8 +225,8 @@ def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     return jobs, headline
 
 
-def _follow(followed: _Followed) -> None:
-    _followed.append(followed)
+def _follow(followed: job_state.FollowedBatch) -> None:
+    job_state.state.followed.append(followed)
     if not bpy.app.timers.is_registered(_check_followed):
         bpy.app.timers.register(_check_followed, first_interval=FOLLOW_SECONDS, persistent=True)
 
@@ -256,22 +244,21 @@ def _check_followed() -> float | None:
     """Timer (UI only, never waits): conclude every followed batch whose jobs are all settled."""
     engine = runtime.engine_if_started()
     if engine is None:
-        _followed.clear()
+        job_state.state.followed.clear()
         return None
     auto_import = preferences.get().auto_import
-    for followed in list(_followed):
+    for followed in list(job_state.state.followed):
         if all(_settled_here(engine.get(job_id), auto_import) for job_id in followed.job_ids):
-            _followed.remove(followed)
+            job_state.state.followed.remove(followed)
             _, headline = _conclude(followed.job_ids, followed.summary_path)
             messenger.announce("INFO", f"Kiln: batch {followed.source}: {headline}")
-    return FOLLOW_SECONDS if _followed else None
+    return FOLLOW_SECONDS if job_state.state.followed else None
 
 
 classes = (KILN_OT_generate_batch,)
 
 
 def unregister() -> None:
-    """Stop following batches; their jobs stay in the list."""
-    _followed.clear()
+    """Stop following batches (``job_state`` forgets them); their jobs stay in the list."""
     if bpy.app.timers.is_registered(_check_followed):
         bpy.app.timers.unregister(_check_followed)

@@ -23,7 +23,7 @@ from ..api.isolation import in_place_notice
 from ..api.jobs import Job
 from ..api.quality.options import GameOptions
 from ..ui_text import object_name
-from . import game_ready, messenger
+from . import game_ready, job_state, messenger
 from .import_options import preferred_options
 from .placement import Placement, append_blend, name_after_request, place
 
@@ -34,18 +34,14 @@ class ImportFailed(Exception):
     """The importer rejected the file; carries a sentence for the artist."""
 
 
-#: Options an operator chose for its jobs (by job id), over the preferences; kept for this session.
-_chosen: dict[str, Placement] = {}
-
-
 def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
     """The import options (and blockout fit) a generate operator was called with, for one job."""
-    _chosen[job_id] = Placement(options, fit)
+    job_state.state.placements[job_id] = Placement(options, fit)
 
 
 def import_job(context: bpy.types.Context, job: Job) -> list[str]:
     """Import the job's mesh; returns the names of the objects it created."""
-    how = _chosen.pop(job.id, None) or Placement(preferred_options(context))
+    how = job_state.state.placements.pop(job.id, None) or Placement(preferred_options(context))
     how = replace(how, group=job.group, placeholder=job.request.placeholder)
     new_objects = _append_prepared(job, fall_back=preferences.get(context).import_in_place)
     if new_objects is None:

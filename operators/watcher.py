@@ -23,7 +23,7 @@ from bpy.app.handlers import persistent
 from .. import preferences
 from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw
-from . import batch_grid, library, messenger, placement, runtime
+from . import job_state, library, messenger, placement, runtime
 from .blocking import blocks
 from .scene_import import ImportFailed, import_job
 
@@ -57,7 +57,7 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     except ImportFailed as exc:
         engine.mark_failed(job.id, str(exc))
         return "ERROR", f"Kiln: {exc}"
-    batch_grid.place(context, job.id, names)
+    job_state.state.grid_slots.place(context, job.id, names)
     placement.undo_step(f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names, into=runtime.current_origin())
     kept = library.store(context, job, names)
