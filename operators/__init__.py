@@ -9,7 +9,9 @@ from . import (
     export_job,
     generate,
     job_actions,
+    job_state,
     library,
+    messenger,
     prefs_actions,
     results_here,
     watcher,
@@ -27,6 +29,7 @@ _register_classes, _unregister_classes = classes_factory(classes)
 
 
 def register() -> None:
+    messenger.register()
     _register_classes()
     watcher.register()
     results_here.register()
@@ -40,3 +43,5 @@ def unregister() -> None:
     watcher.unregister()
     library.unregister_library()
     _unregister_classes()
+    job_state.state.clear()
+    messenger.unregister()

@@ -8,7 +8,7 @@ waits for all of them, imports them, and reports before it returns.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +20,25 @@ from .. import preferences
 from ..api.errors import InputError, KilnError
 from ..api.features import batch
 from ..api.features.quality.options import GameOptions
-from ..api.jobs import Job, JobState
-from . import credit_guard, game_ready, layout, library, review_sheet, runtime, watcher
+from ..api.jobs import Job, JobRequest, JobState
+from . import (
+    credit_guard,
+    game_ready,
+    job_requests,
+    job_state,
+    library,
+    messenger,
+    review_sheet,
+    runtime,
+    watcher,
+)
+from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
-from .generate import TEXT_RESOLUTIONS
+from .import_options import preferred_options
+from .job_requests import AUTO, TEXT_RESOLUTIONS
+from .messenger import refuse
+from .placement import Placement
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -32,18 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FOLLOW_SECONDS = 1.0
-
-
-@dataclass(frozen=True)
-class _Followed:
-    """A batch sent from the UI, waiting for its last job to settle."""
-
-    source: str
-    job_ids: list[str]
-    summary_path: str
-
-
-_followed: list[_Followed] = []
 
 
 class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
@@ -63,7 +65,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
     resolution: EnumProperty(  # type: ignore[valid-type]
         name="Resolution",
         items=TEXT_RESOLUTIONS,
-        default="AUTO",
+        default=AUTO,
         description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
     )
     max_credits: credit_guard.max_credits_property("batch")  # type: ignore[valid-type]
@@ -95,26 +97,23 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         parsed = None
         if not problem:
             try:
-                parsed = batch.read_batch(path, resolution=_resolution(self.resolution))
+                parsed = batch.read_batch(path, resolution=job_requests.resolution(self.resolution))
             except InputError as exc:
                 problem = exc.user_message
         if problem or parsed is None:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         for line in parsed.problems:
             self.report({"WARNING"}, f"Kiln: {path.name} {line} (skipped)")
         for note in parsed.notes:
             self.report({"WARNING"}, f"Kiln: {note}")
         if not parsed.items:
-            self.report({"ERROR"}, f"Kiln: {path.name} has no usable line, so nothing was sent.")
-            return {"CANCELLED"}
+            return refuse(self, f"{path.name} has no usable line, so nothing was sent.")
         reused = _reusable(parsed.items, self.reuse, context)
         to_send = [item for index, item in enumerate(parsed.items) if index not in reused]
         cost = credit_guard.estimate_for((item.request for item in to_send), context)
         refusal = credit_guard.over_limit(cost, self.max_credits, f"{path.name} ({len(to_send)} jobs)")
         if refusal:
-            self.report({"ERROR"}, f"Kiln: {refusal}")
-            return {"CANCELLED"}
+            return refuse(self, refusal)
         if not self.confirmed and credit_guard.should_ask(cost, context):
             self.report({"WARNING"}, f"Kiln: {path.name} would cost {cost}: confirm to send it.")
             bpy.ops.kiln.generate_batch(  # type: ignore[attr-defined]
@@ -139,16 +138,15 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             game = (options, str(path.parent / "export"))
             job_ids = _send(context, parsed.items, reused, game)
         except KilnError as exc:  # the job list cannot be written, or bad LOD ratios: nothing was sent
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         if not job_ids:
             self.report(
                 {"INFO"}, f"Kiln: {path.name}: every line came from the Kiln library; nothing was sent"
             )
             return {"FINISHED"}
         summary_path = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
-        if not bpy.app.background:
-            _follow(_Followed(path.name, job_ids, summary_path))
+        if not blocks(self):
+            _follow(job_state.FollowedBatch(path.name, job_ids, summary_path))
             watcher.ensure_running()
             self.report({"INFO"}, f"Kiln: generating {len(job_ids)} meshes from {path.name}")
             return {"FINISHED"}
@@ -156,21 +154,15 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         try:
             wait_then_import(context, job_ids)
         except KilnError as exc:
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         jobs, headline = _conclude(job_ids, summary_path)
         for job in jobs:
             if job.state is not JobState.IMPORTED:
                 self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error or job.state.value}")
         if not any(job.state is JobState.IMPORTED for job in jobs):
-            self.report({"ERROR"}, f"Kiln: no job of {path.name} succeeded ({headline}).")
-            return {"CANCELLED"}
+            return refuse(self, f"no job of {path.name} succeeded ({headline}).")
         self.report({"INFO"}, f"Kiln: {path.name}: {headline}")
         return {"FINISHED"}
-
-
-def _resolution(value: str) -> int | None:
-    return None if value == "AUTO" else int(value)
 
 
 def _reusable(
@@ -193,28 +185,31 @@ def _send(
     origin = runtime.current_origin()
     groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
     job_ids: list[str] = []
-    copies: list[tuple[str, library.Entry, str]] = []
+    copies: dict[str, tuple[library.Entry, JobRequest, str]] = {}
     for index, (item, group) in enumerate(zip(items, groups, strict=True)):
         if reused and index in reused:
-            copies.append((f"library:{index}", reused[index], group))
+            copies[f"library:{index}"] = (reused[index], item.request, group)
         else:
             request = replace(item.request, game=item.row.apply(*game).to_text())
             job_ids.append(engine.submit(request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
-    slots = job_ids + [slot for slot, _, _ in copies]
-    layout.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
-    for slot, entry, group in copies:
+    slots = job_ids + list(copies)
+    grid_slots = job_state.state.grid_slots
+    grid_slots.reserve(slots, context.scene.cursor.location.copy() if at_cursor else Vector())
+    options = preferred_options(context)
+    for slot, (entry, request, group) in copies.items():
         try:
-            layout.place(context, slot, library.append(context, entry, group))
+            names = library.append(context, entry, Placement(options, group=group), request)
+            grid_slots.place(context, slot, names)
         except OSError as exc:
             log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-            layout.forget([slot])
+            grid_slots.forget([slot])
     return job_ids
 
 
 def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     """The batch is over: free its grid, write the summary when asked; returns the jobs and a headline."""
-    layout.forget(job_ids)
+    job_state.state.grid_slots.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]
     reports = {job.id: report for job in jobs if (report := game_ready.job_report(job)) is not None}
@@ -230,8 +225,8 @@ def _conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
     return jobs, headline
 
 
-def _follow(followed: _Followed) -> None:
-    _followed.append(followed)
+def _follow(followed: job_state.FollowedBatch) -> None:
+    job_state.state.followed.append(followed)
     if not bpy.app.timers.is_registered(_check_followed):
         bpy.app.timers.register(_check_followed, first_interval=FOLLOW_SECONDS, persistent=True)
 
@@ -249,22 +244,21 @@ def _check_followed() -> float | None:
     """Timer (UI only, never waits): conclude every followed batch whose jobs are all settled."""
     engine = runtime.engine_if_started()
     if engine is None:
-        _followed.clear()
+        job_state.state.followed.clear()
         return None
     auto_import = preferences.get().auto_import
-    for followed in list(_followed):
+    for followed in list(job_state.state.followed):
         if all(_settled_here(engine.get(job_id), auto_import) for job_id in followed.job_ids):
-            _followed.remove(followed)
+            job_state.state.followed.remove(followed)
             _, headline = _conclude(followed.job_ids, followed.summary_path)
-            watcher.announce("INFO", f"Kiln: batch {followed.source}: {headline}")
-    return FOLLOW_SECONDS if _followed else None
+            messenger.announce("INFO", f"Kiln: batch {followed.source}: {headline}")
+    return FOLLOW_SECONDS if job_state.state.followed else None
 
 
 classes = (KILN_OT_generate_batch,)
 
 
 def unregister() -> None:
-    """Stop following batches; their jobs stay in the list."""
-    _followed.clear()
+    """Stop following batches (``job_state`` forgets them); their jobs stay in the list."""
     if bpy.app.timers.is_registered(_check_followed):
         bpy.app.timers.unregister(_check_followed)

@@ -20,11 +20,17 @@ from ..api.checks import inputs
 from ..api.errors import KilnError
 from ..api.features.blockout import FITS, JobSource, job_source, variant_after
 from ..api.jobs import JobRequest, JobState
-from . import credit_guard, layout, library, runtime, watcher
+from . import credit_guard, job_requests, library, runtime, variants, watcher
+from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
 from .game_options import GameOutputProperties
-from .generate import TEXT_RESOLUTIONS, save_blender_image
-from .scene_import import ImportOptionProperties, choose_options, replace_placeholder
+from .generate import save_blender_image
+from .import_options import ImportOptionProperties
+from .job_requests import AUTO, TEXT_RESOLUTIONS
+from .messenger import refuse
+from .placement import Placement
+from .scene_import import choose_options
+from .scene_objects import custom
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -52,7 +58,7 @@ def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
     """The selected placeholders; a selected result stands for its placeholder."""
     found: dict[str, bpy.types.Object] = {}
     for obj in context.selected_objects:
-        name = layout.custom(obj, layout.PLACEHOLDER_KEY)
+        name = custom(obj, variants.PLACEHOLDER_KEY)
         target = bpy.data.objects.get(name) if isinstance(name, str) else obj
         if target is not None:
             found.setdefault(target.name, target)
@@ -61,7 +67,7 @@ def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 def source_of(obj: bpy.types.Object) -> JobSource | None:
     """What a placeholder asks for (``kiln_image``, ``kiln_prompt`` or its name)."""
-    return job_source(obj.name, layout.custom(obj, "kiln_prompt"), layout.custom(obj, "kiln_image"))
+    return job_source(obj.name, custom(obj, "kiln_prompt"), custom(obj, "kiln_image"))
 
 
 def quick_request(obj: bpy.types.Object, resolution: int | None) -> JobRequest | None:
@@ -108,7 +114,7 @@ def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest
 
 def has_result(request: JobRequest) -> bool:
     """Whether the request's placeholder already shows a result: asking again means another variant."""
-    return bool(request.placeholder and layout.variants_of(request.placeholder))
+    return bool(request.placeholder and variants.variants_of(request.placeholder))
 
 
 def variant_sentence(requests: list[JobRequest]) -> str:
@@ -129,7 +135,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     bl_label = "Generate from Selection"
     bl_options = {"REGISTER"}
 
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO")  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO)  # type: ignore[valid-type]
     fit: EnumProperty(name="Fit", items=FIT_ITEMS, default="CONTAIN")  # type: ignore[valid-type]
     wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
     reuse: EnumProperty(  # type: ignore[valid-type]
@@ -141,8 +147,8 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     max_credits: credit_guard.max_credits_property("selection")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        resolution = None if self.resolution == "AUTO" else int(self.resolution)
-        requests = [r for r in (quick_request(o, resolution) for o in placeholders(context)) if r]
+        chosen = job_requests.resolution(self.resolution)
+        requests = [r for r in (quick_request(o, chosen) for o in placeholders(context)) if r]
         cost = credit_guard.estimate_for(requests, context)
         if credit_guard.should_ask(cost, context):
             message = f"These {len(requests)} placeholder jobs cost {cost}. {variant_sentence(requests)}"
@@ -158,15 +164,12 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
         if problem:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
-        resolution = None if self.resolution == "AUTO" else int(self.resolution)
-        planned = plan(placeholders(context), resolution)
+            return refuse(self, problem)
+        planned = plan(placeholders(context), job_requests.resolution(self.resolution))
         skipped = f"skipped {', '.join(planned.skipped)}" if planned.skipped else ""
         if not planned.requests:
             why = f" ({skipped})" if skipped else " (select placeholders first)"
-            self.report({"ERROR"}, f"Kiln: no selected object can become a job, so nothing was sent{why}.")
-            return {"CANCELLED"}
+            return refuse(self, f"no selected object can become a job, so nothing was sent{why}.")
         # Identical earlier results come from the library (free); a selection never stops to ask.
         # A placeholder that already has a result asks for another variant: the library's copy
         # would only repeat a result, so it is always sent (whatever ``reuse`` says).
@@ -182,8 +185,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             f"The selection ({len(to_send)} jobs)",
         )
         if refusal:
-            self.report({"ERROR"}, f"Kiln: {refusal}")
-            return {"CANCELLED"}
+            return refuse(self, refusal)
         if skipped:
             self.report({"WARNING"}, f"Kiln: {skipped}")
         for request, entry in reused:
@@ -193,30 +195,26 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             return {"FINISHED"}
         try:
             job_ids = self._send(context, to_send)
-            if not (bpy.app.background and self.wait):
+            if not blocks(self):
                 watcher.ensure_running()
                 self.report({"INFO"}, f"Kiln: generating {len(job_ids)} placeholder replacements")
                 return {"FINISHED"}
             jobs = wait_then_import(context, job_ids)
         except KilnError as exc:  # the job list cannot be written, or no engine runs
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         for job in jobs:
             if job.state is not JobState.IMPORTED:
                 self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error or job.state.value}")
         imported = sum(job.state is JobState.IMPORTED for job in jobs)
         if not imported:
-            self.report({"ERROR"}, "Kiln: no placeholder was replaced.")
-            return {"CANCELLED"}
+            return refuse(self, "no placeholder was replaced.")
         self.report({"INFO"}, f"Kiln: replaced {imported} of {len(job_ids)} placeholders")
         return {"FINISHED"}
 
     def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
         """The library's copy of an identical earlier result takes the placeholder's place."""
-        objects = [bpy.data.objects[name] for name in library.append(context, entry)]
-        placeholder = bpy.data.objects.get(request.placeholder)
-        if placeholder is not None and objects:
-            replace_placeholder(context, objects, placeholder, self.fit)
+        how = Placement(self.import_options(context), self.fit, placeholder=request.placeholder)
+        library.append(context, entry, how, request)
         log.info("“%s” filled from the Kiln library (generated %s)", request.placeholder, entry.date)
 
     def _send(self, context: bpy.types.Context, requests: list[JobRequest]) -> list[str]:
@@ -236,10 +234,10 @@ def active_placeholder(context: bpy.types.Context) -> str:
     obj = context.view_layer.objects.active if context.view_layer else None
     if obj is None:
         return ""
-    name = layout.custom(obj, layout.PLACEHOLDER_KEY)
+    name = custom(obj, variants.PLACEHOLDER_KEY)
     if isinstance(name, str):
         return name
-    return obj.name if layout.variants_of(obj.name) else ""
+    return obj.name if variants.variants_of(obj.name) else ""
 
 
 class _VariantOperator(bpy.types.Operator):
@@ -283,12 +281,12 @@ class KILN_OT_variant_previous(_CycleVariant):
 
 def cycle(context: bpy.types.Context, placeholder: str, step: int) -> int | None:
     """Show the variant ``step`` away from the shown one; the active object follows it."""
-    variants = layout.variants_of(placeholder)
-    number = variant_after(list(variants), layout.shown_variant(placeholder, context), step)
+    results = variants.variants_of(placeholder)
+    number = variant_after(list(results), variants.shown_variant(placeholder, context), step)
     if number is None:
         return None
-    layout.show_variant(context, placeholder, number)
-    shown = [obj for obj in variants[number] if obj.name in context.view_layer.objects]
+    variants.show_variant(context, placeholder, number)
+    shown = [obj for obj in results[number] if obj.name in context.view_layer.objects]
     roots = [obj for obj in shown if obj.parent is None] or shown
     if roots:
         for obj in context.view_layer.objects:
@@ -306,12 +304,12 @@ class KILN_OT_variant_keep(_VariantOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         name = active_placeholder(context)
-        shown = layout.shown_variant(name, context)
+        shown = variants.shown_variant(name, context)
         if shown is None:
             self.report({"WARNING"}, f"Kiln: no variant of “{name}” is shown, so none was deleted")
             return {"CANCELLED"}
         removed = 0
-        for number, objects in layout.variants_of(name).items():
+        for number, objects in variants.variants_of(name).items():
             if number != shown:
                 for obj in objects:
                     bpy.data.objects.remove(obj)

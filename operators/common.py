@@ -10,8 +10,11 @@ from .. import preferences
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
+from .blocking import blocks
 from .game_options import GameOutputProperties
-from .scene_import import ImportOptionProperties, choose_options
+from .import_options import ImportOptionProperties
+from .messenger import refuse
+from .scene_import import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -59,10 +62,8 @@ WAIT_DESCRIPTION = (
 )
 
 
-def launch(
-    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, *, wait: bool = True
-) -> set[OperatorResult]:
-    """Submit a job. UI: return at once, the watcher follows it. Background mode: wait and import."""
+def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest) -> set[OperatorResult]:
+    """Submit a job. Interactive: return at once, the watcher follows it. Blocking: wait and import."""
     try:
         if isinstance(op, GameOutputProperties):  # fix-ups and outputs, done by the helper Blender
             request = op.with_game(request, context)
@@ -70,19 +71,16 @@ def launch(
         job = engine.submit(request, origin=runtime.current_origin())
         if isinstance(op, ImportOptionProperties):  # options given as arguments, for this job's import
             choose_options(job.id, op.import_options(context))
-        if not (bpy.app.background and wait):
+        if not blocks(op):
             watcher.ensure_running()
             op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
             return {"FINISHED"}
         settled = wait_then_import(context, [job.id])
     except KilnError as exc:  # the job list cannot be written (nothing was sent), or no engine runs
-        op.report({"ERROR"}, f"Kiln: {exc.user_message}")
-        return {"CANCELLED"}
+        return refuse(op, exc.user_message)
     final = settled[0] if settled else None
     if final is None or final.state is not JobState.IMPORTED:
-        reason = final.error if final and final.error else "the job did not finish"
-        op.report({"ERROR"}, f"Kiln: {reason}")
-        return {"CANCELLED"}
+        return refuse(op, final.error if final and final.error else "the job did not finish")
     op.report({"INFO"}, f"Kiln: imported “{request.label[:40]}” (task {final.task_id})")
     return {"FINISHED"}
 

@@ -16,6 +16,7 @@ from .. import preferences
 from ..api.features import ledger
 from ..api.features.credits import CreditEstimate, Priced, estimate
 from . import runtime
+from .blocking import blocks
 
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
@@ -37,9 +38,9 @@ def over_limit(cost: CreditEstimate, max_credits: int, what: str) -> str:
 
 
 def should_ask(cost: CreditEstimate, context: bpy.types.Context | None = None) -> bool:
-    """The artist asked to confirm runs above their figure; never in background mode."""
+    """The artist asked to confirm runs above their figure; never when nobody can be asked."""
     limit = preferences.get(context).ask_above
-    return not bpy.app.background and limit > 0 and cost.exceeds(limit)
+    return not blocks() and limit > 0 and cost.exceeds(limit)
 
 
 def spending_line() -> str:

@@ -25,7 +25,9 @@ from ..api.errors import KilnError
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
-from . import game_ready, runtime, watcher
+from . import game_ready, messenger, runtime
+from .blocking import blocks
+from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -127,8 +129,7 @@ class KILN_OT_export_job(bpy.types.Operator):
         try:
             job = runtime.engine(context).get(self.job_id)
         except KilnError as exc:
-            self.report({"ERROR"}, f"Kiln: {exc.user_message}")
-            return {"CANCELLED"}
+            return refuse(self, exc.user_message)
         problem = ""
         if job is None:
             problem = "that job is no longer in the list"
@@ -137,11 +138,10 @@ class KILN_OT_export_job(bpy.types.Operator):
         elif not self.directory.strip():
             problem = "choose a folder to export to"
         if problem or job is None:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         options = export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
         work = export_in_helper(job, options, context)
-        if not bpy.app.background:
+        if not blocks(self):
             _follow(job, options, work)
             self.report({"INFO"}, f"Kiln: exporting “{job.request.label[:40]}”…")
             return {"FINISHED"}
@@ -164,7 +164,7 @@ def _follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None
         paths, error = outcome[0]
         if paths is None:
             paths, error = export_in_place(job, options, bpy.context)
-        watcher.announce(*_said(paths, error))  # type: ignore[arg-type]
+        messenger.announce(*_said(paths, error))  # type: ignore[arg-type]
         return None
 
     bpy.app.timers.register(check, first_interval=POLL_SECONDS)

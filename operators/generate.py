@@ -16,28 +16,17 @@ from ..api.errors import InputError, KilnError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
 from . import credit_guard, library
+from .blocking import blocks
 from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
 from .game_options import GameOutputProperties
-from .scene_import import ImportOptionProperties
+from .import_options import ImportOptionProperties
+from .job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS, text_request
+from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 log = logging.getLogger(__name__)
-
-TEXT_RESOLUTIONS = (
-    ("AUTO", "Service Default", "Let the service choose the mesh resolution"),
-    ("1024", "1024", "Fast draft"),
-    ("1536", "1536", "Ultra high resolution"),
-)
-IMAGE_RESOLUTIONS = (
-    ("1024", "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
-    ("1536", "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
-)
-
-
-def _resolution(value: str) -> int | None:
-    return None if value == "AUTO" else int(value)
 
 
 def _confirm_spend(
@@ -54,16 +43,16 @@ def _confirm_spend(
 
 
 def _send_or_reuse(
-    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, reuse: str, wait: bool
+    op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, reuse: str
 ) -> set[OperatorResult]:
-    """Use the library's copy of an identical request (ALWAYS; ASK in background mode), or send it."""
+    """Use the library's copy of an identical request (ALWAYS; ASK when nobody can be asked), or send it."""
     entry = library.reusable(request, reuse, context)
-    if entry is not None and reuse == "ASK" and not bpy.app.background:
+    if entry is not None and reuse == "ASK" and not blocks():
         op.report({"WARNING"}, f"Kiln: {library.asked_sentence(entry)}")
         return {"CANCELLED"}
     if entry is not None:
-        return library.use_copy(op, context, entry)
-    return launch(op, context, request, wait=wait)
+        return library.use_copy(op, context, entry, request)
+    return launch(op, context, request)
 
 
 class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, OnlineOperator):
@@ -74,7 +63,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
     bl_options = {"REGISTER"}
 
     prompt: StringProperty(name="Prompt", description="What to make, in plain words")  # type: ignore[valid-type]
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO")  # type: ignore[valid-type]
+    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO)  # type: ignore[valid-type]
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",
         description="Provider of the reference-view image model (the service does not publish the values)",
@@ -99,18 +88,11 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
             except InputError as exc:
                 problem = exc.user_message
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
-        return _send_or_reuse(self, context, self._request(), self.reuse, self.wait)
+            return refuse(self, problem)
+        return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
-        return JobRequest(
-            kind="text",
-            prompt=self.prompt.strip(),
-            resolution=_resolution(self.resolution),
-            provider=self.provider.strip(),
-            quality=self.quality.strip(),
-        )
+        return text_request(self.prompt, self.resolution, self.provider, self.quality)
 
 
 class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, OnlineOperator):
@@ -149,9 +131,8 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
             except KilnError as exc:  # unusable input, or the image cannot be saved for upload
                 problem = exc.user_message
         if problem or request is None:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
-        return _send_or_reuse(self, context, request, self.reuse, self.wait)
+            return refuse(self, problem)
+        return _send_or_reuse(self, context, request, self.reuse)
 
     def _request(self) -> JobRequest:
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]

@@ -11,27 +11,20 @@ from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest, JobState
 from ..api.jobs.disk import ensure_folder
 from . import runtime, watcher
+from .blocking import blocks
 from .common import OnlineOperator, setup_problem, wait_then_import
+from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 
-def _job_or_report(op: bpy.types.Operator, context: bpy.types.Context, job_id: str) -> Job | None:
-    try:
-        job = runtime.engine(context).get(job_id)
-    except KilnError as exc:
-        op.report({"ERROR"}, f"Kiln: {exc.user_message}")
-        return None
+def _job(context: bpy.types.Context, job_id: str) -> Job:
+    """The job an action applies to; raises KilnError (a disk problem, or the job is gone)."""
+    job = runtime.engine(context).get(job_id)
     if job is None:
-        op.report({"ERROR"}, "Kiln: that job is no longer in the list")
+        raise KilnError("that job is no longer in the list")
     return job
-
-
-def _refused(op: bpy.types.Operator, exc: KilnError) -> set[OperatorResult]:
-    """A disk problem, or a job another Blender works on: the sentence, never a traceback."""
-    op.report({"ERROR"}, f"Kiln: {exc.user_message}")
-    return {"CANCELLED"}
 
 
 class _JobOperator:
@@ -48,12 +41,11 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        if _job_or_report(self, context, self.job_id) is None:
-            return {"CANCELLED"}
         try:
+            _job(context, self.job_id)
             runtime.engine(context).cancel(self.job_id)
-        except KilnError as exc:
-            return _refused(self, exc)
+        except KilnError as exc:  # a disk problem, or a job another Blender works on
+            return refuse(self, exc.user_message)
         return {"FINISHED"}
 
 
@@ -70,18 +62,15 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context)
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
-        job = _job_or_report(self, context, self.job_id)
-        if job is None:
-            return {"CANCELLED"}
-        if job.state.is_active:
-            self.report({"WARNING"}, "Kiln: this job is still running")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         try:
+            job = _job(context, self.job_id)
+            if job.state.is_active:
+                self.report({"WARNING"}, "Kiln: this job is still running")
+                return {"CANCELLED"}
             runtime.engine(context).retry(self.job_id)
         except KilnError as exc:
-            return _refused(self, exc)
+            return refuse(self, exc.user_message)
         watcher.ensure_running()
         return {"FINISHED"}
 
@@ -94,16 +83,14 @@ class KILN_OT_resume_job(_JobOperator, OnlineOperator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        job = _job_or_report(self, context, self.job_id)
-        if job is None:
-            return {"CANCELLED"}
-        if not job.task_id or job.state.is_active:
-            self.report({"WARNING"}, "Kiln: there is no task to resume for this job")
-            return {"CANCELLED"}
         try:
+            job = _job(context, self.job_id)
+            if not job.task_id or job.state.is_active:
+                self.report({"WARNING"}, "Kiln: there is no task to resume for this job")
+                return {"CANCELLED"}
             runtime.engine(context).resume(self.job_id)
         except KilnError as exc:
-            return _refused(self, exc)
+            return refuse(self, exc.user_message)
         watcher.ensure_running()
         return {"FINISHED"}
 
@@ -124,18 +111,17 @@ class KILN_OT_resume_task(OnlineOperator):
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problem = setup_problem(context) or ("" if self.task_id.strip() else "Enter a task id to resume")
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return refuse(self, problem)
         request = JobRequest(kind=JobKind.TASK, name=self.name.strip() or f"Task {self.task_id.strip()}")
         try:
             engine = runtime.engine(context)
             # Typed or pasted: spaces around it are the artist's, not the id's.
             job = engine.resume_task(self.task_id.strip(), request, origin=runtime.current_origin())
-            if bpy.app.background:
+            if blocks(self):
                 wait_then_import(context, [job.id])
         except KilnError as exc:
-            return _refused(self, exc)
-        if not bpy.app.background:
+            return refuse(self, exc.user_message)
+        if not blocks(self):
             watcher.ensure_running()
         return {"FINISHED"}
 
@@ -148,9 +134,10 @@ class KILN_OT_import_job(_JobOperator, bpy.types.Operator):
     bl_options = {"INTERNAL"}  # import_one pushes the one undo step itself
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        job = _job_or_report(self, context, self.job_id)
-        if job is None:
-            return {"CANCELLED"}
+        try:
+            job = _job(context, self.job_id)
+        except KilnError as exc:
+            return refuse(self, exc.user_message)
         if job.state not in (JobState.READY, JobState.IMPORTED) or not job.mesh_path:
             self.report({"WARNING"}, "Kiln: this job has no mesh to import yet")
             return {"CANCELLED"}
@@ -170,7 +157,7 @@ class KILN_OT_remove_job(_JobOperator, bpy.types.Operator):
         try:
             runtime.engine(context).remove(self.job_id)
         except KilnError as exc:
-            return _refused(self, exc)
+            return refuse(self, exc.user_message)
         return {"FINISHED"}
 
 
@@ -185,7 +172,7 @@ class KILN_OT_clear_finished(bpy.types.Operator):
         try:
             engine = runtime.engine(context)
         except KilnError as exc:
-            return _refused(self, exc)
+            return refuse(self, exc.user_message)
         for job in engine.jobs():
             if job.state in (JobState.IMPORTED, JobState.FAILED, JobState.CANCELLED):
                 engine.remove(job.id)
@@ -200,8 +187,11 @@ class KILN_OT_copy_task_id(_JobOperator, bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        job = _job_or_report(self, context, self.job_id)
-        task_id = job.task_id or job.refused_task_id if job is not None else ""
+        try:
+            job = _job(context, self.job_id)
+        except KilnError as exc:
+            return refuse(self, exc.user_message)
+        task_id = job.task_id or job.refused_task_id
         if not task_id:
             return {"CANCELLED"}
         context.window_manager.clipboard = task_id
@@ -221,7 +211,7 @@ class KILN_OT_open_cache_folder(bpy.types.Operator):
             folder = runtime.engine(context).cache_dir
             ensure_folder(folder, "open its cache folder")
         except KilnError as exc:
-            return _refused(self, exc)
+            return refuse(self, exc.user_message)
         bpy.ops.wm.path_open(filepath=str(folder))
         return {"FINISHED"}
 
@@ -244,8 +234,8 @@ class KILN_OT_wait_jobs(OnlineOperator):
         try:
             engine = runtime.engine(context)
         except KilnError as exc:
-            return _refused(self, exc)
-        if not bpy.app.background:
+            return refuse(self, exc.user_message)
+        if not blocks(self):
             watcher.ensure_running()
             return {"FINISHED"}
         named = [part.strip() for part in self.job_ids.split(",") if part.strip()]
@@ -253,15 +243,14 @@ class KILN_OT_wait_jobs(OnlineOperator):
             engine.wait_for_history()  # a named job may be an old one, read off the UI thread
         unknown = [job_id for job_id in named if engine.get(job_id) is None]
         if unknown:
-            self.report({"ERROR"}, f"Kiln: no job with the id {', '.join(unknown)} is in the list")
-            return {"CANCELLED"}
+            return refuse(self, f"no job with the id {', '.join(unknown)} is in the list")
         ids = named or [
             job.id for job in engine.own_jobs() if job.state.is_active or job.state is JobState.READY
         ]
         try:
             settled = wait_then_import(context, ids)
         except KilnError as exc:
-            return _refused(self, exc)
+            return refuse(self, exc.user_message)
         failed = [job for job in settled if job.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN)]
         for job in failed:
             self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error}")

@@ -11,7 +11,7 @@ folder: the .blend is written under a temporary name and renamed, and the index 
 (``api.features.library_index``), so no Blender ever reads half a file.
 
 Reuse: an identical request (``api.features.library_index.request_key``) appends the library's copy,
-placed like a normal import, and sends nothing.
+placed, named and finished like a fresh import of that request (``operators.placement``), and sends nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +38,10 @@ from ..api.features.library_index import (
     write_whole,
 )
 from ..api.jobs import Job, JobKind, JobRequest
-from .scene_import import target_collection
+from ..ui_text import object_name
+from .import_options import options_of
+from .messenger import refuse
+from .placement import Placement, append_blend, name_copy_after_request, place, undo_step
 
 log = logging.getLogger(__name__)
 
@@ -225,33 +228,20 @@ def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Ent
     return index(context).lookup(image_key(request))
 
 
-def append(context: bpy.types.Context, entry: Entry, group: str = "") -> list[str]:
-    """Bring the library's copy into the scene, placed like a normal import; returns the object names."""
-    path = index(context).folder / entry.blend
-    libraries = set(bpy.data.libraries)
-    load: Any = bpy.data.libraries.load
-    try:
-        with load(str(path), link=False) as (source, target):
-            target.objects = list(source.objects)
-    finally:
-        for library in set(bpy.data.libraries) - libraries:
-            bpy.data.libraries.remove(library)
-    objects = [obj for obj in target.objects if obj is not None]
-    prefs = preferences.get(context)
-    collection = target_collection(context, prefs.collection_name, group)
-    location = context.scene.cursor.location.copy() if prefs.placement == "CURSOR" else Vector()
+def append(context: bpy.types.Context, entry: Entry, how: Placement, request: JobRequest) -> list[str]:
+    """Bring the library's copy into the scene for ``request``, placed and named as a fresh import of
+    it would be (``operators.placement``: its import options, group, placeholder); returns the names."""
+    objects = append_blend(index(context).folder / entry.blend)
     for obj in objects:
         if obj.asset_data is not None:
             obj.asset_clear()
         obj.use_fake_user = False
-        collection.objects.link(obj)
-        if obj.parent is None:
-            obj.location += location
-        obj["kiln_reused"] = entry.date
-    for obj in context.view_layer.objects:
-        obj.select_set(obj in objects)
+    if not how.placeholder:  # a blockout result is named after its placeholder instead
+        name_copy_after_request(objects, object_name(Job(id="", request=request, task_id=entry.task_id)))
     if objects:
-        context.view_layer.objects.active = objects[0]
+        place(context, objects, how)
+    for obj in objects:
+        obj["kiln_reused"] = entry.date
     return [obj.name for obj in objects]
 
 
@@ -279,17 +269,17 @@ def asked_sentence(entry: Entry) -> str:
     )
 
 
-def use_copy(op: bpy.types.Operator, context: bpy.types.Context, entry: Entry) -> set[Any]:
-    """Put the library's copy in the scene instead of sending; the operator's result."""
+def use_copy(
+    op: bpy.types.Operator, context: bpy.types.Context, entry: Entry, request: JobRequest
+) -> set[Any]:
+    """Put the library's copy in the scene instead of sending ``request``, with the import options
+    the operator was called with; the operator's result."""
     try:
-        names = append(context, entry)
+        names = append(context, entry, Placement(options_of(op, context)), request)
     except OSError as exc:
         log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-        op.report({"ERROR"}, f"Kiln could not open the library's copy of “{entry.label[:40]}”: {exc}")
-        return {"CANCELLED"}
-    if not bpy.app.background:
-        bpy.ops.ed.undo_push(message=f"Kiln: reuse {entry.label[:40]}")
-    else:
-        log.info("Reused the library's copy of “%s” (task %s): nothing was sent", entry.label, entry.task_id)
+        return refuse(op, f"the library's copy of “{entry.label[:40]}” could not be opened: {exc}")
+    undo_step(f"Kiln: reuse {entry.label[:40]}")
+    log.info("Reused the library's copy of “%s” (task %s): nothing was sent", entry.label, entry.task_id)
     op.report({"INFO"}, f"Kiln: used the library's copy of “{entry.label[:40]}” from {entry.date} (free)")
     return {"FINISHED"} if names else {"CANCELLED"}

@@ -15,6 +15,7 @@ from ..drawing import tag_redraw
 from ..ui_text import human_size
 from . import runtime
 from .common import OnlineOperator
+from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -62,8 +63,7 @@ class KILN_OT_clear_cache(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         engine, problem = runtime.try_engine(context)
         if engine is None:
-            self.report({"ERROR"}, f"Kiln: {problem}")
-            return {"CANCELLED"}
+            return refuse(self, problem)
         files, freed = cache.clear_cache(engine.cache_dir, engine.jobs())
         preferences.cache_size.forget()
         log.info("Cleared %d cached files (%d bytes)", files, freed)

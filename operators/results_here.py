@@ -12,7 +12,7 @@ import bpy
 from bpy.app.handlers import persistent
 
 from ..api.jobs import Job
-from . import layout
+from .scene_objects import custom
 
 _generation = 0
 _cached: tuple[tuple[int, int, str], frozenset[str]] | None = None
@@ -23,7 +23,7 @@ def task_ids() -> frozenset[str]:
     global _cached
     key = (_generation, len(bpy.data.objects), bpy.data.filepath)
     if _cached is None or _cached[0] != key:
-        found: set[object] = {layout.custom(obj, "kiln_task_id") for obj in bpy.data.objects}
+        found: set[object] = {custom(obj, "kiln_task_id") for obj in bpy.data.objects}
         _cached = (key, frozenset(value for value in found if isinstance(value, str) and value))
     return _cached[1]
 

@@ -12,6 +12,7 @@ import bpy
 from .. import preferences
 from ..api.jobs import StoreError
 from ..api.paths import UNSAVED_PREFIX, file_identity
+from . import messenger
 
 log = logging.getLogger(__name__)
 
@@ -76,10 +77,8 @@ def _announce(problems: list[str]) -> None:
     """Damage found in the job store is said in the status bar too (the Jobs panel shows it as well)."""
     if not problems:
         return
-    from . import watcher  # imported here: the watcher imports this module
-
     for sentence in problems:
-        watcher.announce("WARNING", f"Kiln: {sentence}")
+        messenger.announce("WARNING", f"{messenger.PREFIX}{sentence}")
 
 
 def current_origin() -> str:

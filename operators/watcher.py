@@ -19,22 +19,17 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.handlers import persistent
-from bpy.props import StringProperty
 
 from .. import preferences
 from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw
-from ..registration import classes_factory
-from . import layout, library, runtime
+from . import job_state, library, messenger, placement, runtime
+from .blocking import blocks
 from .scene_import import ImportFailed, import_job
 
 if TYPE_CHECKING:
-    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
-    from bpy.stub_internal.rna_enums import WmReportItems
-
     from ..api.jobs import JobEngine
-
-Report = tuple["WmReportItems", str]
+    from .messenger import Report
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +38,6 @@ BUSY_SECONDS = 0.25
 #: Seconds between beats otherwise: cheap, and no job goes unnoticed for long.
 IDLE_SECONDS = 1.0
 UNEXPECTED_ERROR = "Kiln hit an unexpected error while updating jobs; see the system console"
-
-_announcements: list[Report] = []
-_LEVELS: dict[str, WmReportItems] = {"INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR"}
 
 
 def _importable_here(job: Job) -> bool:
@@ -65,34 +57,18 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     except ImportFailed as exc:
         engine.mark_failed(job.id, str(exc))
         return "ERROR", f"Kiln: {exc}"
-    layout.place(context, job.id, names)
-    if not bpy.app.background:
-        # One undo step for the whole import (the importer, called from Python, pushes none).
-        bpy.ops.ed.undo_push(message=f"Kiln: import {job.request.label[:40]}")
+    job_state.state.grid_slots.place(context, job.id, names)
+    placement.undo_step(f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names, into=runtime.current_origin())
     kept = library.store(context, job, names)
-    if kept and not bpy.app.background:  # background mode: library.store has logged it
-        announce("WARNING", kept)
+    if kept:
+        messenger.announce("WARNING", kept, logged=True)  # library.store has logged it
     return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
-
-
-def announce(level: WmReportItems, message: str) -> None:
-    """Put a sentence in the status bar from code with no operator to report through (timers).
-
-    In background mode there is no status bar and no timer to show it: the sentence goes to the
-    console at once, through Kiln's logger at WARNING or above (so the default log level prints
-    it, and a pipeline's log has it). It is queued there too, for a tick called directly.
-    """
-    if bpy.app.background:
-        log.log(logging.ERROR if level == "ERROR" else logging.WARNING, "%s", message)
-    _announcements.append((level, message))
-    ensure_running()
 
 
 def tick(context: bpy.types.Context) -> list[Report]:
     """One bounded step on the main thread; returns what the status bar should say."""
-    messages: list[Report] = _announcements[:]
-    _announcements.clear()
+    messages = messenger.take()
     engine = runtime.engine_if_started()
     if engine is None:
         return messages
@@ -138,57 +114,10 @@ def beat() -> float:
         log.exception("Kiln's job watcher hit an unexpected error")
         messages, idle = [("ERROR", UNEXPECTED_ERROR)], False
     try:
-        _show(messages)
+        messenger.show(messages)
     except Exception:
         log.exception("Kiln could not put a sentence in the status bar")
     return IDLE_SECONDS if idle else BUSY_SECONDS
-
-
-def _show(messages: list[Report]) -> None:
-    """Status bar in the UI (one announcer for the whole beat); the log in background mode."""
-    for level, message in messages:
-        log.log(logging.WARNING if level in ("WARNING", "ERROR") else logging.INFO, "%s", message)
-    wm = bpy.context.window_manager
-    if not messages or bpy.app.background or wm is None or not wm.windows:
-        return
-    lines = "\n".join(f"{level} {' '.join(message.split())}" for level, message in messages)
-    with bpy.context.temp_override(window=wm.windows[0]):
-        bpy.ops.kiln.announce("INVOKE_DEFAULT", reports=lines)  # type: ignore[attr-defined]
-
-
-class KILN_OT_announce(bpy.types.Operator):
-    """Show Kiln's sentences in the status bar"""
-
-    # Reports reach the status bar only from an operator the window manager runs itself: those
-    # of an operator called from Python (as from a timer) stay with the caller. So this one
-    # waits for one event-loop pass (a timer of 0 s), reports there and ends: it lives for
-    # milliseconds, never long enough to hold off autosave.
-
-    bl_idname = "kiln.announce"
-    bl_label = "Kiln Announcement"
-    bl_options = {"INTERNAL"}
-
-    #: One sentence a line, each after its level: "INFO Kiln: …", "WARNING Kiln: …".
-    reports: StringProperty()  # type: ignore[valid-type]
-
-    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        wm = context.window_manager
-        self.timer = wm.event_timer_add(0.0, window=context.window)
-        wm.modal_handler_add(self)
-        return {"RUNNING_MODAL"}
-
-    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        if event.type != "TIMER":
-            return {"PASS_THROUGH"}
-        context.window_manager.event_timer_remove(self.timer)
-        for line in self.reports.splitlines():
-            level, _, message = line.partition(" ")
-            self.report({_LEVELS.get(level, "INFO")}, message)
-        return {"FINISHED"}
-
-    def cancel(self, context: bpy.types.Context) -> None:
-        """Ended before its timer fired (a file load, a closed window): its timer must not outlive it."""
-        context.window_manager.event_timer_remove(self.timer)
 
 
 def ensure_running() -> None:
@@ -216,27 +145,20 @@ def _on_save_post(*_args: object) -> None:
     runtime.file_saved()
 
 
-classes = (KILN_OT_announce,)
-_register_classes, _unregister_classes = classes_factory(classes)
-
-
 def register() -> None:
-    _register_classes()
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
-    if not bpy.app.background:
+    if not blocks():  # interactive: jobs resume at once; a blocking script starts the engine when it runs one
         runtime.try_engine()  # a folder that cannot hold the job list is said when an operator runs
     ensure_running()
 
 
 def unregister() -> None:
     stop()
-    _announcements.clear()
     for handlers, fn in (
         (bpy.app.handlers.load_post, _on_load_post),
         (bpy.app.handlers.save_post, _on_save_post),
     ):
         if fn in handlers:
             handlers.remove(fn)
-    _unregister_classes()
     runtime.shutdown()

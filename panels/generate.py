@@ -13,8 +13,7 @@ from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.features import credits
 from ..drawing import labeled_prop, wrapped_label
-from ..operators import blockout
-from ..operators import layout as layout_of
+from ..operators import blockout, variants
 from ..operators.common import setup_problem
 from . import reuse_offer, thumbnails
 from .props import KilnGenerateSettings, effective_prompt, scene_settings
@@ -223,11 +222,11 @@ def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> No
     name = blockout.active_placeholder(context)
     if not name:
         return
-    variants = sorted(layout_of.variants_of(name))
-    shown = layout_of.shown_variant(name, context)
+    numbers = sorted(variants.variants_of(name))
+    shown = variants.shown_variant(name, context)
     box = layout.box()
-    position = f"{variants.index(shown) + 1}" if shown in variants else "none"
-    position += f" of {len(variants)}"
+    position = f"{numbers.index(shown) + 1}" if shown in numbers else "none"
+    position += f" of {len(numbers)}"
     wrapped_label(box, context, f"“{name}”: variant {position}", icon="DUPLICATE", boxes=1)
     row = box.row(align=True)
     row.operator("kiln.variant_previous", text="", icon="TRIA_LEFT")

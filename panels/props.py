@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProperty, StringProperty
 
-from ..operators.generate import IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS
+from ..operators.job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS
 
 
 class KilnGenerateSettings(bpy.types.PropertyGroup):
@@ -33,7 +33,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
         description="Use the whole text of this Text block as the prompt (write it in the Text Editor)",
     )
     text_resolution: EnumProperty(  # type: ignore[valid-type]
-        name="Resolution", items=TEXT_RESOLUTIONS, default="AUTO"
+        name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO
     )
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",

@@ -15,9 +15,9 @@ from typing import Any
 import bpy
 
 from ..api.features.library_index import Entry, image_digest_key, request_key
-from ..api.jobs import JobRequest
 from ..drawing import buttons_row, wrapped_label
 from ..operators import library
+from ..operators.job_requests import text_request
 from .props import KilnGenerateSettings, effective_prompt
 
 #: Seconds an answer is kept before the index is looked at again.
@@ -79,16 +79,10 @@ def _match(settings: KilnGenerateSettings) -> Entry | None:
 
 def _key(settings: KilnGenerateSettings) -> str | None:
     if settings.mode == "TEXT":
-        resolution = None if settings.text_resolution == "AUTO" else int(settings.text_resolution)
-        prompt = effective_prompt(settings).strip()
-        request = JobRequest(
-            kind="text",
-            prompt=prompt,
-            resolution=resolution,
-            provider=settings.provider.strip(),
-            quality=settings.quality.strip(),
+        request = text_request(
+            effective_prompt(settings), settings.text_resolution, settings.provider, settings.quality
         )
-        return request_key(request) if prompt else None
+        return request_key(request) if request.prompt else None
     if settings.image_source != "FILE" or not settings.image_path.strip():
         return None
     path = Path(bpy.path.abspath(settings.image_path.strip()))

@@ -147,7 +147,9 @@ def test_a_ui_batch_writes_its_summary_once_its_jobs_settle(
     items = [batch_ops.batch.BatchItem(1, batch_ops.batch.JobRequest(kind="text", prompt="a red chair"))]
     job_ids = batch_ops._send(blender.context, items)
     summary_path = tmp_path / "ui-summary.json"
-    batch_ops._follow(batch_ops._Followed("props.txt", job_ids, str(summary_path)))
+    batch_ops._follow(
+        kiln_module("operators.job_state").FollowedBatch("props.txt", job_ids, str(summary_path))
+    )
     try:
         assert batch_ops._check_followed() == batch_ops.FOLLOW_SECONDS
         assert not summary_path.exists()

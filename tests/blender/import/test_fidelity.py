@@ -129,13 +129,13 @@ def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(
     tmp_path: Path,
 ) -> None:
     import_job = kiln_module("operators.scene_import").import_job
-    layout = kiln_module("operators.layout")
+    grid_slots = kiln_module("operators.batch_grid").GridSlots()
     from mathutils import Vector
 
     def place_all(isolated: bool) -> dict[str, tuple[float, ...]]:
         fresh_scene(blender)
         cases = ["hierarchy", "light_camera", "textured"]
-        layout.reserve(cases, Vector(CURSOR))
+        grid_slots.reserve(cases, Vector(CURSOR))
         for case in cases:
             job = jobs.Job(
                 id=case, request=jobs.JobRequest(**TEXT), task_id=case, mesh_path=str(corpus[case])
@@ -149,7 +149,7 @@ def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(
                     cancelled=lambda: False,
                 )
                 job = replace(job, blend_path=str(blend))
-            layout.place(blender.context, case, import_job(blender.context, job))
+            grid_slots.place(blender.context, case, import_job(blender.context, job))
         blender.context.view_layer.update()
         return {
             obj.name: tuple(round(v, 5) for v in obj.matrix_world.translation) for obj in blender.data.objects

@@ -180,3 +180,31 @@ def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_le
     assert sorted(o.name.split(".")[0] for o in asset.objects) == sorted(names)  # appended: Cube.001
     # The asset sits at the origin: the first object's place is subtracted from all of them.
     assert sorted(round(o.location.x, 3) for o in asset.objects) == [0.0, 2.0]
+
+
+def test_a_reused_copy_takes_the_import_options_and_the_name_of_the_request_that_reuses_it(
+    service: Any, blender: Any, tmp_path: Path
+) -> None:
+    """Reuse and import place a result the one same way (operators.placement)."""
+    from concepts import CONCEPTS
+    from mathutils import Vector
+
+    first = tmp_path / "first.png"
+    first.write_bytes((CONCEPTS / "chair.png").read_bytes())
+    assert blender.ops.kiln.generate_from_image(filepath=str(first), resolution="1024") == {"FINISHED"}
+    sent = service.submit_count
+    blender.ops.wm.read_homefile(use_empty=True)
+    again = tmp_path / "tall chair.png"
+    again.write_bytes(first.read_bytes())
+    result = blender.ops.kiln.generate_from_image(
+        filepath=str(again), resolution="1024", reuse="ALWAYS", target_height=2.5, origin_at_base=True
+    )
+    assert result == {"FINISHED"} and service.submit_count == sent
+    objects = kiln_objects(blender)
+    assert objects and all("kiln_reused" in obj for obj in objects)
+    assert [obj.name for obj in objects if obj.parent is None] == ["tall chair"]
+    blender.context.view_layer.update()
+    meshes = [obj for obj in objects if obj.type == "MESH"]
+    heights = [(obj.matrix_world @ Vector(corner)).z for obj in meshes for corner in obj.bound_box]
+    assert max(heights) - min(heights) == pytest.approx(2.5, rel=1e-3)
+    assert all(min(v.co.z for v in obj.data.vertices) == pytest.approx(0.0, abs=1e-5) for obj in meshes)

@@ -20,6 +20,7 @@ def ui(kiln_module: Any) -> SimpleNamespace:
         preferences=kiln_module("preferences"),
         runtime=kiln_module("operators.runtime"),
         watcher=kiln_module("operators.watcher"),
+        messenger=kiln_module("operators.messenger"),
         prefs_actions=kiln_module("operators.prefs_actions"),
     )
 

@@ -34,7 +34,7 @@ def test_a_failed_job_is_reported_with_its_sentence(
 def test_the_beat_hands_each_sentence_on(service: Any, blender: Any, ui: Any, caplog: Any) -> None:
     """The timer has no operator to report through: in the UI a one-shot announcer shows each
     sentence (see test_ui_heartbeat); in background mode, with no window, the log carries it."""
-    ui.watcher.announce("INFO", "Kiln: batch props.txt: 2 of 2 imported")
+    ui.messenger.announce("INFO", "Kiln: batch props.txt: 2 of 2 imported")
     assert blender.ops.kiln.generate_from_text(prompt="a green lamp", wait=False) == {"FINISHED"}
     engine = ui.runtime.engine()
     job = engine.jobs()[-1]

@@ -38,17 +38,6 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("registration of the rooms", ("",)),
 )
 
-#: Imports that close a known cycle, each (importer, imported). They are deferred imports of the
-#: status-bar messenger (``announce``) that lives at the top of operators/ in ``watcher``; issue 23
-#: moves the messenger to the bottom, and then this list empties. A listed import that is gone fails
-#: the test, so the list can only shrink.
-KNOWN_CYCLE_IMPORTS = frozenset(
-    {
-        ("operators.runtime", "operators.watcher"),
-        ("operators.scene_import", "operators.watcher"),
-    }
-)
-
 _RELATIVE_NAME = re.compile(r"\.+[A-Za-z_][\w.]*")
 
 
@@ -201,11 +190,6 @@ def upward_imports(
     return problems
 
 
-def without(graph: Mapping[str, set[str]], edges: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
-    drop = set(edges)
-    return {name: {t for t in targets if (name, t) not in drop} for name, targets in graph.items()}
-
-
 # --------------------------------------------------------------------------- the add-on
 
 
@@ -230,12 +214,7 @@ def test_the_graph_sees_the_whole_addon_and_its_deferred_imports(addon_graph: di
 
 
 def test_no_import_cycle_anywhere_in_the_addon(addon_graph: dict[str, set[str]]) -> None:
-    assert cycles(without(addon_graph, KNOWN_CYCLE_IMPORTS)) == []
-
-
-def test_every_known_cycle_import_still_exists(addon_graph: dict[str, set[str]]) -> None:
-    """When one is fixed, take it off KNOWN_CYCLE_IMPORTS."""
-    assert sorted(e for e in KNOWN_CYCLE_IMPORTS if e[1] not in addon_graph.get(e[0], set())) == []
+    assert cycles(addon_graph) == []
 
 
 def test_every_room_names_modules_that_exist(addon_graph: dict[str, set[str]]) -> None:
@@ -291,7 +270,6 @@ def test_an_upward_import_fails_even_when_deferred(tmp_path: Path) -> None:
 def test_a_circular_import_fails_even_when_deferred(tmp_path: Path) -> None:
     graph = import_graph(small_package(tmp_path, {"low/b.py": "def f():\n    from . import a\n"}))
     assert cycles(graph) == [["low.a", "low.b"]]
-    assert cycles(without(graph, {("low.b", "low.a")})) == []
 
 
 def test_a_cycle_through_import_module_is_seen(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ def kiln_classes() -> list[type]:
     return [
         *addon.preferences.classes,
         *addon.operators.classes,
-        *addon.operators.watcher.classes,
+        *addon.operators.messenger.classes,
         *addon.panels.classes,
     ]
 
@@ -60,7 +60,8 @@ def main() -> None:
     jobs_panel = sys.modules[f"{MODULE}.panels.jobs"]
     prefs_actions = sys.modules[f"{MODULE}.operators.prefs_actions"]
     watcher.ensure_running()
-    batch._follow(batch._Followed("prompts.txt", [], ""))
+    job_state = sys.modules[f"{MODULE}.operators.job_state"]
+    batch._follow(job_state.FollowedBatch("prompts.txt", [], ""))
     timers = {
         "watcher beat": watcher.beat,
         "batch follow-up": batch._check_followed,
@@ -75,6 +76,7 @@ def main() -> None:
     bpy.ops.preferences.addon_disable(module=MODULE)
     left = leftovers()
     left += [f"timer {name}" for name, fn in timers.items() if bpy.app.timers.is_registered(fn)]
+    left += [] if job_state.state.is_empty() else [f"per-job state {job_state.state}"]
     if left:
         raise SystemExit(f"left behind after disable: {left}")
 

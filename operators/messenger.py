@@ -1,0 +1,135 @@
+"""How Kiln says a sentence: the status bar (or, in background mode, the log), and an operator's refusal.
+
+The bottom of ``operators/``: it imports no other operator module, so every one of them (the
+watcher, the engine's runtime, scene import, batch and export timers) can say something without
+an import cycle. Every sentence an operator or a timer shows starts with ``PREFIX``, so the status
+bar says who is speaking.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import bpy
+from bpy.props import StringProperty
+
+from ..registration import classes_factory
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+    from bpy.stub_internal.rna_enums import WmReportItems
+
+Report = tuple["WmReportItems", str]
+
+log = logging.getLogger(__name__)
+
+#: What every sentence Kiln shows starts with.
+PREFIX = "Kiln: "
+#: Seconds before queued sentences are shown when no beat of the watcher comes first.
+FLUSH_SECONDS = 0.0
+
+_queued: list[Report] = []
+_LEVELS: dict[str, WmReportItems] = {"INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR"}
+
+
+def refuse(op: bpy.types.Operator, sentence: str) -> set[OperatorResult]:
+    """The one way an operator says no: the sentence as an error (a script gets it in the
+    RuntimeError, the artist in the status bar), prefixed with ``PREFIX``, and ``{'CANCELLED'}``."""
+    op.report({"ERROR"}, f"{PREFIX}{sentence}")
+    return {"CANCELLED"}
+
+
+def announce(level: WmReportItems, message: str, *, logged: bool = False) -> None:
+    """Put a sentence in the status bar from code with no operator to report through (timers).
+
+    In background mode there is no status bar and no timer to show it: the sentence goes to the
+    console at once, through Kiln's logger at WARNING or above (so the default log level prints
+    it, and a pipeline's log has it), unless the caller has ``logged`` it already. It is queued
+    there too, for a watcher tick called directly.
+    """
+    _queued.append((level, message))
+    if bpy.app.background:
+        if not logged:
+            log.log(logging.ERROR if level == "ERROR" else logging.WARNING, "%s", message)
+        return
+    if not bpy.app.timers.is_registered(_flush):
+        bpy.app.timers.register(_flush, first_interval=FLUSH_SECONDS)
+
+
+def take() -> list[Report]:
+    """The sentences announced since the last take (the watcher's beat says them with its own)."""
+    taken = _queued[:]
+    _queued.clear()
+    return taken
+
+
+def show(messages: list[Report]) -> None:
+    """Sentences to the log, and to the status bar when there is one (one announcer for them all)."""
+    for level, message in messages:
+        log.log(logging.WARNING if level in ("WARNING", "ERROR") else logging.INFO, "%s", message)
+    wm = bpy.context.window_manager
+    if not messages or bpy.app.background or wm is None or not wm.windows:
+        return
+    lines = "\n".join(f"{level} {' '.join(message.split())}" for level, message in messages)
+    with bpy.context.temp_override(window=wm.windows[0]):
+        bpy.ops.kiln.announce("INVOKE_DEFAULT", reports=lines)  # type: ignore[attr-defined]
+
+
+def _flush() -> None:
+    """Timer (UI only): show what was announced, when no beat of the watcher took it first."""
+    try:
+        show(take())
+    except Exception:  # a timer that raises is dropped by Blender; the next announce registers it again
+        log.exception("Kiln could not put a sentence in the status bar")
+
+
+class KILN_OT_announce(bpy.types.Operator):
+    """Show Kiln's sentences in the status bar"""
+
+    # Reports reach the status bar only from an operator the window manager runs itself: those
+    # of an operator called from Python (as from a timer) stay with the caller. So this one
+    # waits for one event-loop pass (a timer of 0 s), reports there and ends: it lives for
+    # milliseconds, never long enough to hold off autosave.
+
+    bl_idname = "kiln.announce"
+    bl_label = "Kiln Announcement"
+    bl_options = {"INTERNAL"}
+
+    #: One sentence a line, each after its level: "INFO Kiln: …", "WARNING Kiln: …".
+    reports: StringProperty()  # type: ignore[valid-type]
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        wm = context.window_manager
+        self.timer = wm.event_timer_add(0.0, window=context.window)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        context.window_manager.event_timer_remove(self.timer)
+        for line in self.reports.splitlines():
+            level, _, message = line.partition(" ")
+            self.report({_LEVELS.get(level, "INFO")}, message)
+        return {"FINISHED"}
+
+    def cancel(self, context: bpy.types.Context) -> None:
+        """Ended before its timer fired (a file load, a closed window): its timer must not outlive it."""
+        context.window_manager.event_timer_remove(self.timer)
+
+
+classes = (KILN_OT_announce,)
+_register_classes, _unregister_classes = classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+
+
+def unregister() -> None:
+    """Nothing said after Kiln is gone: the queue and its timer go with the operator."""
+    _queued.clear()
+    if bpy.app.timers.is_registered(_flush):
+        bpy.app.timers.unregister(_flush)
+    _unregister_classes()
