@@ -43,18 +43,44 @@ def load_sibling(name: str) -> Any:
     return module
 
 
-def convert(glb: str, blend: str, game: str = "", label: str = "", picture: str = "") -> dict[str, Any]:
+def convert(
+    glb: str,
+    blend: str,
+    game: str = "",
+    label: str = "",
+    picture: str = "",
+    asset: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Import ``glb`` into an empty file, finish it (report, fix-ups, outputs: ``game`` is
     ``JobRequest.game``; a review picture to ``picture`` when asked), and save it, textures packed,
-    as ``blend``; returns what finishing said."""
+    as ``blend`` — or, with ``asset``, write it to ``blend`` as the Kiln library's asset; returns
+    what finishing said."""
     # The factory startup file, emptied: a fresh file each time, a fifth of read_factory_settings'
     # cost (that one also resets the preferences and reloads every add-on).
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     bpy.ops.import_scene.gltf(filepath=glb)
     finished = finish(game, label, picture)
     bpy.ops.file.pack_all()
-    bpy.ops.wm.save_as_mainfile(filepath=blend, compress=False)
+    if asset:
+        keep_as_asset(asset, Path(blend))
+    else:
+        bpy.ops.wm.save_as_mainfile(filepath=blend, compress=False)
     return finished
+
+
+def keep_as_asset(about: dict[str, Any], blend: Path) -> None:
+    """The result as the library's asset, named and described as the artist's Blender would
+    (``library.asset_about`` made ``about`` there), written alone and compressed."""
+    library_asset = load_sibling("library_asset")
+    objects = list(bpy.data.objects)
+    if len(objects) == 1:
+        objects[0].name = about["name"]
+    for obj in objects:
+        for key, value in about["object_properties"].items():
+            obj[key] = value
+    asset = library_asset.asset_of(objects, about["name"])
+    library_asset.describe(asset, about)
+    library_asset.write(asset, blend)
 
 
 def finish(game: str, label: str, picture: str) -> dict[str, Any]:
@@ -94,6 +120,7 @@ def serve(memory_limit: int) -> None:
                 request.get("game", ""),
                 request.get("label", ""),
                 request.get("picture", ""),
+                request.get("asset"),
             )
         except Exception as exc:  # the importer's own errors: a sentence on the job, not a crash
             detail = f"{type(exc).__name__}: {exc}"

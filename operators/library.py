@@ -5,19 +5,23 @@ in the library folder, marked as an asset (a collection for several objects) wit
 preview as thumbnail, the prompt or image name as description, a catalog per day, and the task
 id, resolution, triangles and date as custom properties. The folder is registered in Blender's
 asset libraries as "Kiln" while Kiln is enabled (and removed on disable only if Kiln added it).
-Writing one result takes a few hundredths of a second on the main thread; if it fails (a share
+A result the helper Blender prepared is written by the helper, off the main thread
+(``library_asset`` is the one way to make the asset, there and here); if writing fails (a share
 offline, a read-only folder), the import stands and the reason is said once. A team may share the
 folder: the .blend is written under a temporary name and renamed, and the index entry follows it
 (``api.features.library_index``), so no Blender ever reads half a file.
 
-Reuse: an identical request (``api.features.library_index.request_key``) appends the library's copy,
-placed, named and finished like a fresh import of that request (``operators.placement``), and sends nothing.
+Reuse: an identical request (``api.features.library_index.request_key``) appends the library's
+copy, placed, named and finished like a fresh import of that request (``operators.placement``),
+and sends nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +35,29 @@ from ..api.features.library_index import (
     Entry,
     LibraryIndex,
     blend_name,
+    catalog_id_of,
     ensure_catalog,
     image_key,
     reach_folder,
     temp_name,
     write_whole,
 )
+from ..api.features.quality.options import GameOptions
+from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job, JobKind, JobRequest
 from ..ui_text import object_name
+from . import library_asset, runtime
+from .blocking import blocks
 from .import_options import options_of
-from .messenger import refuse
+from .messenger import announce, refuse
 from .placement import Placement, append_blend, name_copy_after_request, place, undo_step
 
 log = logging.getLogger(__name__)
 
 LIBRARY_NAME = "Kiln"
 LIBRARY_DIR = "library"
-#: The largest thumbnail kept (pixels a side).
-PREVIEW_SIZE = 256
+#: Seconds between looks at the helper's progress on the library copy.
+POLL_SECONDS = 0.25
 #: In Kiln's user folder (this machine's): the library folders Kiln registered itself, removed with the
 #: registration on disable. Per machine, because a team's library folder is shared.
 ADDED_RECORD = "added_asset_libraries.txt"
@@ -131,43 +140,90 @@ def _record_added(folders: set[str]) -> None:
 
 
 def store(context: bpy.types.Context, job: Job, names: list[str]) -> str:
-    """Keep a just-imported result in the library; returns a sentence when it could not (said once)."""
-    global _said_failure
+    """Keep a just-imported result in the library; returns a sentence when it could not (said once).
+
+    A result the helper Blender prepared is written by the helper again, on a worker thread, while
+    the artist works on (a 1.2M-triangle result costs the main thread half a second otherwise); a
+    failure is then said in the status bar when it is known. Background mode writes it here and now,
+    so a script's library is complete when the job is.
+    """
+    objects = [bpy.data.objects[n] for n in names if n in bpy.data.objects]
+    if not objects:
+        return ""
+    if job.blend_path and job.mesh_path and not blocks():
+        _store_in_helper(context, job, objects)
+        return ""
+    return _store_here(context, job, objects)
+
+
+def _store_here(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]) -> str:
+    """Write it on this thread; a sentence when it could not (said once)."""
     try:
-        _store(context, job, [bpy.data.objects[n] for n in names if n in bpy.data.objects])
+        _store(context, job, objects)
     except (OSError, RuntimeError, KilnError, ValueError) as exc:
-        log.warning("Could not add task %s to the Kiln library: %s", job.task_id, exc)
-        if _said_failure:
-            return ""
-        _said_failure = True
-        return f"Kiln could not keep this result in its asset library ({library_dir(context)}): {exc}"
+        return _failed(context, job, exc)
+    return _index_problem(context)
+
+
+def _failed(context: bpy.types.Context | None, job: Job, exc: Exception | str) -> str:
+    global _said_failure
+    log.warning("Could not add task %s to the Kiln library: %s", job.task_id, exc)
+    if _said_failure:
+        return ""
+    _said_failure = True
+    return f"Kiln could not keep this result in its asset library ({library_dir(context)}): {exc}"
+
+
+def _index_problem(context: bpy.types.Context | None) -> str:
     problems = index(context).problems
     return problems.pop(0) if problems else ""
 
 
+def asset_about(job: Job, catalog_id: str, objects: list[bpy.types.Object]) -> dict[str, Any]:
+    """What describes the result as an asset, as plain values (``library_asset.describe``)."""
+    request = job.request
+    first: Any = objects[0]  # its custom properties (the stubs type ID.items() as returning None)
+    return {
+        "name": first.name if len(objects) == 1 else f"Kiln {request.label[:40]}",
+        "description": request.prompt if request.kind is JobKind.TEXT else request.label,
+        "catalog_id": catalog_id,
+        "tags": ["Kiln", str(request.kind)],
+        "properties": {
+            "kiln_task_id": job.task_id,
+            "kiln_resolution": job.resolution or request.resolution or 0,
+            "kiln_triangles": job.triangles or 0,
+            "kiln_date": time.strftime("%Y-%m-%d %H:%M"),
+        },
+        # Kiln's provenance on the imported objects, for the helper's copies of them.
+        "object_properties": {
+            key: value
+            for key, value in first.items()
+            if key.startswith("kiln_") and isinstance(value, (str, int, float))
+        },
+        "preview": job.preview_path,
+    }
+
+
+def _catalog_path() -> str:
+    return f"{LIBRARY_NAME}/{time.strftime('%Y-%m-%d')}"
+
+
 def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]) -> None:
-    if not objects:
-        return
+    """Write the result's asset here, on the main thread."""
     register_library(context)  # the folder may have moved since Kiln was enabled
     folder = reach_library(context)
-    day = time.strftime("%Y-%m-%d")
-    catalog_id = ensure_catalog(folder, f"{LIBRARY_NAME}/{day}")
+    catalog_id = ensure_catalog(folder, _catalog_path())
     roots = [obj for obj in objects if obj.parent is None]
     shift = roots[0].location.copy() if roots else Vector()
-    asset: Any = (
-        objects[0] if len(objects) == 1 else bpy.data.collections.new(f"Kiln {job.request.label[:40]}")
-    )
-    if asset is not objects[0]:
-        for obj in objects:
-            asset.objects.link(obj)
+    about = asset_about(job, catalog_id, objects)
+    asset: Any = library_asset.asset_of(objects, about["name"])
     path = folder / blend_name(job.id, job.request.label)
     temp = temp_name(path)
     try:
         for obj in roots:
             obj.location -= shift  # the asset sits at the origin, as a dragged asset expects
-        asset.asset_mark()
-        _describe(asset, job, catalog_id)
-        bpy.data.libraries.write(str(temp), {asset}, fake_user=True, compress=True)
+        library_asset.describe(asset, about)
+        library_asset.write(asset, temp)
         fs.replace(temp, path)
     finally:
         if temp.exists():
@@ -183,44 +239,73 @@ def _store(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]
         index(context).add(Entry(key, path.name, job.request.label, job.task_id, time.time()))
 
 
-def _describe(asset: Any, job: Job, catalog_id: str) -> None:
-    data = asset.asset_data
-    request = job.request
-    data.description = request.prompt if request.kind is JobKind.TEXT else request.label
-    data.catalog_id = catalog_id
-    for tag in ("Kiln", str(request.kind)):
-        data.tags.new(tag, skip_if_exists=True)
-    data["kiln_task_id"] = job.task_id
-    data["kiln_resolution"] = job.resolution or request.resolution or 0
-    data["kiln_triangles"] = job.triangles or 0
-    data["kiln_date"] = time.strftime("%Y-%m-%d %H:%M")
-    _set_preview(asset, job.preview_path)
+#: What the worker says: None (no helper could run: write it here), "" (kept) or why it was not.
+StoreOutcome = str | None
 
 
-def _set_preview(asset: Any, preview_path: str) -> None:
-    """The service's preview as the asset's thumbnail (pixels written directly: works in background mode).
+def _store_in_helper(context: bpy.types.Context, job: Job, objects: list[bpy.types.Object]) -> None:
+    """The helper imports the result's GLB again, finished alike, and writes the asset; a timer says
+    the outcome. Everything the worker needs is read here, as plain values."""
+    register_library(context)
+    folder = library_dir(context)
+    create_parents = not preferences.get(context).library_dir.strip()
+    config = preferences.service_config(context)
+    helper = runtime.engine(context).import_helper
+    catalog = _catalog_path()
+    about = asset_about(job, catalog_id_of(catalog), objects)
+    # The same fix-ups and outputs as the imported result; no export and no review picture again.
+    game = replace(GameOptions.from_text(job.request.game), export_dir="", review=False).to_text()
+    path = folder / blend_name(job.id, job.request.label)
+    key = image_key(job.request)
+    entry = Entry(key, path.name, job.request.label, job.task_id, time.time()) if key else None
+    mesh, label, names = Path(job.mesh_path), job.request.label, [obj.name for obj in objects]
 
-    Scaled down to at most PREVIEW_SIZE (the Asset Browser shows no larger) and copied as one
-    array, so a large preview costs no more than a small one.
-    """
-    import numpy  # here, not at the top: Kiln must load on a Blender without numpy (see dependencies)
+    def work() -> StoreOutcome:
+        temp = temp_name(path)
+        try:
+            reach_folder(folder, create_parents=create_parents)
+            ensure_catalog(folder, catalog)
+            helper.prepare(
+                config.helper_command,
+                config.helper_limits,
+                mesh,
+                temp,
+                cancelled=lambda: False,
+                game=game,
+                label=label,
+                asset=about,
+            )
+            fs.replace(temp, path)
+            if entry is not None:
+                LibraryIndex(folder).add(entry)
+        except HelperUnavailable:
+            return None
+        except (OSError, KilnError) as exc:
+            return str(getattr(exc, "user_message", "") or exc)
+        finally:
+            if temp.exists():
+                fs.discard(temp)
+        return ""
 
-    if not preview_path or not Path(preview_path).is_file():
-        return
-    image: Any = bpy.data.images.load(preview_path, check_existing=False)
-    try:
-        width, height = image.size
-        if max(width, height) > PREVIEW_SIZE:
-            factor = PREVIEW_SIZE / max(width, height)
-            image.scale(max(1, round(width * factor)), max(1, round(height * factor)))
-            width, height = image.size
-        pixels = numpy.empty(width * height * 4, dtype=numpy.float32)
-        image.pixels.foreach_get(pixels)
-        preview = asset.preview_ensure()
-        preview.image_size = (width, height)
-        preview.image_pixels_float.foreach_set(pixels)
-    finally:
-        bpy.data.images.remove(image)
+    outcome: list[StoreOutcome] = []
+    threading.Thread(target=lambda: outcome.append(work()), name="kiln-library", daemon=True).start()
+
+    def check() -> float | None:
+        if not outcome:
+            return POLL_SECONDS
+        said = outcome[0]
+        if said is None:  # no helper could run after all: here, if the objects are still in this file
+            objects = [bpy.data.objects[n] for n in names if n in bpy.data.objects]
+            said = _store_here(bpy.context, job, objects) if objects else ""
+        elif said:
+            said = _failed(None, job, said)
+        else:
+            said = _index_problem(None)
+        if said:
+            announce("WARNING", said, logged=True)
+        return None
+
+    bpy.app.timers.register(check, first_interval=POLL_SECONDS)
 
 
 def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Entry | None:

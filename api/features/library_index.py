@@ -310,6 +310,12 @@ def _format(data: dict[str, object]) -> int:
     return value if isinstance(value, int) else 1 << 30  # a format Kiln cannot name is not one it knows
 
 
+def catalog_id_of(path: str) -> str:
+    """The id of catalog ``path``: the same on every machine, so an asset can carry it before the
+    catalog file has the line."""
+    return str(uuid.uuid5(CATALOG_NAMESPACE, path))
+
+
 def ensure_catalog(folder: Path, path: str) -> str:
     """The id of catalog ``path`` (e.g. "Kiln/2026-11-22"), added to the catalog file if missing.
 
@@ -317,7 +323,7 @@ def ensure_catalog(folder: Path, path: str) -> str:
     moment may drop the new line, so the file is read again and the line added again until it
     stays. A line still lost is added by the next result of that day; the id never changes.
     """
-    catalog_id = str(uuid.uuid5(CATALOG_NAMESPACE, path))
+    catalog_id = catalog_id_of(path)
     file = folder / CATALOG_FILE
     for _ in range(CATALOG_TRIES):
         try:

@@ -277,8 +277,10 @@ class ImportHelper:
         cancelled: Callable[[], bool],
         game: str = "",
         label: str = "",
+        asset: dict[str, Any] | None = None,
     ) -> Prepared:
-        """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.features.quality``).
+        """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.features.quality``);
+        with ``asset`` (what describes it, plain values) ``blend`` holds the result as a library asset.
 
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.
@@ -296,9 +298,14 @@ class ImportHelper:
             child = self._ready_child(tuple(command), limits, cancelled)
             sent = time.monotonic()
             picture = review_picture(blend)
-            child.send(
-                {"glb": str(glb), "blend": str(part), "game": game, "label": label, "picture": str(picture)}
-            )
+            request = {
+                "glb": str(glb),
+                "blend": str(part),
+                "game": game,
+                "label": label,
+                "picture": str(picture),
+            }
+            child.send({**request, "asset": asset} if asset else request)
             answer = child.receive(
                 time.monotonic() + limits.seconds_per_mesh,
                 cancelled,

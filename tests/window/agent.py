@@ -104,6 +104,13 @@ def kiln_jobs() -> list[dict[str, Any]]:
     ]
 
 
+def library_copy(request: Any) -> str | None:
+    """The Kiln library's .blend for an identical request, once it is there (written by the helper)."""
+    library = sys.modules[f"{MODULE}.operators.library"]
+    entry = library.lookup(request)
+    return str(library.index().folder / entry.blend) if entry else None
+
+
 def kiln_objects() -> list[dict[str, Any]]:
     """Objects in this file that carry Kiln's provenance."""
     return [
@@ -195,6 +202,7 @@ _namespace: dict[str, Any] = {
     "kiln_jobs": kiln_jobs,
     "show_kiln_preferences": show_kiln_preferences,
     "kiln_objects": kiln_objects,
+    "library_copy": library_copy,
     "gap_meter": gap_meter,
     "call_timer": call_timer,
 }
