@@ -24,13 +24,15 @@ def job_cost(job: Job, text_cost: int | None = None) -> int | None:
     return None if price is None else price * (job.attempt + 1)
 
 
+def sent_since(jobs: Iterable[Job], since: float) -> list[Job]:
+    """The jobs sent (or, never sent, made) at or after ``since`` (a Unix time)."""
+    return [job for job in jobs if (job.submitted_at or job.created_at) >= since]
+
+
 def spent(jobs: Iterable[Job], text_cost: int | None = None, *, since: float = 0.0) -> CreditEstimate:
     """What the jobs sent at or after ``since`` (a Unix time) cost: known credits, plus unpriced jobs."""
     known = unpriced = 0
-    for job in jobs:
-        sent_at = job.submitted_at or job.created_at
-        if sent_at < since:
-            continue
+    for job in sent_since(jobs, since):
         cost = job_cost(job, text_cost)
         if cost is None:
             unpriced += 1
