@@ -68,6 +68,31 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_USER_RESOURCES, ignore_errors=True)
+    session.config.stash[_EXIT_STATUS] = int(exitstatus)
+
+
+_EXIT_STATUS = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Blender 4.2's bpy module can crash (SIGSEGV) as the test process ends: when its module object
+    outlives Python's finalization, Blender never runs its own exit and its space types free Python
+    classes after Python is gone (gdb: ``bpy_class_free`` ← ``SpaceType::~SpaceType`` in exit
+    handlers; some runs of tests/blender/ui hit it, each test alone does not). The run is over and
+    reported here, so a 4.2 process runs Python's exit functions itself and leaves with pytest's own
+    status. Blender 4.3 and later exit normally and are left alone; Kiln's child Blenders exit normally
+    on 4.2 too (tests/system checks their exit codes)."""
+    bpy = sys.modules.get("bpy")
+    if bpy is None or bpy.app.version >= (4, 3, 0) or _EXIT_STATUS not in config.stash:
+        return
+    import atexit
+
+    logging.shutdown()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(config.stash[_EXIT_STATUS])
 
 
 @pytest.fixture(scope="session")
