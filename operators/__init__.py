@@ -12,6 +12,7 @@ from . import (
     job_state,
     library,
     messenger,
+    off_thread,
     prefs_actions,
     results_here,
     watcher,
@@ -44,4 +45,5 @@ def unregister() -> None:
     library.unregister_library()
     _unregister_classes()
     job_state.state.clear()
+    off_thread.forget()
     messenger.unregister()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +24,7 @@ from ..api.errors import KilnError
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
-from . import game_ready, messenger, runtime
+from . import game_ready, messenger, off_thread, runtime
 from .blocking import blocks
 from .messenger import refuse
 
@@ -40,7 +39,6 @@ EXPORT_ITEMS = (
     ("GODOT", "Godot (GLB)", "-convcolonly collision, GLB"),
     ("GLB", "GLB (web)", "Plain names, GLB"),
 )
-POLL_SECONDS = 0.2
 
 #: What the helper said, or why it could not: filled by the worker thread, read by the timer.
 Outcome = tuple[list[str] | None, str]
@@ -154,20 +152,15 @@ class KILN_OT_export_job(bpy.types.Operator):
 
 
 def _follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None:
-    """Run ``work`` on a thread; a timer reports its outcome (or exports in place) on the main thread."""
-    outcome: list[Outcome] = []
-    threading.Thread(target=lambda: outcome.append(work()), name="kiln-export", daemon=True).start()
+    """Run ``work`` off the main thread; its outcome (or an export in place) is said when it is in."""
 
-    def check() -> float | None:
-        if not outcome:
-            return POLL_SECONDS
-        paths, error = outcome[0]
+    def done(outcome: Outcome) -> None:
+        paths, error = outcome
         if paths is None:
             paths, error = export_in_place(job, options, bpy.context)
         messenger.announce(*_said(paths, error))  # type: ignore[arg-type]
-        return None
 
-    bpy.app.timers.register(check, first_interval=POLL_SECONDS)
+    off_thread.follow("export", work, done)
 
 
 classes = (KILN_OT_export_job,)

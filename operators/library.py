@@ -19,7 +19,6 @@ and sends nothing.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -46,7 +45,7 @@ from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job, JobKind, JobRequest
 from ..ui_text import object_name
-from . import library_asset, runtime
+from . import library_asset, off_thread, runtime
 from .blocking import blocks
 from .import_options import options_of
 from .messenger import announce, refuse
@@ -56,8 +55,6 @@ log = logging.getLogger(__name__)
 
 LIBRARY_NAME = "Kiln"
 LIBRARY_DIR = "library"
-#: Seconds between looks at the helper's progress on the library copy.
-POLL_SECONDS = 0.25
 #: In Kiln's user folder (this machine's): the library folders Kiln registered itself, removed with the
 #: registration on disable. Per machine, because a team's library folder is shared.
 ADDED_RECORD = "added_asset_libraries.txt"
@@ -287,13 +284,7 @@ def _store_in_helper(context: bpy.types.Context, job: Job, objects: list[bpy.typ
                 fs.discard(temp)
         return ""
 
-    outcome: list[StoreOutcome] = []
-    threading.Thread(target=lambda: outcome.append(work()), name="kiln-library", daemon=True).start()
-
-    def check() -> float | None:
-        if not outcome:
-            return POLL_SECONDS
-        said = outcome[0]
+    def done(said: StoreOutcome) -> None:
         if said is None:  # no helper could run after all: here, if the objects are still in this file
             objects = [bpy.data.objects[n] for n in names if n in bpy.data.objects]
             said = _store_here(bpy.context, job, objects) if objects else ""
@@ -303,9 +294,8 @@ def _store_in_helper(context: bpy.types.Context, job: Job, objects: list[bpy.typ
             said = _index_problem(None)
         if said:
             announce("WARNING", said, logged=True)
-        return None
 
-    bpy.app.timers.register(check, first_interval=POLL_SECONDS)
+    off_thread.follow("library", work, done)
 
 
 def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Entry | None:

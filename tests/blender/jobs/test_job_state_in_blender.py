@@ -32,3 +32,24 @@ def test_disabling_kiln_leaves_no_per_job_state_and_enabling_it_starts_clean(
         blender.ops.preferences.addon_enable(module=ADDON)
         logging.getLogger(ADDON).setLevel(logging.DEBUG)  # enabling set the preference's level
     assert kiln_module("operators.job_state").state.is_empty()
+
+
+def test_disabling_kiln_forgets_work_still_running_off_the_main_thread(
+    blender: Any, kiln_module: Any
+) -> None:
+    import threading
+
+    off_thread = kiln_module("operators.off_thread")
+    release, outcomes = threading.Event(), []
+    off_thread.follow("test", lambda: release.wait(10), outcomes.append)
+    (check,) = off_thread._waiting
+    assert blender.app.timers.is_registered(check)
+
+    blender.ops.preferences.addon_disable(module=ADDON)
+    try:
+        assert not blender.app.timers.is_registered(check), "a disabled Kiln would handle the outcome later"
+    finally:
+        release.set()
+        blender.ops.preferences.addon_enable(module=ADDON)
+        logging.getLogger(ADDON).setLevel(logging.DEBUG)
+    assert outcomes == []
