@@ -84,7 +84,7 @@ def _report_seconds(glb: Path) -> float:
     """The report alone: the same arrays through ``build_report`` in this process (as the helper does)."""
     import bpy
 
-    game_ready = addon.module("operators.game_ready")
+    game_ready = addon.module("helper_blender.game_ready")
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=str(glb))
     meshes = [obj for obj in bpy.data.objects if obj.type == "MESH"]

@@ -21,9 +21,9 @@ from ..api.errors import InputError, KilnError
 from ..api.features import batch
 from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobRequest, JobState
+from ..helper_blender import game_ready
 from . import (
     credit_guard,
-    game_ready,
     job_requests,
     job_state,
     library,

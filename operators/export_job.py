@@ -24,7 +24,8 @@ from ..api.errors import KilnError
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
-from . import game_ready, messenger, off_thread, runtime
+from ..helper_blender import game_ready
+from . import messenger, off_thread, runtime
 from .blocking import blocks
 from .messenger import refuse
 

@@ -44,8 +44,9 @@ from ..api.features.library_index import (
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job, JobKind, JobRequest
+from ..helper_blender import library_asset
 from ..ui_text import object_name
-from . import library_asset, off_thread, runtime
+from . import off_thread, runtime
 from .blocking import blocks
 from .import_options import options_of
 from .messenger import announce, refuse

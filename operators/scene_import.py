@@ -22,8 +22,9 @@ from ..api.features.blockout import Fit, ImportOptions
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
+from ..helper_blender import game_ready
 from ..ui_text import object_name
-from . import game_ready, job_state, messenger
+from . import job_state, messenger
 from .import_options import preferred_options
 from .placement import Placement, append_blend, name_after_request, place
 

@@ -10,7 +10,7 @@ import bpy
 from ..api.features.quality.verdict import CHECK, PROBLEMS
 from ..api.jobs import Job
 from ..drawing import wrapped_label
-from ..operators.game_ready import job_report
+from ..helper_blender.game_ready import job_report
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems

@@ -19,6 +19,7 @@ ADDON_PARTS = (
     "drawing.py",
     "ui_text.py",
     "api",
+    "helper_blender",
     "operators",
     "panels",
 )

@@ -1,6 +1,6 @@
 """The warm helper Blender: one long-lived child that turns GLBs into .blend files, one at a time.
 
-Protocol, JSON lines: the child (``operators/glb_to_blend.py``) prints ``MARK {"ready": …}`` once
+Protocol, JSON lines: the child (``helper_blender/service.py``) prints ``MARK {"ready": …}`` once
 started, then answers each request ``{"glb": …, "blend": …}`` read from its stdin with
 ``MARK {"ok": true, "peak_rss": …}`` or ``MARK {"ok": false, "error": "memory"|"import", …}``.
 Blender and its importer print freely on the same stdout, so only marked lines count.
@@ -48,7 +48,7 @@ from .route import NO_BLENDER_PROGRAM
 
 log = logging.getLogger(__name__)
 
-MARK = "KILN-HELPER "  # the same string is in operators/glb_to_blend.py
+MARK = "KILN-HELPER "  # the same string is in helper_blender/service.py
 POLL_SECONDS = 0.05
 WATCH_SECONDS = 0.1
 TAIL_LINES = 12

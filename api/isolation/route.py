@@ -19,7 +19,8 @@ from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-SCRIPT = Path(__file__).resolve().parents[2] / "operators" / "glb_to_blend.py"
+#: The helper's entry point (not resolved: a linked add-on folder keeps the name it is mounted under).
+SCRIPT = Path(__file__).absolute().parents[2] / "helper_blender" / "main.py"
 NO_BLENDER_PROGRAM = (
     "Blender runs here as the bpy module, which has no Blender program to start a helper with"
 )

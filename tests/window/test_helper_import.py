@@ -38,7 +38,7 @@ def helper_processes(program: Program, user: Path) -> set[str]:
     """Command lines of this window's helper Blender programs (the Kiln installed in ``user``)."""
     listing = program.run(["ps", "-eo", "args="]).stdout.splitlines()
     mine = program.inside(user)
-    return {line.strip() for line in listing if "glb_to_blend.py" in line and mine in line}
+    return {line.strip() for line in listing if "helper_blender/main.py" in line and mine in line}
 
 
 def test_a_large_textured_mesh_goes_through_the_helper_program_without_freezing_the_window(
@@ -71,7 +71,7 @@ def test_a_large_textured_mesh_goes_through_the_helper_program_without_freezing_
         time.sleep(0.5)
     busy = window.call("result = gap_meter.stop()")
 
-    assert helpers, "no helper Blender program (blender -b ... glb_to_blend.py) ran during the job"
+    assert helpers, "no helper Blender program (blender -b ... helper_blender/main.py) ran during the job"
     assert all(line.startswith("/usr/bin/blender -b --factory-startup") for line in helpers), helpers
     triangles = window.call(
         "result = sum(len(o.data.polygons) for o in bpy.data.objects if o.type == 'MESH')"

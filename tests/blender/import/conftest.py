@@ -1,6 +1,6 @@
 """Fixtures for isolated imports: the helper, a stand-in helper that misbehaves on request, the corpus.
 
-The helper is real: this very Python (the bpy module) running ``operators/glb_to_blend.py``, the
+The helper is real: this very Python (the bpy module) running ``helper_blender/main.py``, the
 command Kiln would use if it were given one (``bpy.app.binary_path`` is empty here). The stand-in
 is that same script with its ``convert`` wrapped, so it can hang, crash or grab memory mid-import
 while everything else (start, protocol, limits) stays Kiln's own.
@@ -24,11 +24,9 @@ from bench.meshes import write_textured_glb
 HERE = Path(__file__).resolve().parent
 
 STANDIN = """
-import importlib.util, os, pathlib, resource, sys, time
+import os, pathlib, resource, runpy, sys, time
 
-spec = importlib.util.spec_from_file_location("glb_to_blend", {script!r})
-helper = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(helper)
+helper = runpy.run_path({script!r})["service"]()  # the entry point's own way to load the loop
 mode_file = pathlib.Path(sys.argv[1])
 real_convert = helper.convert
 

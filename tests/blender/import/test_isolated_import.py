@@ -1,6 +1,6 @@
 """Every result goes through the warm helper Blender and is appended; the helper lives as long as it should.
 
-Runs inside the bpy module: the helper is this very Python running ``operators/glb_to_blend.py``
+Runs inside the bpy module: the helper is this very Python running ``helper_blender/main.py``
 (``bpy.app.binary_path`` is empty here, so Kiln itself would import in place, and says so once).
 """
 

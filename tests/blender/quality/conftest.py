@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture
 def quality_engine(service: Any, sandbox_key: str, kiln_module: Any, tmp_path: Path) -> Iterator[Any]:
-    """A started engine on the sandbox, every mesh through the real helper (``glb_to_blend.py``)."""
+    """A started engine on the sandbox, every mesh through the real helper (``helper_blender``)."""
     jobs = kiln_module("api.jobs")
     isolation = kiln_module("api.isolation")
     config = jobs.ServiceConfig(

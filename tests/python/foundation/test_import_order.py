@@ -31,6 +31,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the job engine", ("api.jobs",)),
     ("features", ("api.features",)),
     ("contract names kept for outside checks", ("api.client", "api.glb")),
+    ("what runs inside the helper Blender", ("helper_blender",)),
     ("shared Blender-side helpers", ("registration", "dependencies", "drawing", "ui_text")),
     ("preferences", ("preferences",)),
     ("operators", ("operators",)),

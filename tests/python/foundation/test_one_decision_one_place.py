@@ -14,11 +14,7 @@ from pathlib import Path
 from checkout import ROOT
 
 #: The Blender-side code (api/ never imports bpy).
-BLENDER_SIDE = [
-    path
-    for path in [*ROOT.glob("*.py"), *(ROOT / "operators").rglob("*.py"), *(ROOT / "panels").rglob("*.py")]
-    if path.name != "glb_to_blend.py"  # the helper Blender's script: it only ever runs in background mode
-]
+BLENDER_SIDE = [*ROOT.glob("*.py"), *(ROOT / "operators").rglob("*.py"), *(ROOT / "panels").rglob("*.py")]
 
 #: Where ``bpy.app.background`` may be read, and what it means there.
 BACKGROUND_READERS = {

@@ -1,18 +1,16 @@
-"""The helper Blender's script: GLB in, .blend out, one request a line, for as long as it is asked.
+"""The helper Blender's request loop: GLB in, .blend out, one request a line, for as long as it is asked.
 
-Started by ``api.isolation.helper`` as ``blender -b --factory-startup --python`` this file
-``-- --memory-limit BYTES`` (or the bpy module's Python running this file). Blender's own glTF
-importer does the work, so the result is what a plain import gives; images are packed so the
-.blend carries its textures. Each request is a JSON line on stdin; each answer a marked JSON line
-on stdout (Blender prints there too). It ends when stdin closes or its parent goes away. Never
-imported by the add-on: it only runs as ``__main__``.
+Run in the helper Blender through ``helper_blender/main.py`` (the one entry point, which sets up
+the path). Blender's own glTF importer does the work, so the result is what a plain import gives;
+images are packed so the .blend carries its textures. Each request is a JSON line on stdin; each
+answer a marked JSON line on stdout (Blender prints there too). It ends when stdin closes or its
+parent goes away. The artist's Blender never imports this module: it only runs in a helper.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -25,22 +23,10 @@ from typing import Any
 
 import bpy
 
+from . import game_ready, library_asset, review_picture
+
 MARK = "KILN-HELPER "  # the same string is in api/isolation/helper.py
 PARENT_CHECK_SECONDS = 1.0
-HERE = Path(__file__).resolve().parent
-
-
-def load_sibling(name: str) -> Any:
-    """A module beside this file (``game_ready``, ``review_picture``), with the add-on's root (for
-    ``api``) last on sys.path."""
-    root = str(HERE.parent)
-    if root not in sys.path:
-        sys.path.append(root)
-    spec = importlib.util.spec_from_file_location(f"kiln_{name}", HERE / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def convert(
@@ -71,7 +57,6 @@ def convert(
 def keep_as_asset(about: dict[str, Any], blend: Path) -> None:
     """The result as the library's asset, named and described as the artist's Blender would
     (``library.asset_about`` made ``about`` there), written alone and compressed."""
-    library_asset = load_sibling("library_asset")
     objects = list(bpy.data.objects)
     if len(objects) == 1:
         objects[0].name = about["name"]
@@ -86,14 +71,11 @@ def keep_as_asset(about: dict[str, Any], blend: Path) -> None:
 def finish(game: str, label: str, picture: str) -> dict[str, Any]:
     """The game-ready work; a failure there (an export folder that cannot be written) is said in
     the answer, never a failed import: the mesh itself is fine."""
-    game_ready = _game_ready or load_sibling("game_ready")
     try:
         options = game_ready.game_options.GameOptions.from_text(game)
         objects, said = game_ready.finish(list(bpy.data.objects), options, label)
         if options.review and picture:
-            said["picture"] = (_review_picture or load_sibling("review_picture")).render_picture(
-                objects, picture
-            )
+            said["picture"] = review_picture.render_picture(objects, picture)
         return dict(said)
     except game_ready.ExportFailed as exc:
         return {"finish_error": str(exc)[-500:]}
@@ -137,8 +119,6 @@ def preload_importer() -> None:
     and the memory ceiling measures meshes, not module loading."""
     import numpy  # noqa: F401
 
-    global _game_ready, _review_picture
-    _game_ready, _review_picture = load_sibling("game_ready"), load_sibling("review_picture")
     for package in ("io_scene_gltf2.io.imp", "io_scene_gltf2.blender.imp"):
         try:
             found = importlib.import_module(package)
@@ -147,10 +127,6 @@ def preload_importer() -> None:
         for info in pkgutil.iter_modules(found.__path__, f"{package}."):
             with contextlib.suppress(Exception):
                 importlib.import_module(info.name)
-
-
-_game_ready: Any = None
-_review_picture: Any = None
 
 
 def say(message: dict[str, Any]) -> None:
@@ -207,11 +183,7 @@ def watch_parent() -> None:
 def main(argv: list[str]) -> int:
     args = argv[argv.index("--") + 1 :] if "--" in argv else []
     if len(args) != 2 or args[0] != "--memory-limit" or not args[1].isdigit():
-        sys.stderr.write("usage: glb_to_blend.py -- --memory-limit BYTES\n")
+        sys.stderr.write("usage: main.py -- --memory-limit BYTES\n")
         return 2
     serve(int(args[1]))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -1,8 +1,7 @@
 """A result's picture for a batch's review sheet, rendered in the helper Blender.
 
-Run by the helper's child script (``glb_to_blend.py``) after finishing a result whose options ask
-for it (``GameOptions.review``); Workbench renders without a GPU window. Never imported by the
-add-on's own modules.
+Run by the helper's request loop (``helper_blender.service``) after finishing a result whose
+options ask for it (``GameOptions.review``); Workbench renders without a GPU window.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Game-ready work on a freshly imported result, in the helper Blender: report, fix-ups, LODs,
 collision, engine names, export.
 
-Run by the helper's child script (``glb_to_blend.py``) between the glTF import and the save, so
+Run by the helper's request loop (``helper_blender.service``) between the glTF import and the save, so
 none of it costs the artist's UI a frame; the artist's Blender runs it only when it imports in
 place (its own choice, or no helper can run), as it then runs the import itself. The arithmetic is
 ``api.features.quality`` (plain numpy); this module reads meshes into arrays and does Blender's part with
@@ -10,7 +10,6 @@ bmesh and the Decimate modifier.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -21,15 +20,9 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-try:
-    from ..api.features.quality import hull, naming
-    from ..api.features.quality import options as game_options
-    from ..api.features.quality import report as quality
-except ImportError:  # run by the helper's child script, where the add-on's root is on sys.path
-    hull, naming, game_options, quality = (
-        importlib.import_module(f"api.features.quality.{name}")
-        for name in ("hull", "naming", "options", "report")
-    )
+from ..api.features.quality import hull, naming
+from ..api.features.quality import options as game_options
+from ..api.features.quality import report as quality
 
 if TYPE_CHECKING:
     from ..api.jobs import Job

@@ -1,10 +1,10 @@
 """A result as a library asset: marked, described, its thumbnail set, written to a .blend of its own.
 
-One way to make the asset, used in two places: the helper Blender (``glb_to_blend.py`` loads this
-file beside it, so it imports nothing of Kiln's) writes it while it has the mesh open, off the
-artist's main thread; ``library._store`` writes it in the artist's Blender where no helper runs
+One way to make the asset, used in two places: the helper Blender (``helper_blender.service``)
+writes it while it has the mesh open, off the artist's main thread; ``session.library`` writes it
+in the artist's Blender where no helper runs
 (background mode, or a helper that cannot start). What describes the asset travels as plain values
-(:func:`describe`'s ``about``), made by ``library.asset_about``.
+(:func:`describe`'s ``about``), made by ``session.library.asset_about``.
 """
 
 from __future__ import annotations
