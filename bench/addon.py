@@ -68,7 +68,7 @@ def preferences() -> Any:
 
 
 def module(name: str) -> Any:
-    """A submodule of the enabled add-on, e.g. ``module("operators.watcher")``."""
+    """A submodule of the enabled add-on, e.g. ``module("session.watcher")``."""
     return importlib.import_module(f"{ADDON_MODULE}.{name}")
 
 
@@ -76,7 +76,7 @@ def reset_jobs() -> None:
     """Stop Kiln's engine and empty its job list and cache, so a phase starts from nothing."""
     import bpy
 
-    module("operators.runtime").shutdown()
+    module("session.runtime").shutdown()
     folder = Path(bpy.utils.extension_path_user(ADDON_MODULE, create=True))
     for child in folder.iterdir():
         if child.is_dir():

@@ -102,7 +102,7 @@ def _append(blend: Path, glb: Path) -> float:
     import bpy
 
     jobs = addon.module("api.jobs")
-    import_job = addon.module("operators.scene_import").import_job
+    import_job = addon.module("session.scene_import").import_job
     bpy.ops.wm.read_homefile(use_empty=True)
     request = jobs.JobRequest(kind="text", prompt="grid")
     job = jobs.Job(id="g", request=request, task_id="g", mesh_path=str(glb), blend_path=str(blend))

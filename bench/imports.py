@@ -60,7 +60,7 @@ def _once(helper: Any, command: Any, limits: Any, glb: Path, blend: Path) -> tup
     import bpy
 
     jobs = addon.module("api.jobs")
-    import_job = addon.module("operators.scene_import").import_job
+    import_job = addon.module("session.scene_import").import_job
     request = jobs.JobRequest(kind="text", prompt=glb.stem)
 
     bpy.ops.wm.read_homefile(use_empty=True)

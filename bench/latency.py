@@ -73,7 +73,7 @@ def run(sandbox: Any, key: str) -> dict[str, Any]:
     """Run ``JOBS`` text jobs through Kiln against ``sandbox`` (in this process, for its records)."""
     import bpy
 
-    jobs, runtime = addon.module("api.jobs"), addon.module("operators.runtime")
+    jobs, runtime = addon.module("api.jobs"), addon.module("session.runtime")
     preferences = addon.module("preferences")
     addon.reset_jobs()
     addon.use_service(sandbox.base_url, key)
@@ -139,8 +139,8 @@ def _drive(engine: Any) -> tuple[list[str], float, list[float], dict[str, tuple[
     """
     import bpy
 
-    jobs, runtime = addon.module("api.jobs"), addon.module("operators.runtime")
-    watcher = addon.module("operators.watcher")
+    jobs, runtime = addon.module("api.jobs"), addon.module("session.runtime")
+    watcher = addon.module("session.watcher")
     origin = runtime.current_origin()  # as the generate operator does: imports go to this file
     start = time.perf_counter()
     ids = [

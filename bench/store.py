@@ -93,7 +93,7 @@ class _Stand:
 def run() -> dict[str, Any]:
     import bpy
 
-    runtime, preferences = addon.module("operators.runtime"), addon.module("preferences")
+    runtime, preferences = addon.module("session.runtime"), addon.module("preferences")
     jobs_panel = addon.module("panels.jobs")
     results: dict[str, Any] = {"history": HISTORY}
     with sandbox_process(SLOW) as base_url:

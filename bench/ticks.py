@@ -38,14 +38,14 @@ def run() -> dict[str, dict[str, float]]:
     import bpy
 
     jobs = addon.module("api.jobs")
-    watcher = addon.module("operators.watcher")
+    watcher = addon.module("session.watcher")
     results = {}
     with sandbox_process(SLOW) as base_url:
         addon.use_service(base_url, KEY)
         for count in IN_FLIGHT:
             addon.reset_jobs()
-            engine = addon.module("operators.runtime").engine(bpy.context)
-            origin = addon.module("operators.runtime").current_origin()
+            engine = addon.module("session.runtime").engine(bpy.context)
+            origin = addon.module("session.runtime").current_origin()
             requests = [jobs.JobRequest(kind="text", prompt=f"a chair {i}") for i in range(count)]
             ids = [engine.submit(request, origin=origin).id for request in requests]
             _wait_in_flight(engine, ids)
@@ -67,8 +67,8 @@ def run_state_changes(history: int = HISTORY) -> dict[str, float]:
     """Beat every 0.25 s until 100 jobs, sent together, are all ready; the longest beat is the row."""
     import bpy
 
-    jobs, runtime = addon.module("api.jobs"), addon.module("operators.runtime")
-    watcher = addon.module("operators.watcher")
+    jobs, runtime = addon.module("api.jobs"), addon.module("session.runtime")
+    watcher = addon.module("session.watcher")
     prefs = addon.preferences()
     auto_import = prefs.auto_import
     prefs.auto_import = False

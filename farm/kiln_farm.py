@@ -316,7 +316,7 @@ def generate(args: argparse.Namespace) -> int:
     out = Output(args.output)
     game = game_options(api, args, out)
     out.assets.mkdir(parents=True, exist_ok=True)
-    engine = kiln.operators.runtime.engine()
+    engine = kiln.session.runtime.engine()
     rows: dict[str, dict[str, Any]] = {}
     following: dict[str, tuple[Any, Any]] = {}
     try:
@@ -332,7 +332,7 @@ def generate(args: argparse.Namespace) -> int:
         for name, (_item, job) in following.items():
             finish(kiln, engine, out, name, engine.get(job.id), rows[name])
     finally:
-        kiln.operators.runtime.shutdown()
+        kiln.session.runtime.shutdown()
     first, last = (mine[0].line, mine[-1].line) if mine else (0, 0)
     write_json(out.manifests / f"lines-{first:04d}-{last:04d}.json", {"assets": list(rows.values())})
     failed = [row for row in rows.values() if row["state"] != "done"]

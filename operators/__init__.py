@@ -1,24 +1,23 @@
-"""What artists and scripts invoke: generate, job actions, the watcher, scene import."""
+"""What artists, scripts and agents invoke: the operator classes, and nothing else.
+
+What they set in motion lives in ``session/``. Each module holds operators:
+
+* ``generate`` — generate from text or one image.
+* ``batch`` — generate from a prompt file.
+* ``blockout`` — generate into selected placeholders; cycle and keep their variants.
+* ``job_actions`` — cancel, retry, import, remove, resume a job; wait for jobs (scripts).
+* ``export_job`` — export a finished job for a game engine.
+* ``prefs_actions`` — the preferences' buttons: test the connection, clear the cache.
+* ``announce`` — the status bar's door for sentences said outside an operator.
+"""
 
 from __future__ import annotations
 
 from ..registration import classes_factory
-from . import (
-    batch,
-    blockout,
-    export_job,
-    generate,
-    job_actions,
-    job_state,
-    library,
-    messenger,
-    off_thread,
-    prefs_actions,
-    results_here,
-    watcher,
-)
+from . import announce, batch, blockout, export_job, generate, job_actions, prefs_actions
 
 classes = (
+    *announce.classes,
     *generate.classes,
     *batch.classes,
     *blockout.classes,
@@ -26,24 +25,9 @@ classes = (
     *prefs_actions.classes,
     *export_job.classes,
 )
-_register_classes, _unregister_classes = classes_factory(classes)
-
-
-def register() -> None:
-    messenger.register()
-    _register_classes()
-    watcher.register()
-    results_here.register()
-    library.register_library()
+register, _unregister_classes = classes_factory(classes)
 
 
 def unregister() -> None:
-    batch.unregister()
     prefs_actions.unregister()
-    results_here.unregister()
-    watcher.unregister()
-    library.unregister_library()
     _unregister_classes()
-    job_state.state.clear()
-    off_thread.forget()
-    messenger.unregister()

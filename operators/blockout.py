@@ -1,36 +1,37 @@
 """Blockout to assets: one job per selected placeholder, each result fitted into its place, variants.
 
-The requests are all built (``plan``) before the first is sent, so a run that cannot go as a
-whole (a bad image, a credit cap) is refused before it costs anything. The fitting happens at
-import (``scene_import.import_job``), wherever the job is imported from: the job remembers its
-placeholder by name (``JobRequest.placeholder``).
+What a selection asks for, and cycling variants, is ``session.blockout``; these are the operators.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty
 
-from ..api.checks import inputs
 from ..api.errors import KilnError
-from ..api.features.blockout import FITS, JobSource, job_source, variant_after
+from ..api.features.blockout import FITS
 from ..api.jobs import JobRequest, JobState
-from . import credit_guard, job_requests, library, runtime, variants, watcher
-from .blocking import blocks
-from .common import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
-from .game_options import GameOutputProperties
-from .generate import save_blender_image
-from .import_options import ImportOptionProperties
-from .job_requests import AUTO, TEXT_RESOLUTIONS
-from .messenger import refuse
-from .placement import Placement
-from .scene_import import choose_options
-from .scene_objects import custom
+from ..session import job_requests, library, runtime, spending, variants, watcher
+from ..session.blocking import blocks
+from ..session.blockout import (
+    active_placeholder,
+    cycle,
+    has_result,
+    placeholders,
+    plan,
+    quick_request,
+    variant_sentence,
+)
+from ..session.game_options import GameOutputProperties
+from ..session.import_options import ImportOptionProperties
+from ..session.job_requests import AUTO, TEXT_RESOLUTIONS
+from ..session.launching import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
+from ..session.messenger import refuse
+from ..session.placement import Placement
+from ..session.scene_import import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -43,89 +44,6 @@ FIT_ITEMS = (
     ("NONE", "None", "As generated, only placed"),
 )
 assert tuple(item[0] for item in FIT_ITEMS) == FITS
-IMAGE_AUTO_RESOLUTION = 1536
-
-
-@dataclass
-class Plan:
-    """The jobs a selection becomes, and the objects left out with why."""
-
-    requests: list[JobRequest] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-
-
-def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
-    """The selected placeholders; a selected result stands for its placeholder."""
-    found: dict[str, bpy.types.Object] = {}
-    for obj in context.selected_objects:
-        name = custom(obj, variants.PLACEHOLDER_KEY)
-        target = bpy.data.objects.get(name) if isinstance(name, str) else obj
-        if target is not None:
-            found.setdefault(target.name, target)
-    return list(found.values())
-
-
-def source_of(obj: bpy.types.Object) -> JobSource | None:
-    """What a placeholder asks for (``kiln_image``, ``kiln_prompt`` or its name)."""
-    return job_source(obj.name, custom(obj, "kiln_prompt"), custom(obj, "kiln_image"))
-
-
-def quick_request(obj: bpy.types.Object, resolution: int | None) -> JobRequest | None:
-    """The request without reading any image (for the panel's count and estimate)."""
-    source = source_of(obj)
-    if source is None:
-        return None
-    if source.kind == "image":
-        return JobRequest(kind="image", resolution=resolution or IMAGE_AUTO_RESOLUTION, placeholder=obj.name)
-    return JobRequest(kind="text", prompt=source.value, resolution=resolution, placeholder=obj.name)
-
-
-def plan(objects: list[bpy.types.Object], resolution: int | None) -> Plan:
-    """Every request, checked, before anything is sent; unusable objects are named with the reason."""
-    result = Plan()
-    for obj in objects:
-        source = source_of(obj)
-        if source is None:
-            result.skipped.append(f"{obj.name} (no kiln_prompt, kiln_image or usable name)")
-            continue
-        try:
-            result.requests.append(_request(obj.name, source, resolution))
-        except KilnError as exc:
-            result.skipped.append(f"{obj.name} ({exc.user_message})")
-    return result
-
-
-def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest:
-    if source.kind == "text":
-        prompt = inputs.check_prompt(source.value)
-        return JobRequest(kind="text", prompt=prompt, resolution=resolution, name=name, placeholder=name)
-    image_name = source.value if source.value in bpy.data.images else ""
-    path = save_blender_image(image_name) if image_name else Path(bpy.path.abspath(source.value))
-    inputs.read_image_file(path)
-    return JobRequest(
-        kind="image",
-        image_path=str(path),
-        resolution=resolution or IMAGE_AUTO_RESOLUTION,
-        name=name,
-        blender_image=image_name,
-        placeholder=name,
-    )
-
-
-def has_result(request: JobRequest) -> bool:
-    """Whether the request's placeholder already shows a result: asking again means another variant."""
-    return bool(request.placeholder and variants.variants_of(request.placeholder))
-
-
-def variant_sentence(requests: list[JobRequest]) -> str:
-    """Says that placeholders with a result are sent again for a new variant; empty when none has one."""
-    again = sum(has_result(r) for r in requests)
-    if not again:
-        return ""
-    which = (
-        "1 placeholder already has a result" if again == 1 else f"{again} placeholders already have a result"
-    )
-    return f"{which}: a new variant is generated (sent again, never taken from the Kiln library)."
 
 
 class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperties, OnlineOperator):
@@ -144,13 +62,13 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
         default="ASK",
         description=f"{library.REUSE_DESCRIPTION} (a placeholder with a result always gets a new variant)",
     )
-    max_credits: credit_guard.max_credits_property("selection")  # type: ignore[valid-type]
+    max_credits: spending.max_credits_property("selection")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         chosen = job_requests.resolution(self.resolution)
         requests = [r for r in (quick_request(o, chosen) for o in placeholders(context)) if r]
-        cost = credit_guard.estimate_for(requests, context)
-        if credit_guard.should_ask(cost, context):
+        cost = spending.estimate_for(requests, context)
+        if spending.should_ask(cost, context):
             message = f"These {len(requests)} placeholder jobs cost {cost}. {variant_sentence(requests)}"
             return context.window_manager.invoke_confirm(
                 self,
@@ -179,8 +97,8 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             if not has_result(r) and (e := library.reusable(r, self.reuse, context))
         ]
         to_send = [r for r in planned.requests if all(r is not done for done, _ in reused)]
-        refusal = credit_guard.over_limit(
-            credit_guard.estimate_for(to_send, context),
+        refusal = spending.over_limit(
+            spending.estimate_for(to_send, context),
             self.max_credits,
             f"The selection ({len(to_send)} jobs)",
         )
@@ -229,17 +147,6 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
         return job_ids
 
 
-def active_placeholder(context: bpy.types.Context) -> str:
-    """The placeholder of the active object (itself, or the one it is a result of); '' when none."""
-    obj = context.view_layer.objects.active if context.view_layer else None
-    if obj is None:
-        return ""
-    name = custom(obj, variants.PLACEHOLDER_KEY)
-    if isinstance(name, str):
-        return name
-    return obj.name if variants.variants_of(obj.name) else ""
-
-
 class _VariantOperator(bpy.types.Operator):
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -277,22 +184,6 @@ class KILN_OT_variant_previous(_CycleVariant):
     bl_label = "Previous Variant"
     bl_options = {"REGISTER", "UNDO"}
     step = -1
-
-
-def cycle(context: bpy.types.Context, placeholder: str, step: int) -> int | None:
-    """Show the variant ``step`` away from the shown one; the active object follows it."""
-    results = variants.variants_of(placeholder)
-    number = variant_after(list(results), variants.shown_variant(placeholder, context), step)
-    if number is None:
-        return None
-    variants.show_variant(context, placeholder, number)
-    shown = [obj for obj in results[number] if obj.name in context.view_layer.objects]
-    roots = [obj for obj in shown if obj.parent is None] or shown
-    if roots:
-        for obj in context.view_layer.objects:
-            obj.select_set(obj in shown)
-        context.view_layer.objects.active = roots[0]
-    return number
 
 
 class KILN_OT_variant_keep(_VariantOperator):

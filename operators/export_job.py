@@ -1,38 +1,23 @@
 """Export a finished job for a game engine, after the fact: ``bpy.ops.kiln.export_job``.
 
-The helper Blender imports the job's cached GLB again, applies the job's own fix-ups and outputs
-(LODs, collision) with the chosen engine's names, and writes the export; the artist's Blender only
-waits for the answer on a timer (in background mode it blocks, as everything does there). Where no
-helper can run, the export is made here in a scene of its own, removed afterwards.
+The work is ``session.exports``: the helper Blender writes the export off the main thread.
 """
 
 from __future__ import annotations
 
-import logging
-import shutil
-import tempfile
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import EnumProperty, StringProperty
 
-from .. import preferences
 from ..api.errors import KilnError
-from ..api.features.quality.options import GameOptions
-from ..api.isolation import HelperUnavailable
-from ..api.jobs import Job
-from ..helper_blender import game_ready
-from . import messenger, off_thread, runtime
-from .blocking import blocks
-from .messenger import refuse
+from ..session import exports, runtime
+from ..session.blocking import blocks
+from ..session.messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
-
-log = logging.getLogger(__name__)
 
 EXPORT_ITEMS = (
     ("UNREAL", "Unreal (FBX)", "SM_ names, UCX_ collision, FBX in Unreal's units"),
@@ -40,71 +25,6 @@ EXPORT_ITEMS = (
     ("GODOT", "Godot (GLB)", "-convcolonly collision, GLB"),
     ("GLB", "GLB (web)", "Plain names, GLB"),
 )
-
-#: What the helper said, or why it could not: filled by the worker thread, read by the timer.
-Outcome = tuple[list[str] | None, str]
-
-
-def export_options(job: Job, engine: str, directory: str) -> GameOptions:
-    """The job's own fix-ups and outputs, with this engine and folder."""
-    return replace(GameOptions.from_text(job.request.game), engine=engine, export_dir=directory)
-
-
-def export_in_helper(job: Job, options: GameOptions, context: bpy.types.Context) -> Callable[[], Outcome]:
-    """The worker's job (plain values only): ([paths], "") done, (None, "") no helper, ([], why) failed."""
-    config = preferences.service_config(context)
-    helper = runtime.engine(context).import_helper
-    mesh, game, label = Path(job.mesh_path), options.to_text(), job.request.label
-
-    def work() -> Outcome:
-        scratch = Path(tempfile.mkdtemp(prefix="kiln-export-"))
-        try:
-            made = helper.prepare(
-                config.helper_command,
-                config.helper_limits,
-                mesh,
-                scratch / "export.blend",
-                cancelled=lambda: False,
-                game=game,
-                label=label,
-            )
-        except HelperUnavailable:
-            return None, ""
-        except KilnError as exc:
-            return [], exc.user_message
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        return list(made.exported), made.finish_error
-
-    return work
-
-
-def export_in_place(job: Job, options: GameOptions, context: bpy.types.Context) -> tuple[list[str], str]:
-    """No helper can run: import the GLB into a scene of its own, export, and remove it all."""
-    scene = bpy.data.scenes.new("Kiln Export")
-    before = set(bpy.data.objects)
-    try:
-        with context.temp_override(scene=scene, view_layer=scene.view_layers[0]):
-            bpy.ops.import_scene.gltf(filepath=job.mesh_path)
-            made = [obj for obj in bpy.data.objects if obj not in before]
-            _objects, said = game_ready.finish(made, options, job.request.label)
-        return list(said["exported"]), ""
-    except (RuntimeError, OSError) as exc:  # the importer or an exporter refused; the folder is unwritable
-        log.warning("Export of %s failed: %s", job.mesh_path, exc)
-        return [], str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-    finally:
-        for obj in [obj for obj in bpy.data.objects if obj not in before]:
-            data = obj.data
-            bpy.data.objects.remove(obj)
-            if isinstance(data, bpy.types.Mesh) and data.users == 0:
-                bpy.data.meshes.remove(data)
-        bpy.data.scenes.remove(scene)
-
-
-def _said(paths: list[str], error: str) -> tuple[str, str]:
-    if error or not paths:
-        return "ERROR", f"Kiln: the export failed: {error or 'nothing was written'}"
-    return "INFO", f"Kiln: exported {', '.join(Path(p).name for p in paths)} to {Path(paths[0]).parent}"
 
 
 class KILN_OT_export_job(bpy.types.Operator):
@@ -138,30 +58,18 @@ class KILN_OT_export_job(bpy.types.Operator):
             problem = "choose a folder to export to"
         if problem or job is None:
             return refuse(self, problem)
-        options = export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
-        work = export_in_helper(job, options, context)
+        options = exports.export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
+        work = exports.export_in_helper(job, options, context)
         if not blocks(self):
-            _follow(job, options, work)
+            exports.follow(job, options, work)
             self.report({"INFO"}, f"Kiln: exporting “{job.request.label[:40]}”…")
             return {"FINISHED"}
         paths, error = work()
         if paths is None:
-            paths, error = export_in_place(job, options, context)
-        level, message = _said(paths, error)
+            paths, error = exports.export_in_place(job, options, context)
+        level, message = exports.said(paths, error)
         self.report({level}, message)  # type: ignore[arg-type]
         return {"FINISHED"} if level == "INFO" else {"CANCELLED"}
-
-
-def _follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None:
-    """Run ``work`` off the main thread; its outcome (or an export in place) is said when it is in."""
-
-    def done(outcome: Outcome) -> None:
-        paths, error = outcome
-        if paths is None:
-            paths, error = export_in_place(job, options, bpy.context)
-        messenger.announce(*_said(paths, error))  # type: ignore[arg-type]
-
-    off_thread.follow("export", work, done)
 
 
 classes = (KILN_OT_export_job,)

@@ -2,40 +2,34 @@
 
 from __future__ import annotations
 
-import logging
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
-from ..api.jobs import UPLOADS_DIR, JobRequest
-from ..api.jobs.disk import ensure_folder
-from . import credit_guard, library
-from .blocking import blocks
-from .common import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
-from .game_options import GameOutputProperties
-from .import_options import ImportOptionProperties
-from .job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS, text_request
-from .messenger import refuse
+from ..api.jobs import JobRequest
+from ..session import library, spending
+from ..session.blocking import blocks
+from ..session.game_options import GameOutputProperties
+from ..session.import_options import ImportOptionProperties
+from ..session.job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS, save_blender_image, text_request
+from ..session.launching import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
+from ..session.messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
-
-log = logging.getLogger(__name__)
 
 
 def _confirm_spend(
     op: bpy.types.Operator, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest
 ) -> set[OperatorResult]:
     """The invoke of a generate operator: ask first when the artist wants to confirm this much."""
-    cost = credit_guard.estimate_for([request], context)
+    cost = spending.estimate_for([request], context)
     free = library.reusable(request, op.reuse, context) is not None  # type: ignore[attr-defined]
-    if free or not credit_guard.should_ask(cost, context):
+    if free or not spending.should_ask(cost, context):
         return op.execute(context)
     return context.window_manager.invoke_confirm(
         op, event, title="Kiln: Spend Credits?", message=f"This job costs {cost}.", confirm_text="Generate"
@@ -161,32 +155,6 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
             name=name,
             blender_image=name,
         )
-
-
-def save_blender_image(name: str) -> Path:
-    """Write any Blender image (packed, generated, Render Result) to a PNG the workers can upload."""
-    image = bpy.data.images.get(name)
-    if image is None:
-        raise InputError(f"There is no image called “{name}” in this file.")
-    if image.type != "RENDER_RESULT" and not image.has_data and image.source == "FILE":
-        image.reload()
-    if image.type != "RENDER_RESULT" and tuple(image.size) == (0, 0):
-        raise InputError(f"The image “{name}” has no pixels (is its file missing?).")
-    folder = preferences.user_dir() / UPLOADS_DIR
-    ensure_folder(folder, "save the image to upload")
-    path = folder / f"{uuid.uuid4().hex}.png"
-    scene = bpy.context.scene
-    settings = scene.render.image_settings
-    saved = (settings.file_format, settings.color_mode)
-    settings.file_format, settings.color_mode = "PNG", "RGBA"
-    try:
-        image.save_render(str(path), scene=scene)
-    except RuntimeError as exc:
-        log.warning("Could not save image %s: %s", name, exc)
-        raise InputError(f"The image “{name}” could not be saved as PNG (has it been rendered?).") from exc
-    finally:
-        settings.file_format, settings.color_mode = saved
-    return path
 
 
 classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image)

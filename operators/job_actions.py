@@ -10,10 +10,10 @@ from bpy.props import StringProperty
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest, JobState
 from ..api.jobs.disk import ensure_folder
-from . import runtime, watcher
-from .blocking import blocks
-from .common import OnlineOperator, setup_problem, wait_then_import
-from .messenger import refuse
+from ..session import runtime, watcher
+from ..session.blocking import blocks
+from ..session.launching import OnlineOperator, setup_problem, wait_then_import
+from ..session.messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult

@@ -12,10 +12,10 @@ from ..api.features import cache
 from ..api.features.connection_check import CheckState
 from ..api.features.connection_check import current as connection_check
 from ..drawing import tag_redraw
+from ..session import runtime
+from ..session.launching import OnlineOperator
+from ..session.messenger import refuse
 from ..ui_text import human_size
-from . import runtime
-from .common import OnlineOperator
-from .messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult

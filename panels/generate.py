@@ -13,8 +13,8 @@ from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.features import credits
 from ..drawing import labeled_prop, wrapped_label
-from ..operators import blockout, variants
-from ..operators.common import setup_problem
+from ..session import blockout, variants
+from ..session.launching import setup_problem
 from . import reuse_offer, thumbnails
 from .props import KilnGenerateSettings, effective_prompt, scene_settings
 

@@ -17,7 +17,7 @@ import bpy
 
 from ..api.jobs import Job, JobState
 from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
-from ..operators import credit_guard, results_here, runtime
+from ..session import results_here, runtime, spending
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import quality, thumbnails
 
@@ -238,9 +238,9 @@ class KILN_PT_jobs(bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("kiln.clear_finished", icon="TRASH")
         row.operator("kiln.resume_task", text="Resume Task…", icon="RECOVER_LAST")
-        spending = credit_guard.spending_line()
-        if spending:
-            wrapped_label(layout, context, spending, icon="FUND")
+        credits_line = spending.spending_line()
+        if credits_line:
+            wrapped_label(layout, context, credits_line, icon="FUND")
 
 
 def _state_icon(job: Job) -> IconItems:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProperty, StringProperty
 
-from ..operators.job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS
+from ..session.job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS
 
 
 class KilnGenerateSettings(bpy.types.PropertyGroup):

@@ -16,8 +16,8 @@ import bpy
 
 from ..api.features.library_index import Entry, image_digest_key, request_key
 from ..drawing import buttons_row, wrapped_label
-from ..operators import library
-from ..operators.job_requests import text_request
+from ..session import library
+from ..session.job_requests import text_request
 from .props import KilnGenerateSettings, effective_prompt
 
 #: Seconds an answer is kept before the index is looked at again.

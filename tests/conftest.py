@@ -131,7 +131,7 @@ def offline(blender: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def kiln_module(kiln: ModuleType) -> Any:
-    """A submodule of the enabled add-on, e.g. ``kiln_module("operators.runtime")``."""
+    """A submodule of the enabled add-on, e.g. ``kiln_module("session.runtime")``."""
     import importlib
 
     return lambda name: importlib.import_module(f"{ADDON_MODULE}.{name}")
@@ -142,7 +142,7 @@ def fresh_jobs(kiln: ModuleType) -> Iterator[Path]:
     """An empty job list and cache; the engine is stopped before and after."""
     import bpy
 
-    runtime = sys.modules[f"{ADDON_MODULE}.operators.runtime"]
+    runtime = sys.modules[f"{ADDON_MODULE}.session.runtime"]
     preferences = sys.modules[f"{ADDON_MODULE}.preferences"]
     runtime.shutdown()
     preferences.finish_key_saves()

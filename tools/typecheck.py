@@ -20,6 +20,7 @@ ADDON_PARTS = (
     "ui_text.py",
     "api",
     "helper_blender",
+    "session",
     "operators",
     "panels",
 )

@@ -272,7 +272,7 @@ def set_up(state: str, bpy: Any) -> Callable[[], None]:
     """Put Kiln into ``state``; returns what undoes the parts that outlive the state."""
     settings = bpy.context.scene.kiln
     settings.mode, settings.prompt = "TEXT", PROMPT
-    runtime, preferences = kiln("operators.runtime"), kiln("preferences")
+    runtime, preferences = kiln("session.runtime"), kiln("preferences")
     os.environ["KILN_BASE_URL"] = "https://kiln.example.invalid"
     if state == "no key":
         os.environ.pop("KILN_API_KEY", None)

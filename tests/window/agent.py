@@ -87,7 +87,7 @@ def show_kiln_preferences() -> dict[str, int]:
 
 def kiln_jobs() -> list[dict[str, Any]]:
     """Every job the running engine knows, as plain values."""
-    runtime = sys.modules[f"{MODULE}.operators.runtime"]
+    runtime = sys.modules[f"{MODULE}.session.runtime"]
     engine = runtime.engine_if_started()
     if engine is None:
         return []
@@ -106,7 +106,7 @@ def kiln_jobs() -> list[dict[str, Any]]:
 
 def library_copy(request: Any) -> str | None:
     """The Kiln library's .blend for an identical request, once it is there (written by the helper)."""
-    library = sys.modules[f"{MODULE}.operators.library"]
+    library = sys.modules[f"{MODULE}.session.library"]
     entry = library.lookup(request)
     return str(library.index().folder / entry.blend) if entry else None
 

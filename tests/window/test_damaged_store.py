@@ -15,7 +15,7 @@ from program import Window
 from sidebar import open_kiln_tab
 
 STORE = Path("extensions") / ".user" / "user_default" / "kiln" / "jobs.sqlite3"
-START_ENGINE = "sys.modules[MODULE + '.operators.runtime'].engine(bpy.context)"
+START_ENGINE = "sys.modules[MODULE + '.session.runtime'].engine(bpy.context)"
 
 
 @pytest.mark.parametrize("damage", ["emptied store", "garbage write-ahead log"])

@@ -58,7 +58,7 @@ def test_txt_batch_lands_in_a_grid_of_named_sub_collections(
     assert len(rows) == 2
 
     summary = json.loads(summary_path.read_text())
-    engine = kiln_module("operators.runtime").engine()
+    engine = kiln_module("session.runtime").engine()
     jobs = {job.request.prompt: job for job in engine.jobs()}
     assert summary["imported"] == 5 and summary["failed"] == 0
     for row in summary["jobs"]:
@@ -141,24 +141,21 @@ def test_refused_while_offline(offline: Any, tmp_path: Path) -> None:
 def test_a_ui_batch_writes_its_summary_once_its_jobs_settle(
     service: Any, blender: Any, tmp_path: Path, kiln_module: Any
 ) -> None:
-    """What the UI timer does, driven by hand (timers never fire in background mode)."""
-    batch_ops = kiln_module("operators.batch")
-    runtime = kiln_module("operators.runtime")
-    items = [batch_ops.batch.BatchItem(1, batch_ops.batch.JobRequest(kind="text", prompt="a red chair"))]
-    job_ids = batch_ops._send(blender.context, items)
+    """What the watcher's beats do, driven by hand (timers never fire in background mode)."""
+    batches = kiln_module("session.batches")
+    runtime = kiln_module("session.runtime")
+    watcher = kiln_module("session.watcher")
+    items = [batches.batch.BatchItem(1, batches.batch.JobRequest(kind="text", prompt="a red chair"))]
+    job_ids = batches.send(blender.context, items)
     summary_path = tmp_path / "ui-summary.json"
-    batch_ops._follow(
-        kiln_module("operators.job_state").FollowedBatch("props.txt", job_ids, str(summary_path))
-    )
-    try:
-        assert batch_ops._check_followed() == batch_ops.FOLLOW_SECONDS
-        assert not summary_path.exists()
-        runtime.engine().wait(job_ids)
-        assert batch_ops._check_followed() == batch_ops.FOLLOW_SECONDS  # ready, waiting for the watcher
-        kiln_module("operators.watcher").tick(blender.context)
-        assert batch_ops._check_followed() is None
-        watcher = kiln_module("operators.watcher")
-        assert ("INFO", "Kiln: batch props.txt: 1 of 1 imported") in watcher.tick(blender.context)
-    finally:
-        blender.app.timers.unregister(batch_ops._check_followed)
+    batches.follow(kiln_module("session.state").FollowedBatch("props.txt", job_ids, str(summary_path)))
+    engine = runtime.engine()
+    assert batches.conclude_settled(engine, True) == []
+    assert not summary_path.exists()
+    engine.wait(job_ids)
+    assert batches.conclude_settled(engine, True) == []  # ready, waiting for the watcher to import it
+    # One beat imports it; the batch is concluded on that beat or the next.
+    said = watcher.tick(blender.context) + watcher.tick(blender.context)
+    assert ("INFO", "Kiln: batch props.txt: 1 of 1 imported") in said
+    assert not kiln_module("session.state").current.followed
     assert json.loads(summary_path.read_text())["imported"] == 1

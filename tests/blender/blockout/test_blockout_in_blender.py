@@ -140,7 +140,7 @@ def test_objects_with_nothing_to_ask_for_are_skipped_and_named(
     assert service.submit_attempts == 0
 
     chair = add_cube(blender, "Chair.002")
-    planned = kiln_module("operators.blockout").plan([nameless, chair, missing], None)
+    planned = kiln_module("session.blockout").plan([nameless, chair, missing], None)
     assert [request.prompt for request in planned.requests] == ["Chair"]
     assert [request.placeholder for request in planned.requests] == ["Chair.002"]
     assert [entry.split(" ")[0] for entry in planned.skipped] == ["017", "Poster"]
@@ -180,7 +180,7 @@ def test_target_height_at_the_cursor(service: Any, blender: Any, kiln_module: An
     finally:
         kiln_module("preferences").get().target_height = 0.0
     objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
-    scene_objects = kiln_module("operators.scene_objects")
+    scene_objects = kiln_module("session.scene_objects")
     low, high = scene_objects.world_bounds(objects)
     assert high.z - low.z == pytest.approx(2.5, abs=TOLERANCE)
 
@@ -292,7 +292,7 @@ def test_the_panel_and_the_credit_prompt_say_a_placeholder_with_a_result_gets_a_
 ) -> None:
     from blockout_layout import draw
 
-    blockout = kiln_module("operators.blockout")
+    blockout = kiln_module("session.blockout")
     panel = kiln_module("panels.generate").KILN_PT_blockout
     objects = scene(blender)
     select(blender, [objects["barrel"]])

@@ -50,7 +50,7 @@ def test_the_helper_and_append_give_what_a_plain_import_gives(
             "this bpy module ships without Blender's Draco bridge library, so it can neither write nor read "
             "Draco; the case runs where Blender has it"
         )
-    import_job = kiln_module("operators.scene_import").import_job
+    import_job = kiln_module("session.scene_import").import_job
     job = jobs.Job(
         id="j", request=jobs.JobRequest(**TEXT), task_id="t-1", mesh_path=str(glb), resolution=1024
     )
@@ -88,7 +88,7 @@ def test_the_corpus_covers_what_it_claims(
     corpus: dict[str, Path], blender: Any, kiln_module: Any, jobs: Any
 ) -> None:
     """Guards the comparison above against a corpus that silently lost its point."""
-    import_job = kiln_module("operators.scene_import").import_job
+    import_job = kiln_module("session.scene_import").import_job
     seen = {}
     for case in CASES:
         if case == "draco":
@@ -128,8 +128,8 @@ def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(
     helper: Any,
     tmp_path: Path,
 ) -> None:
-    import_job = kiln_module("operators.scene_import").import_job
-    grid_slots = kiln_module("operators.batch_grid").GridSlots()
+    import_job = kiln_module("session.scene_import").import_job
+    grid_slots = kiln_module("session.batch_grid").GridSlots()
     from mathutils import Vector
 
     def place_all(isolated: bool) -> dict[str, tuple[float, ...]]:

@@ -67,7 +67,7 @@ def test_every_result_is_prepared_by_the_warm_helper_and_appended(
 ) -> None:
     caplog.set_level(logging.INFO)
     engine = make_engine(service, sandbox_key, helper_command=isolation.module_helper_command())
-    import_job = kiln_module("operators.scene_import").import_job
+    import_job = kiln_module("session.scene_import").import_job
     for prompt in ("a red chair", "a blue mug"):
         ready = run_job(engine, jobs, prompt)
         assert ready.state.value == "ready", ready.error
@@ -140,7 +140,7 @@ def test_where_no_helper_can_run_kiln_imports_in_place_and_says_so_once(
 ) -> None:
     caplog.set_level(logging.WARNING)
     engine = make_engine(service, sandbox_key, helper_command=HELPERLESS[helper_command])
-    import_job = kiln_module("operators.scene_import").import_job
+    import_job = kiln_module("session.scene_import").import_job
     for prompt in ("a red chair", "a blue mug"):
         ready = run_job(engine, jobs, prompt)
         assert ready.state.value == "ready" and ready.blend_path == "", ready.error
@@ -193,7 +193,7 @@ def test_an_unreadable_blend_is_a_sentence_unless_in_place_imports_are_allowed(
     tmp_path: Path,
     allowed: bool,
 ) -> None:
-    scene_import = kiln_module("operators.scene_import")
+    scene_import = kiln_module("session.scene_import")
     prefs = kiln_module("preferences").get()
     broken = tmp_path / "t.blend"
     broken.write_bytes(b"BLENDER but not really")
@@ -261,9 +261,9 @@ def test_a_script_generates_through_the_helper_end_to_end(
     assert objects and all(obj.name in blender.data.collections["Kiln"].objects for obj in objects)
     assert any("prepared by the helper Blender" in r.getMessage() for r in caplog.records)
     assert not list(blender.data.libraries)
-    engine = kiln_module("operators.runtime").engine_if_started()
+    engine = kiln_module("session.runtime").engine_if_started()
     assert leftovers(engine.cache_dir) == []
     pids = started_pids(caplog)
     assert len(pids) == 1 and alive(pids[0])
-    kiln_module("operators.runtime").shutdown()  # what disabling the add-on does
+    kiln_module("session.runtime").shutdown()  # what disabling the add-on does
     wait_for(lambda: not alive(pids[0]), timeout=5.0)

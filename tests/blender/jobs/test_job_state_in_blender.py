@@ -1,4 +1,4 @@
-"""The Blender side's per-job state has one owner (``operators.job_state``), emptied when Kiln is disabled."""
+"""The Blender side's per-job state has one owner (``session.state``), emptied when Kiln is disabled."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ def test_disabling_kiln_leaves_no_per_job_state_and_enabling_it_starts_clean(
 ) -> None:
     from mathutils import Vector
 
-    job_state = kiln_module("operators.job_state")
-    state = job_state.state
+    session_state = kiln_module("session.state")
+    state = session_state.current
     # A job sent with an import option (no beat imports it in background mode), a batch's grid,
     # and a batch the UI follows for its summary.
     result = blender.ops.kiln.generate_from_text(prompt="a red chair", wait=False, target_height=2.0)
     assert result == {"FINISHED"}
-    (job,) = kiln_module("operators.runtime").engine().jobs()
+    (job,) = kiln_module("session.runtime").engine().jobs()
     assert state.placements[job.id].options.target_height == 2.0
     state.grid_slots.reserve(["a", "b"], Vector())
-    kiln_module("operators.batch")._follow(job_state.FollowedBatch("props.txt", ["a", "b"], ""))
+    kiln_module("session.batches").follow(session_state.FollowedBatch("props.txt", ["a", "b"], ""))
     assert len(state.grid_slots) == 2 and state.followed
 
     blender.ops.preferences.addon_disable(module=ADDON)
@@ -31,7 +31,7 @@ def test_disabling_kiln_leaves_no_per_job_state_and_enabling_it_starts_clean(
     finally:
         blender.ops.preferences.addon_enable(module=ADDON)
         logging.getLogger(ADDON).setLevel(logging.DEBUG)  # enabling set the preference's level
-    assert kiln_module("operators.job_state").state.is_empty()
+    assert kiln_module("session.state").current.is_empty()
 
 
 def test_disabling_kiln_forgets_work_still_running_off_the_main_thread(
@@ -39,7 +39,7 @@ def test_disabling_kiln_forgets_work_still_running_off_the_main_thread(
 ) -> None:
     import threading
 
-    off_thread = kiln_module("operators.off_thread")
+    off_thread = kiln_module("session.off_thread")
     release, outcomes = threading.Event(), []
     off_thread.follow("test", lambda: release.wait(10), outcomes.append)
     (check,) = off_thread._waiting

@@ -28,7 +28,7 @@ def triangles(objects: list[Any]) -> int:
 
 
 def engine_of(kiln_module: Any) -> Any:
-    return kiln_module("operators.runtime").engine()
+    return kiln_module("session.runtime").engine()
 
 
 def test_text_job_in_background_mode_lands_in_the_scene(service: Any, blender: Any, kiln_module: Any) -> None:
@@ -129,7 +129,7 @@ def test_a_dead_service_raises_a_sentence(
 def test_empty_prompt_and_missing_key_are_refused_before_sending(
     service: Any, blender: Any, monkeypatch: Any
 ) -> None:
-    # Every refusal starts the same way, whoever wrote its sentence (operators.messenger.refuse).
+    # Every refusal starts the same way, whoever wrote its sentence (session.messenger.refuse).
     with pytest.raises(RuntimeError, match=r"Kiln: .*prompt is empty"):
         blender.ops.kiln.generate_from_text(prompt="   ")
     monkeypatch.delenv("KILN_API_KEY")
@@ -150,7 +150,7 @@ def test_online_access_off_refuses_and_sends_nothing(service: Any, offline: Any)
 
 
 def test_ui_path_never_waits_on_the_main_thread(service: Any, blender: Any, kiln_module: Any) -> None:
-    watcher = kiln_module("operators.watcher")
+    watcher = kiln_module("session.watcher")
     prompts = ["a red chair", "a blue mug", "a green tree", "a sword"]
     deadline = time.monotonic() + 90
     with main_thread_must_not_wait() as offences:
@@ -178,7 +178,7 @@ def test_a_file_load_while_a_job_runs_loses_nothing(
     sandbox = sandbox_factory(speed=2.0)
     monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
     monkeypatch.setenv("KILN_API_KEY", sandbox_key)
-    watcher = kiln_module("operators.watcher")
+    watcher = kiln_module("session.watcher")
     scene_file = tmp_path / "scene.blend"
     blender.ops.wm.save_as_mainfile(filepath=str(scene_file))
     blender.ops.kiln.generate_from_text(prompt="a wooden table", wait=False)
@@ -197,7 +197,7 @@ def test_a_file_load_while_a_job_runs_loses_nothing(
 def test_a_job_from_another_file_waits_for_an_explicit_import(
     service: Any, blender: Any, kiln_module: Any
 ) -> None:
-    watcher = kiln_module("operators.watcher")
+    watcher = kiln_module("session.watcher")
     blender.ops.kiln.generate_from_text(prompt="a rock", wait=False)
     engine = engine_of(kiln_module)
     job = engine.jobs()[0]
@@ -225,7 +225,7 @@ def test_the_preferences_ask_for_isolated_imports_and_the_bpy_module_has_no_help
 def test_the_watcher_survives_an_unexpected_error_and_keeps_beating(
     service: Any, blender: Any, kiln_module: Any, caplog: Any, monkeypatch: Any
 ) -> None:
-    watcher = kiln_module("operators.watcher")
+    watcher = kiln_module("session.watcher")
     blender.ops.kiln.generate_from_text(prompt="a mug", wait=False)
     engine = engine_of(kiln_module)
     assert engine.wait([engine.jobs()[0].id], timeout=60)

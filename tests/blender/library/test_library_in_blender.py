@@ -17,14 +17,14 @@ def submits(sandbox: Any) -> int:
 
 
 def library_folder(kiln_module: Any) -> Path:
-    return Path(kiln_module("operators.library").library_dir())
+    return Path(kiln_module("session.library").library_dir())
 
 
 def test_an_imported_result_is_an_asset_with_its_preview_and_metadata_in_a_registered_library(
     service: Any, blender: Any, kiln_module: Any
 ) -> None:
     assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
-    job = kiln_module("operators.runtime").engine().jobs()[-1]
+    job = kiln_module("session.runtime").engine().jobs()[-1]
     folder = library_folder(kiln_module)
     assert any(Path(lib.path) == folder for lib in blender.context.preferences.filepaths.asset_libraries)
     blends = list(folder.glob("*.blend"))
@@ -134,7 +134,7 @@ def test_a_library_that_cannot_be_written_never_fails_the_import(
 
 
 def test_kiln_removes_only_the_asset_library_it_added(blender: Any, kiln_module: Any) -> None:
-    library = kiln_module("operators.library")
+    library = kiln_module("session.library")
     libraries = blender.context.preferences.filepaths.asset_libraries
     folder = library.library_dir()
 
@@ -159,7 +159,7 @@ def test_kiln_removes_only_the_asset_library_it_added(blender: Any, kiln_module:
 def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_left_as_it_was(
     blender: Any, fresh_jobs: Path, kiln_module: Any
 ) -> None:
-    library = kiln_module("operators.library")
+    library = kiln_module("session.library")
     jobs = kiln_module("api.jobs")
     blender.ops.mesh.primitive_cube_add(location=(3.0, 0.0, 0.0))
     blender.ops.mesh.primitive_uv_sphere_add(location=(5.0, 0.0, 0.0))
@@ -185,7 +185,7 @@ def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_le
 def test_a_reused_copy_takes_the_import_options_and_the_name_of_the_request_that_reuses_it(
     service: Any, blender: Any, tmp_path: Path
 ) -> None:
-    """Reuse and import place a result the one same way (operators.placement)."""
+    """Reuse and import place a result the one same way (session.placement)."""
     from concepts import CONCEPTS
     from mathutils import Vector
 

@@ -29,7 +29,7 @@ def test_generate_takes_fixups_and_export_job_writes_every_engine(
     assert report["fixes"] == ["3 loose parts removed", "18 triangles turned to face out"]
     assert (report["inverted_faces"], report["parts"], report["verdict"]) == (0, 1, "ready")
 
-    job = kiln_module("operators.runtime").engine().jobs()[-1]
+    job = kiln_module("session.runtime").engine().jobs()[-1]
     for engine, file in (
         ("UNREAL", "SM_BoxDefectFlippedDefectLoose.fbx"),
         ("GLB", "BoxDefectFlippedDefectLoose.glb"),

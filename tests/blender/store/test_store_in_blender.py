@@ -15,7 +15,7 @@ from recording_layout import draw
 def test_a_damaged_job_list_is_said_in_the_panel_and_the_status_bar(
     blender: Any, fresh_jobs: Path, kiln_module: Any
 ) -> None:
-    runtime, watcher = kiln_module("operators.runtime"), kiln_module("operators.watcher")
+    runtime, watcher = kiln_module("session.runtime"), kiln_module("session.watcher")
     (fresh_jobs / "jobs.json").write_text('{"format": 1, "jobs": [{"id": "a", "request": {"ki')
     engine = runtime.engine()
     (problem,) = engine.store_problems()
@@ -29,7 +29,7 @@ def test_a_damaged_job_list_is_said_in_the_panel_and_the_status_bar(
 def test_a_store_sqlite_would_read_as_new_is_kept_and_said(
     blender: Any, fresh_jobs: Path, kiln_module: Any, caplog: pytest.LogCaptureFixture, damage: str
 ) -> None:
-    runtime, watcher = kiln_module("operators.runtime"), kiln_module("operators.watcher")
+    runtime, watcher = kiln_module("session.runtime"), kiln_module("session.watcher")
     runtime.engine()  # Kiln writes its list
     runtime.shutdown()
     store = fresh_jobs / "jobs.sqlite3"
@@ -53,7 +53,7 @@ def test_a_store_sqlite_would_read_as_new_is_kept_and_said(
 def test_every_operator_says_when_kilns_folder_cannot_hold_the_job_list(
     service: Any, blender: Any, fresh_jobs: Path, kiln_module: Any
 ) -> None:
-    kiln_module("operators.runtime").shutdown()
+    kiln_module("session.runtime").shutdown()
     shutil.rmtree(fresh_jobs)
     fresh_jobs.write_text("a file where Kiln's folder should be")
     sentence = f"{fresh_jobs}: it is a file, not a folder"
@@ -83,7 +83,7 @@ def test_another_kilns_job_is_listed_marked_and_left_to_it(
     slow = sandbox_factory(speed=0.2)  # the other Kiln's job runs for the whole test
     monkeypatch.setenv("KILN_BASE_URL", slow.base_url)
     monkeypatch.setenv("KILN_API_KEY", sandbox_key)
-    jobs_module, runtime = kiln_module("api.jobs"), kiln_module("operators.runtime")
+    jobs_module, runtime = kiln_module("api.jobs"), kiln_module("session.runtime")
     here = runtime.engine()
     other = jobs_module.JobEngine(fresh_jobs, workers=1, label="a background Blender")
     other.start(jobs_module.ServiceConfig(slow.base_url, sandbox_key, poll_interval=0.2))

@@ -18,9 +18,9 @@ def ui(kiln_module: Any) -> SimpleNamespace:
         jobs=kiln_module("panels.jobs"),
         thumbnails=kiln_module("panels.thumbnails"),
         preferences=kiln_module("preferences"),
-        runtime=kiln_module("operators.runtime"),
-        watcher=kiln_module("operators.watcher"),
-        messenger=kiln_module("operators.messenger"),
+        runtime=kiln_module("session.runtime"),
+        watcher=kiln_module("session.watcher"),
+        messenger=kiln_module("session.messenger"),
         prefs_actions=kiln_module("operators.prefs_actions"),
     )
 

@@ -113,13 +113,15 @@ def test_the_heartbeat_survives_file_loads_and_still_imports(
 
 
 def test_unregister_removes_the_timer_and_register_brings_it_back(blender: Any, ui: Any) -> None:
-    operators = sys.modules[f"{ADDON}.operators"]
+    operators, session = sys.modules[f"{ADDON}.operators"], sys.modules[f"{ADDON}.session"]
+    session.unregister()
     operators.unregister()
     try:
         assert not blender.app.timers.is_registered(ui.watcher.beat)
         assert not hasattr(blender.types, "KILN_OT_announce")
     finally:
         operators.register()
+        session.register()
     assert blender.app.timers.is_registered(ui.watcher.beat)
 
 

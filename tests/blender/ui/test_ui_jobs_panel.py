@@ -21,7 +21,7 @@ def submit(bpy: Any, prompt: str) -> str:
 
 
 def _engine(bpy: Any) -> Any:
-    return sys.modules[f"{ADDON_MODULE}.operators.runtime"].engine(bpy.context)
+    return sys.modules[f"{ADDON_MODULE}.session.runtime"].engine(bpy.context)
 
 
 def draw_rows(bpy: Any, ui: Any) -> list[tuple[str, Recorder]]:

@@ -34,6 +34,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("what runs inside the helper Blender", ("helper_blender",)),
     ("shared Blender-side helpers", ("registration", "dependencies", "drawing", "ui_text")),
     ("preferences", ("preferences",)),
+    ("the Blender side of a running Kiln", ("session",)),
     ("operators", ("operators",)),
     ("panels", ("panels",)),
     ("registration of the rooms", ("",)),
@@ -204,7 +205,7 @@ def test_the_graph_sees_the_whole_addon_and_its_deferred_imports(addon_graph: di
         "",
         "api.service.client",
         "api.jobs.engine",
-        "operators.watcher",
+        "session.watcher",
         "panels.jobs",
         "preferences",
     } <= set(addon_graph)

@@ -1,8 +1,8 @@
 """Decisions the Blender side makes often are made in one place each, read from the source.
 
-Blocking versus interactive is ``operators.blocking.blocks``; an operator refuses through
-``operators.messenger.refuse`` (one prefix, one level, one result); the text request and the
-reading of the "AUTO" resolution are ``operators.job_requests``. A second copy fails here, so a
+Blocking versus interactive is ``session.blocking.blocks``; an operator refuses through
+``session.messenger.refuse`` (one prefix, one level, one result); the text request and the
+reading of the "AUTO" resolution are ``session.job_requests``. A second copy fails here, so a
 new operator or panel cannot quietly grow its own.
 """
 
@@ -14,15 +14,18 @@ from pathlib import Path
 from checkout import ROOT
 
 #: The Blender-side code (api/ never imports bpy).
-BLENDER_SIDE = [*ROOT.glob("*.py"), *(ROOT / "operators").rglob("*.py"), *(ROOT / "panels").rglob("*.py")]
+BLENDER_SIDE = [
+    *ROOT.glob("*.py"),
+    *(path for room in ("session", "operators", "panels") for path in (ROOT / room).rglob("*.py")),
+]
 
 #: Where ``bpy.app.background`` may be read, and what it means there.
 BACKGROUND_READERS = {
-    "operators/blocking.py": "blocking versus interactive: the one function every operator asks",
-    "operators/messenger.py": "no status bar without a window: sentences go to the log",
+    "session/blocking.py": "blocking versus interactive: the one function every operator asks",
+    "session/messenger.py": "no status bar without a window: sentences go to the log",
     "dependencies.py": "the same, for the one sentence said before any operator is registered",
-    "operators/runtime.py": "how other Blenders' job lists name this one (a background Blender)",
-    "operators/placement.py": "no undo history to push a step to without a window",
+    "session/runtime.py": "how other Blenders' job lists name this one (a background Blender)",
+    "session/placement.py": "no undo history to push a step to without a window",
 }
 
 
@@ -42,15 +45,15 @@ def _files_saying(pattern: str) -> dict[str, int]:
 def test_the_background_flag_is_read_only_where_it_means_something_else_than_blocking() -> None:
     readers = _files_saying(r"bpy\.app\.background")
     assert set(readers) <= set(BACKGROUND_READERS), sorted(set(readers) - set(BACKGROUND_READERS))
-    assert readers["operators/blocking.py"] == 1
+    assert readers["session/blocking.py"] == 1
 
 
 def test_every_refusal_goes_through_one_helper() -> None:
-    assert _files_saying(r"report\(\s*\{\s*[\"']ERROR[\"']\s*\}") == {"operators/messenger.py": 1}
+    assert _files_saying(r"report\(\s*\{\s*[\"']ERROR[\"']\s*\}") == {"session/messenger.py": 1}
 
 
 def test_the_service_default_resolution_is_read_in_one_place() -> None:
-    assert _files_saying(r"==\s*[\"']AUTO[\"']|==\s*AUTO\b") == {"operators/job_requests.py": 1}
+    assert _files_saying(r"==\s*[\"']AUTO[\"']|==\s*AUTO\b") == {"session/job_requests.py": 1}
 
 
 def test_the_panel_builds_its_request_with_the_operators_builder() -> None:

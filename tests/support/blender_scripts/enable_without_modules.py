@@ -82,7 +82,7 @@ def main() -> None:
     after_disable = kiln_types()
     bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
     with_them = {"types": kiln_types(), "preferences": preferences_text()}
-    sys.modules[f"{ADDON_MODULE}.operators.runtime"].shutdown()
+    sys.modules[f"{ADDON_MODULE}.session.runtime"].shutdown()
     bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
     result = {"without": without, "after_disable": after_disable, "with": with_them}
     print("KILN-RESULT " + json.dumps(result), flush=True)

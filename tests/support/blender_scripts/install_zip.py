@@ -20,7 +20,6 @@ def kiln_classes() -> list[type]:
     return [
         *addon.preferences.classes,
         *addon.operators.classes,
-        *addon.operators.messenger.classes,
         *addon.panels.classes,
     ]
 
@@ -53,18 +52,17 @@ def main() -> None:
     missing = [cls.__name__ for cls in classes if not cls.is_registered]
     if missing:
         raise SystemExit(f"not registered: {missing}")
-    sys.modules[f"{MODULE}.operators.runtime"].engine()
+    sys.modules[f"{MODULE}.session.runtime"].engine()
     if not any(t.name.startswith("kiln") for t in threading.enumerate()):
         raise SystemExit("the job engine started no worker thread")
-    watcher, batch = sys.modules[f"{MODULE}.operators.watcher"], sys.modules[f"{MODULE}.operators.batch"]
+    watcher, batches = sys.modules[f"{MODULE}.session.watcher"], sys.modules[f"{MODULE}.session.batches"]
     jobs_panel = sys.modules[f"{MODULE}.panels.jobs"]
     prefs_actions = sys.modules[f"{MODULE}.operators.prefs_actions"]
     watcher.ensure_running()
-    job_state = sys.modules[f"{MODULE}.operators.job_state"]
-    batch._follow(job_state.FollowedBatch("prompts.txt", [], ""))
+    session_state = sys.modules[f"{MODULE}.session.state"]
+    batches.follow(session_state.FollowedBatch("prompts.txt", [], ""))
     timers = {
         "watcher beat": watcher.beat,
-        "batch follow-up": batch._check_followed,
         "job list resync": jobs_panel._sync_later,
         "connection test": prefs_actions._watch_check,
     }
@@ -76,7 +74,7 @@ def main() -> None:
     bpy.ops.preferences.addon_disable(module=MODULE)
     left = leftovers()
     left += [f"timer {name}" for name, fn in timers.items() if bpy.app.timers.is_registered(fn)]
-    left += [] if job_state.state.is_empty() else [f"per-job state {job_state.state}"]
+    left += [] if session_state.current.is_empty() else [f"session state {session_state.current}"]
     if left:
         raise SystemExit(f"left behind after disable: {left}")
 

@@ -14,4 +14,4 @@ from harness import ADDON_MODULE, enable_kiln
 enable_kiln(Path(sys.argv[sys.argv.index("--") + 1]))
 bpy.ops.kiln.wait_jobs()
 print(f"STATE {bpy.utils.extension_path_user(ADDON_MODULE)}", flush=True)
-sys.modules[f"{ADDON_MODULE}.operators.runtime"].shutdown()
+sys.modules[f"{ADDON_MODULE}.session.runtime"].shutdown()

@@ -18,7 +18,7 @@ from harness import enable_kiln
 
 
 def origin(module: str) -> str:
-    return str(sys.modules[f"{module}.operators.runtime"].current_origin())
+    return str(sys.modules[f"{module}.session.runtime"].current_origin())
 
 
 module = enable_kiln(Path(sys.argv[sys.argv.index("--") + 1]))

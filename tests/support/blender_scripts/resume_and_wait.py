@@ -15,4 +15,4 @@ bpy.ops.kiln.wait_jobs()
 for obj in bpy.data.objects:
     if "kiln_task_id" in obj:
         print(f"IMPORTED {obj['kiln_task_id']} {obj.get('kiln_prompt')}", flush=True)
-sys.modules["bl_ext.kiln_dev.kiln.operators.runtime"].shutdown()
+sys.modules["bl_ext.kiln_dev.kiln.session.runtime"].shutdown()

@@ -23,7 +23,7 @@ args = sys.argv[sys.argv.index("--") + 1 :]
 repo, name, count, out = Path(args[0]), args[1], int(args[2]), Path(args[3])
 linger = float(args[4]) if len(args) > 4 else 0.0
 module = enable_kiln(repo)
-runtime = sys.modules[f"{module}.operators.runtime"]
+runtime = sys.modules[f"{module}.session.runtime"]
 engine = runtime.engine()
 print("STARTED", flush=True)
 for i in range(count):

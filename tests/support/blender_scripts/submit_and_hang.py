@@ -13,7 +13,7 @@ from harness import enable_kiln
 
 module = enable_kiln(Path(sys.argv[sys.argv.index("--") + 1]))
 bpy.ops.kiln.generate_from_text(prompt="a stone house", wait=False)
-engine = sys.modules[f"{module}.operators.runtime"].engine()
+engine = sys.modules[f"{module}.session.runtime"].engine()
 while not any(job.task_id for job in engine.jobs()):
     threading.Event().wait(0.05)
 print(f"TASK {engine.jobs()[0].task_id}", flush=True)

@@ -1,15 +1,16 @@
 """The watcher: Kiln's heartbeat, a ``bpy.app.timers`` function that applies what the workers did.
 
 Each beat runs on the main thread and stays bounded: drain the engine's events (never
-waiting), import at most one finished job, tag the Sidebar for redraw, hand sentences to the
-status bar. It beats every 0.25 s while a job is active or waits to be imported, and once a
-second otherwise, so jobs another Kiln hands to this one are still seen.
+waiting), import at most one finished job, conclude a batch whose jobs have all settled, tag the
+Sidebar for redraw, hand sentences to the status bar. It beats every 0.25 s while a job is
+active or waits to be imported, and once a second otherwise, so jobs another Kiln hands to this
+one are still seen.
 
 Why a timer and not a modal operator: Blender postpones autosave while any modal operator
 runs, and jobs can run for half an hour. The timer is persistent, so it survives file loads;
 it is registered on start and registered again (to beat soon) on submit and after a load.
 Timers never fire in background mode; there the operators wait and import themselves
-(``operators.common.wait_then_import``).
+(``session.launching.wait_then_import``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bpy.app.handlers import persistent
 from .. import preferences
 from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw
-from . import job_state, library, messenger, placement, runtime
+from . import batches, library, messenger, placement, runtime, state
 from .blocking import blocks
 from .scene_import import ImportFailed, import_job
 
@@ -57,7 +58,7 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     except ImportFailed as exc:
         engine.mark_failed(job.id, str(exc))
         return "ERROR", f"Kiln: {exc}"
-    job_state.state.grid_slots.place(context, job.id, names)
+    state.current.grid_slots.place(context, job.id, names)
     placement.undo_step(f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names, into=runtime.current_origin())
     kept = library.store(context, job, names)
@@ -88,6 +89,8 @@ def tick(context: bpy.types.Context) -> list[Report]:
     ready = _next_import(engine, auto_import)
     if ready is not None:
         messages.append(import_one(context, ready))
+    if state.current.followed:
+        messages += batches.conclude_settled(engine, auto_import)
     if events or messages:
         tag_redraw()
     return messages

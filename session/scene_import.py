@@ -4,7 +4,7 @@ By default every mesh arrives already imported by a helper Blender (``api.isolat
 .blend, and the UI thread only appends it: a hostile or broken file never reaches this Blender's
 importer, and appending costs a few hundredths of importing. A mesh imports in place when the
 artist chose "Import in this Blender", or when no helper can run (said once). Both ways end in
-the same placement as a reused library copy (``operators.placement``), then provenance (the caller
+the same placement as a reused library copy (``session.placement``), then provenance (the caller
 pushes the one undo step).
 """
 
@@ -24,7 +24,7 @@ from ..api.isolation import in_place_notice
 from ..api.jobs import Job
 from ..helper_blender import game_ready
 from ..ui_text import object_name
-from . import job_state, messenger
+from . import messenger, state
 from .import_options import preferred_options
 from .placement import Placement, append_blend, name_after_request, place
 
@@ -37,12 +37,12 @@ class ImportFailed(Exception):
 
 def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
     """The import options (and blockout fit) a generate operator was called with, for one job."""
-    job_state.state.placements[job_id] = Placement(options, fit)
+    state.current.placements[job_id] = Placement(options, fit)
 
 
 def import_job(context: bpy.types.Context, job: Job) -> list[str]:
     """Import the job's mesh; returns the names of the objects it created."""
-    how = job_state.state.placements.pop(job.id, None) or Placement(preferred_options(context))
+    how = state.current.placements.pop(job.id, None) or Placement(preferred_options(context))
     how = replace(how, group=job.group, placeholder=job.request.placeholder)
     new_objects = _append_prepared(job, fall_back=preferences.get(context).import_in_place)
     if new_objects is None:

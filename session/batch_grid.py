@@ -48,7 +48,7 @@ class Grid:
 
 
 class GridSlots:
-    """Which batch grid each job's result goes into, by job id (kept in ``operators.job_state``)."""
+    """Which batch grid each job's result goes into, by job id (kept in ``session.state``)."""
 
     def __init__(self) -> None:
         self._grids: dict[str, Grid] = {}

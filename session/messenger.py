@@ -1,9 +1,10 @@
 """How Kiln says a sentence: the status bar (or, in background mode, the log), and an operator's refusal.
 
-The bottom of ``operators/``: it imports no other operator module, so every one of them (the
-watcher, the engine's runtime, scene import, batch and export timers) can say something without
-an import cycle. Every sentence an operator or a timer shows starts with ``PREFIX``, so the status
-bar says who is speaking.
+The bottom of ``session/``: it imports no other session module, so every one of them (the watcher,
+the engine's runtime, scene import, batch and export outcomes) can say something without an import
+cycle. The status bar is reached through the ``kiln.announce`` operator (``operators.announce``),
+asked for by name. Every sentence an operator or a timer shows starts with ``PREFIX``, so the
+status bar says who is speaking.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ import logging
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import StringProperty
-
-from ..registration import classes_factory
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -30,7 +28,6 @@ PREFIX = "Kiln: "
 FLUSH_SECONDS = 0.0
 
 _queued: list[Report] = []
-_LEVELS: dict[str, WmReportItems] = {"INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR"}
 
 
 def refuse(op: bpy.types.Operator, sentence: str) -> set[OperatorResult]:
@@ -84,52 +81,8 @@ def _flush() -> None:
         log.exception("Kiln could not put a sentence in the status bar")
 
 
-class KILN_OT_announce(bpy.types.Operator):
-    """Show Kiln's sentences in the status bar"""
-
-    # Reports reach the status bar only from an operator the window manager runs itself: those
-    # of an operator called from Python (as from a timer) stay with the caller. So this one
-    # waits for one event-loop pass (a timer of 0 s), reports there and ends: it lives for
-    # milliseconds, never long enough to hold off autosave.
-
-    bl_idname = "kiln.announce"
-    bl_label = "Kiln Announcement"
-    bl_options = {"INTERNAL"}
-
-    #: One sentence a line, each after its level: "INFO Kiln: …", "WARNING Kiln: …".
-    reports: StringProperty()  # type: ignore[valid-type]
-
-    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        wm = context.window_manager
-        self.timer = wm.event_timer_add(0.0, window=context.window)
-        wm.modal_handler_add(self)
-        return {"RUNNING_MODAL"}
-
-    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        if event.type != "TIMER":
-            return {"PASS_THROUGH"}
-        context.window_manager.event_timer_remove(self.timer)
-        for line in self.reports.splitlines():
-            level, _, message = line.partition(" ")
-            self.report({_LEVELS.get(level, "INFO")}, message)
-        return {"FINISHED"}
-
-    def cancel(self, context: bpy.types.Context) -> None:
-        """Ended before its timer fired (a file load, a closed window): its timer must not outlive it."""
-        context.window_manager.event_timer_remove(self.timer)
-
-
-classes = (KILN_OT_announce,)
-_register_classes, _unregister_classes = classes_factory(classes)
-
-
-def register() -> None:
-    _register_classes()
-
-
 def unregister() -> None:
-    """Nothing said after Kiln is gone: the queue and its timer go with the operator."""
+    """Nothing said after Kiln is gone: the queue and its timer go."""
     _queued.clear()
     if bpy.app.timers.is_registered(_flush):
         bpy.app.timers.unregister(_flush)
-    _unregister_classes()

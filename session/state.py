@@ -1,9 +1,9 @@
-"""What the Blender side keeps about this session's jobs: one owner, emptied when Kiln is disabled.
+"""What this session remembers about its jobs until they land: one owner, emptied when Kiln is disabled.
 
 Between a click and a job's import, code on the Blender side remembers a few things the job engine
 does not keep (they are about this Blender's scene, not the job): the import options and blockout
 fit an operator was called with, the batch grid slot a result takes, the batches the UI follows to
-write their summary. All of it lives in ``state``; ``operators.unregister`` clears it, so nothing
+write their summary. All of it lives in ``current``; ``session.unregister`` clears it, so nothing
 of a disabled Kiln is left behind, and a Kiln enabled again starts clean (its jobs stay on disk).
 """
 
@@ -25,8 +25,8 @@ class FollowedBatch:
 
 
 @dataclass
-class JobSideState:
-    """The Blender side's per-job state of this session."""
+class SessionState:
+    """What this session remembers about its jobs, by job id."""
 
     #: How an operator asked for its jobs to be placed (by job id), over the preferences.
     placements: dict[str, Placement] = field(default_factory=dict)
@@ -45,4 +45,4 @@ class JobSideState:
 
 
 #: The one owner.
-state = JobSideState()
+current = SessionState()

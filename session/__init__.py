@@ -1,0 +1,42 @@
+"""The Blender side of a running Kiln: the job engine of this session, its heartbeat, and where results land.
+
+Operators (``operators/``) and panels (``panels/``) call into this room; it never imports them.
+Bottom first:
+
+* ``blocking`` — the one decision between blocking (background mode) and interactive.
+* ``messenger`` — how a sentence reaches the status bar (or the log) and how an operator refuses.
+* ``off_thread`` — the one way to run work off the main thread and handle its outcome there.
+* ``runtime`` — the one job engine of this session, and which .blend jobs belong to.
+* ``scene_objects``, ``variants``, ``placement``, ``batch_grid`` — where a result's objects go:
+  the Kiln collection, the 3D cursor, a placeholder's place (as its newest variant), a batch's grid.
+* ``state`` — what this session remembers about its jobs until they land.
+* ``import_options``, ``game_options`` — the options as operator arguments, over the preferences.
+* ``job_requests`` — the requests built from what the artist chose (text, resolution, a Blender image).
+* ``spending`` — what a run will cost, a hard limit, when to ask; the credits line.
+* ``results_here`` — which jobs' results are in the open .blend.
+* ``scene_import`` — a finished job into the scene: appended from the helper's .blend, or imported here.
+* ``library`` — the Kiln asset library: every result kept; identical requests reuse it.
+* ``review_sheet`` — a batch's review files beside its summary.
+* ``watcher`` — the heartbeat: a ``bpy.app.timers`` function that applies what the workers did.
+* ``launching`` — what every networked operator checks first; launching and following a job.
+* ``batches``, ``blockout``, ``exports`` — the session's part of a batch, a blockout and an export.
+"""
+
+from __future__ import annotations
+
+from . import library, messenger, off_thread, results_here, state, watcher
+
+
+def register() -> None:
+    watcher.register()
+    results_here.register()
+    library.register_library()
+
+
+def unregister() -> None:
+    results_here.unregister()
+    watcher.unregister()
+    library.unregister_library()
+    state.current.clear()
+    off_thread.forget()
+    messenger.unregister()

@@ -1,0 +1,133 @@
+"""Blockout to assets, the session's part: which selected objects are placeholders, and what each asks for.
+
+The requests are all built (``plan``) before the first is sent, so a run that cannot go as a
+whole (a bad image, a credit cap) is refused before it costs anything. The fitting happens at
+import (``session.scene_import``), wherever the job is imported from: the job remembers its
+placeholder by name (``JobRequest.placeholder``). The operators are ``operators.blockout``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import bpy
+
+from ..api.checks import inputs
+from ..api.errors import KilnError
+from ..api.features.blockout import JobSource, job_source, variant_after
+from ..api.jobs import JobRequest
+from . import variants
+from .job_requests import save_blender_image
+from .scene_objects import custom
+
+IMAGE_AUTO_RESOLUTION = 1536
+
+
+@dataclass
+class Plan:
+    """The jobs a selection becomes, and the objects left out with why."""
+
+    requests: list[JobRequest] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
+    """The selected placeholders; a selected result stands for its placeholder."""
+    found: dict[str, bpy.types.Object] = {}
+    for obj in context.selected_objects:
+        name = custom(obj, variants.PLACEHOLDER_KEY)
+        target = bpy.data.objects.get(name) if isinstance(name, str) else obj
+        if target is not None:
+            found.setdefault(target.name, target)
+    return list(found.values())
+
+
+def source_of(obj: bpy.types.Object) -> JobSource | None:
+    """What a placeholder asks for (``kiln_image``, ``kiln_prompt`` or its name)."""
+    return job_source(obj.name, custom(obj, "kiln_prompt"), custom(obj, "kiln_image"))
+
+
+def quick_request(obj: bpy.types.Object, resolution: int | None) -> JobRequest | None:
+    """The request without reading any image (for the panel's count and estimate)."""
+    source = source_of(obj)
+    if source is None:
+        return None
+    if source.kind == "image":
+        return JobRequest(kind="image", resolution=resolution or IMAGE_AUTO_RESOLUTION, placeholder=obj.name)
+    return JobRequest(kind="text", prompt=source.value, resolution=resolution, placeholder=obj.name)
+
+
+def plan(objects: list[bpy.types.Object], resolution: int | None) -> Plan:
+    """Every request, checked, before anything is sent; unusable objects are named with the reason."""
+    result = Plan()
+    for obj in objects:
+        source = source_of(obj)
+        if source is None:
+            result.skipped.append(f"{obj.name} (no kiln_prompt, kiln_image or usable name)")
+            continue
+        try:
+            result.requests.append(_request(obj.name, source, resolution))
+        except KilnError as exc:
+            result.skipped.append(f"{obj.name} ({exc.user_message})")
+    return result
+
+
+def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest:
+    if source.kind == "text":
+        prompt = inputs.check_prompt(source.value)
+        return JobRequest(kind="text", prompt=prompt, resolution=resolution, name=name, placeholder=name)
+    image_name = source.value if source.value in bpy.data.images else ""
+    path = save_blender_image(image_name) if image_name else Path(bpy.path.abspath(source.value))
+    inputs.read_image_file(path)
+    return JobRequest(
+        kind="image",
+        image_path=str(path),
+        resolution=resolution or IMAGE_AUTO_RESOLUTION,
+        name=name,
+        blender_image=image_name,
+        placeholder=name,
+    )
+
+
+def has_result(request: JobRequest) -> bool:
+    """Whether the request's placeholder already shows a result: asking again means another variant."""
+    return bool(request.placeholder and variants.variants_of(request.placeholder))
+
+
+def variant_sentence(requests: list[JobRequest]) -> str:
+    """Says that placeholders with a result are sent again for a new variant; empty when none has one."""
+    again = sum(has_result(r) for r in requests)
+    if not again:
+        return ""
+    which = (
+        "1 placeholder already has a result" if again == 1 else f"{again} placeholders already have a result"
+    )
+    return f"{which}: a new variant is generated (sent again, never taken from the Kiln library)."
+
+
+def active_placeholder(context: bpy.types.Context) -> str:
+    """The placeholder of the active object (itself, or the one it is a result of); '' when none."""
+    obj = context.view_layer.objects.active if context.view_layer else None
+    if obj is None:
+        return ""
+    name = custom(obj, variants.PLACEHOLDER_KEY)
+    if isinstance(name, str):
+        return name
+    return obj.name if variants.variants_of(obj.name) else ""
+
+
+def cycle(context: bpy.types.Context, placeholder: str, step: int) -> int | None:
+    """Show the variant ``step`` away from the shown one; the active object follows it."""
+    results = variants.variants_of(placeholder)
+    number = variant_after(list(results), variants.shown_variant(placeholder, context), step)
+    if number is None:
+        return None
+    variants.show_variant(context, placeholder, number)
+    shown = [obj for obj in results[number] if obj.name in context.view_layer.objects]
+    roots = [obj for obj in shown if obj.parent is None] or shown
+    if roots:
+        for obj in context.view_layer.objects:
+            obj.select_set(obj in shown)
+        context.view_layer.objects.active = roots[0]
+    return number

@@ -1,0 +1,76 @@
+"""The requests the generate operators and the Generate panel build from what the artist chose.
+
+The panel builds the text request while it draws, to look for it in the library ("Already
+generated"); the operator builds it to send. Both build it here, so the offer is about exactly the
+request Generate sends. The resolution choices live here too, with the one reading of "AUTO", and
+the one way a Blender image becomes a file to upload.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+import bpy
+
+from .. import preferences
+from ..api.errors import InputError
+from ..api.jobs import UPLOADS_DIR, JobRequest
+from ..api.jobs.disk import ensure_folder
+
+log = logging.getLogger(__name__)
+
+#: The resolution choice that lets the service decide (no resolution in the request).
+AUTO = "AUTO"
+TEXT_RESOLUTIONS = (
+    (AUTO, "Service Default", "Let the service choose the mesh resolution"),
+    ("1024", "1024", "Fast draft"),
+    ("1536", "1536", "Ultra high resolution"),
+)
+IMAGE_RESOLUTIONS = (
+    ("1024", "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
+    ("1536", "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
+)
+
+
+def resolution(choice: str) -> int | None:
+    """A resolution choice (an item of TEXT_RESOLUTIONS or IMAGE_RESOLUTIONS) as a request takes it."""
+    return None if choice == AUTO else int(choice)
+
+
+def text_request(prompt: str, resolution_choice: str, provider: str = "", quality: str = "") -> JobRequest:
+    """The text job for these fields, spaces around each trimmed (the operator checks the prompt)."""
+    return JobRequest(
+        kind="text",
+        prompt=prompt.strip(),
+        resolution=resolution(resolution_choice),
+        provider=provider.strip(),
+        quality=quality.strip(),
+    )
+
+
+def save_blender_image(name: str) -> Path:
+    """Write any Blender image (packed, generated, Render Result) to a PNG the workers can upload."""
+    image = bpy.data.images.get(name)
+    if image is None:
+        raise InputError(f"There is no image called “{name}” in this file.")
+    if image.type != "RENDER_RESULT" and not image.has_data and image.source == "FILE":
+        image.reload()
+    if image.type != "RENDER_RESULT" and tuple(image.size) == (0, 0):
+        raise InputError(f"The image “{name}” has no pixels (is its file missing?).")
+    folder = preferences.user_dir() / UPLOADS_DIR
+    ensure_folder(folder, "save the image to upload")
+    path = folder / f"{uuid.uuid4().hex}.png"
+    scene = bpy.context.scene
+    settings = scene.render.image_settings
+    saved = (settings.file_format, settings.color_mode)
+    settings.file_format, settings.color_mode = "PNG", "RGBA"
+    try:
+        image.save_render(str(path), scene=scene)
+    except RuntimeError as exc:
+        log.warning("Could not save image %s: %s", name, exc)
+        raise InputError(f"The image “{name}” could not be saved as PNG (has it been rendered?).") from exc
+    finally:
+        settings.file_format, settings.color_mode = saved
+    return path
