@@ -46,7 +46,7 @@ class AuthError(KilnError):
         else:
             head = f"The service rejected the API key (HTTP {status}{said})."
         super().__init__(
-            f"{head} Check the key in Kiln's preferences (or KILN_API_KEY), "
+            f"{head} Check the key in Kiln's preferences, "
             "or create a new secret key in the provider's dashboard."
         )
         self.status = status

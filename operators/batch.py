@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy.props import BoolProperty, StringProperty
 
 from ..api.errors import InputError, KilnError
 from ..api.features import batch
 from ..api.jobs import JobState
-from ..session import batches, job_requests, library, spending, state, watcher
+from ..options import declare
+from ..session import batches, job_requests, spending, state, watcher
+from ..session.arguments import GameOutputProperties
 from ..session.blocking import blocks
-from ..session.game_options import GameOutputProperties
-from ..session.job_requests import AUTO, TEXT_RESOLUTIONS
 from ..session.launching import OnlineOperator, setup_problem, wait_then_import
 from ..session.messenger import refuse
 
@@ -42,20 +42,9 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         subtype="FILE_PATH",
         description="Write a JSON summary here when every job is settled (optional)",
     )
-    resolution: EnumProperty(  # type: ignore[valid-type]
-        name="Resolution",
-        items=TEXT_RESOLUTIONS,
-        default=AUTO,
-        description="For lines that do not give their own (images need 1024 or 1536: Auto sends 1536)",
-    )
-    max_credits: spending.max_credits_property("batch")  # type: ignore[valid-type]
-    reuse: EnumProperty(  # type: ignore[valid-type]
-        name="Reuse",
-        items=library.REUSE_ITEMS,
-        default="ASK",
-        description="Lines identical to a result in the Kiln asset library: use its copy (free; Ask does "
-        "too, for a batch) or send them anyway (Never)",
-    )
+    resolution: declare("resolution")  # type: ignore[valid-type]
+    max_credits: declare("max_credits")  # type: ignore[valid-type]
+    reuse: declare("reuse")  # type: ignore[valid-type]
     confirmed: BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
     estimate_text: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 

@@ -9,12 +9,12 @@ import logging
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
 
 from ..api.errors import KilnError
-from ..api.features.blockout import FITS
 from ..api.jobs import JobRequest, JobState
+from ..options import declare
 from ..session import job_requests, library, runtime, spending, variants, watcher
+from ..session.arguments import GameOutputProperties, ImportOptionProperties
 from ..session.blocking import blocks
 from ..session.blockout import (
     active_placeholder,
@@ -25,10 +25,7 @@ from ..session.blockout import (
     quick_request,
     variant_sentence,
 )
-from ..session.game_options import GameOutputProperties
-from ..session.import_options import ImportOptionProperties
-from ..session.job_requests import AUTO, TEXT_RESOLUTIONS
-from ..session.launching import WAIT_DESCRIPTION, OnlineOperator, setup_problem, wait_then_import
+from ..session.launching import OnlineOperator, setup_problem, wait_then_import
 from ..session.messenger import refuse
 from ..session.placement import Placement
 from ..session.scene_import import choose_options
@@ -38,13 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FIT_ITEMS = (
-    ("CONTAIN", "Contain", "Largest uniform scale that fits inside the placeholder"),
-    ("HEIGHT", "Height", "Uniform scale to the placeholder's height"),
-    ("NONE", "None", "As generated, only placed"),
-)
-assert tuple(item[0] for item in FIT_ITEMS) == FITS
-
 
 class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperties, OnlineOperator):
     """Generate a mesh for every selected placeholder and put it in the placeholder's place"""
@@ -53,16 +43,11 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     bl_label = "Generate from Selection"
     bl_options = {"REGISTER"}
 
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO)  # type: ignore[valid-type]
-    fit: EnumProperty(name="Fit", items=FIT_ITEMS, default="CONTAIN")  # type: ignore[valid-type]
-    wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
-    reuse: EnumProperty(  # type: ignore[valid-type]
-        name="Reuse",
-        items=library.REUSE_ITEMS,
-        default="ASK",
-        description=f"{library.REUSE_DESCRIPTION} (a placeholder with a result always gets a new variant)",
-    )
-    max_credits: spending.max_credits_property("selection")  # type: ignore[valid-type]
+    resolution: declare("resolution")  # type: ignore[valid-type]
+    fit: declare("fit")  # type: ignore[valid-type]
+    wait: declare("wait")  # type: ignore[valid-type]
+    reuse: declare("reuse")  # type: ignore[valid-type]
+    max_credits: declare("max_credits")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         chosen = job_requests.resolution(self.resolution)

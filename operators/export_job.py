@@ -9,22 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import EnumProperty, StringProperty
+from bpy.props import StringProperty
 
 from ..api.errors import KilnError
+from ..options import declare
 from ..session import exports, runtime
 from ..session.blocking import blocks
 from ..session.messenger import refuse
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
-
-EXPORT_ITEMS = (
-    ("UNREAL", "Unreal (FBX)", "SM_ names, UCX_ collision, FBX in Unreal's units"),
-    ("UNITY", "Unity (FBX)", "_LODn names, a collider mesh, FBX with axes and scale baked"),
-    ("GODOT", "Godot (GLB)", "-convcolonly collision, GLB"),
-    ("GLB", "GLB (web)", "Plain names, GLB"),
-)
 
 
 class KILN_OT_export_job(bpy.types.Operator):
@@ -35,7 +29,7 @@ class KILN_OT_export_job(bpy.types.Operator):
     bl_options = {"REGISTER"}
 
     job_id: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
-    engine: EnumProperty(name="Engine", items=EXPORT_ITEMS, default="GLB")  # type: ignore[valid-type]
+    engine: declare("export_engine")  # type: ignore[valid-type]
     directory: StringProperty(name="Folder", subtype="DIR_PATH")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:

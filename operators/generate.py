@@ -6,17 +6,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy.props import StringProperty
 
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import JobRequest
+from ..options import declare
 from ..session import library, spending
+from ..session.arguments import GameOutputProperties, ImportOptionProperties
 from ..session.blocking import blocks
-from ..session.game_options import GameOutputProperties
-from ..session.import_options import ImportOptionProperties
-from ..session.job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS, save_blender_image, text_request
-from ..session.launching import WAIT_DESCRIPTION, OnlineOperator, launch, setup_problem
+from ..session.job_requests import save_blender_image, text_request
+from ..session.launching import OnlineOperator, launch, setup_problem
 from ..session.messenger import refuse
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
     bl_options = {"REGISTER"}
 
     prompt: StringProperty(name="Prompt", description="What to make, in plain words")  # type: ignore[valid-type]
-    resolution: EnumProperty(name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO)  # type: ignore[valid-type]
+    resolution: declare("resolution")  # type: ignore[valid-type]
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",
         description="Provider of the reference-view image model (the service does not publish the values)",
@@ -66,10 +66,8 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
         name="Image Model Quality",
         description="Quality of the reference views (the service does not publish the values)",
     )
-    wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
-    reuse: EnumProperty(  # type: ignore[valid-type]
-        name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
-    )
+    wait: declare("wait")  # type: ignore[valid-type]
+    reuse: declare("reuse")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         return _confirm_spend(self, context, event, self._request())
@@ -101,14 +99,12 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
         name="Blender Image", description="Any image in this file, Render Result included"
     )
     image_url: StringProperty(name="Image URL", description="Public HTTPS URL of the image")  # type: ignore[valid-type]
-    resolution: EnumProperty(name="Resolution", items=IMAGE_RESOLUTIONS, default="1536")  # type: ignore[valid-type]
+    resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(  # type: ignore[valid-type]
         name="Webhook URL", description="HTTPS address the service notifies when the mesh is done (optional)"
     )
-    wait: BoolProperty(name="Wait", default=True, description=WAIT_DESCRIPTION)  # type: ignore[valid-type]
-    reuse: EnumProperty(  # type: ignore[valid-type]
-        name="Reuse", items=library.REUSE_ITEMS, default="ASK", description=library.REUSE_DESCRIPTION
-    )
+    wait: declare("wait")  # type: ignore[valid-type]
+    reuse: declare("reuse")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         priced = JobRequest(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProperty, StringProperty
 
-from ..session.job_requests import AUTO, IMAGE_RESOLUTIONS, TEXT_RESOLUTIONS
+from ..options import declare
 
 
 class KilnGenerateSettings(bpy.types.PropertyGroup):
@@ -32,9 +32,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
         name="Long Prompt",
         description="Use the whole text of this Text block as the prompt (write it in the Text Editor)",
     )
-    text_resolution: EnumProperty(  # type: ignore[valid-type]
-        name="Resolution", items=TEXT_RESOLUTIONS, default=AUTO
-    )
+    text_resolution: declare("resolution")  # type: ignore[valid-type]
     provider: StringProperty(  # type: ignore[valid-type]
         name="Image Model Provider",
         description="Provider of the model that draws the reference views; empty lets the service choose "
@@ -63,9 +61,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_url: StringProperty(  # type: ignore[valid-type]
         name="Image URL", description="Public HTTPS address of the image; the service fetches it"
     )
-    image_resolution: EnumProperty(  # type: ignore[valid-type]
-        name="Resolution", items=IMAGE_RESOLUTIONS, default="1536"
-    )
+    image_resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(  # type: ignore[valid-type]
         name="Webhook URL",
         description="HTTPS address the service notifies when the mesh is done (optional)",

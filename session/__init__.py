@@ -10,7 +10,7 @@ Bottom first:
 * ``scene_objects``, ``variants``, ``placement``, ``batch_grid`` — where a result's objects go:
   the Kiln collection, the 3D cursor, a placeholder's place (as its newest variant), a batch's grid.
 * ``state`` — what this session remembers about its jobs until they land.
-* ``import_options``, ``game_options`` — the options as operator arguments, over the preferences.
+* ``arguments`` — the options as operator arguments (one not given takes its preference).
 * ``job_requests`` — the requests built from what the artist chose (text, resolution, a Blender image).
 * ``spending`` — what a run will cost, a hard limit, when to ask; the credits line.
 * ``results_here`` — which jobs' results are in the open .blend.

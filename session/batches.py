@@ -22,7 +22,7 @@ from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobRequest, JobState
 from ..helper_blender import game_ready
 from . import library, review_sheet, runtime, state
-from .import_options import preferred_options
+from .arguments import preferred_options
 from .placement import Placement
 
 if TYPE_CHECKING:

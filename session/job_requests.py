@@ -18,24 +18,13 @@ from .. import preferences
 from ..api.errors import InputError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
+from ..options import AUTO
 
 log = logging.getLogger(__name__)
 
-#: The resolution choice that lets the service decide (no resolution in the request).
-AUTO = "AUTO"
-TEXT_RESOLUTIONS = (
-    (AUTO, "Service Default", "Let the service choose the mesh resolution"),
-    ("1024", "1024", "Fast draft"),
-    ("1536", "1536", "Ultra high resolution"),
-)
-IMAGE_RESOLUTIONS = (
-    ("1024", "1024 · fast draft · 2 credits", "Fast draft mesh, 2 credits"),
-    ("1536", "1536 · ultra · 4 credits", "Ultra high resolution mesh, 4 credits"),
-)
-
 
 def resolution(choice: str) -> int | None:
-    """A resolution choice (an item of TEXT_RESOLUTIONS or IMAGE_RESOLUTIONS) as a request takes it."""
+    """A resolution choice (``options.TABLE``'s resolution or image_resolution) as a request takes it."""
     return None if choice == AUTO else int(choice)
 
 

@@ -10,9 +10,8 @@ from .. import preferences
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from . import runtime, watcher
+from .arguments import GameOutputProperties, ImportOptionProperties
 from .blocking import blocks
-from .game_options import GameOutputProperties
-from .import_options import ImportOptionProperties
 from .messenger import refuse
 from .scene_import import choose_options
 
@@ -48,18 +47,12 @@ def setup_problem(context: bpy.types.Context) -> str:
     """Why no job can be sent right now, or an empty string."""
     if not bpy.app.online_access:
         return offline_message()
-    config = preferences.service_config(context)
-    if not config.base_url:
-        return "No service URL is set. Add it in Edit ▸ Preferences ▸ Add-ons ▸ Kiln (or set KILN_BASE_URL)"
-    if not config.api_key:
-        return "No API key is set. Add your key in Edit ▸ Preferences ▸ Add-ons ▸ Kiln (or set KILN_API_KEY)"
+    chosen = preferences.credentials(context)
+    if not chosen.base_url:
+        return "No service URL is set. Add it in Edit ▸ Preferences ▸ Add-ons ▸ Kiln"
+    if not chosen.api_key:
+        return "No API key is set. Add your key in Edit ▸ Preferences ▸ Add-ons ▸ Kiln"
     return ""
-
-
-WAIT_DESCRIPTION = (
-    "Background mode only: wait until the mesh is imported before returning. Turn off to send "
-    "several jobs at once, then call bpy.ops.kiln.wait_jobs()"
-)
 
 
 def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest) -> set[OperatorResult]:

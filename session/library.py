@@ -47,8 +47,8 @@ from ..api.jobs import Job, JobKind, JobRequest
 from ..helper_blender import library_asset
 from ..ui_text import object_name
 from . import off_thread, runtime
+from .arguments import options_of
 from .blocking import blocks
-from .import_options import options_of
 from .messenger import announce, refuse
 from .placement import Placement, append_blend, name_copy_after_request, place, undo_step
 
@@ -321,17 +321,8 @@ def append(context: bpy.types.Context, entry: Entry, how: Placement, request: Jo
     return [obj.name for obj in objects]
 
 
-REUSE_ITEMS = (
-    ("ASK", "Ask", "Offer the library's copy of an identical earlier request (background mode: use it)"),
-    ("ALWAYS", "Always", "Use the library's copy of an identical earlier request: free, nothing is sent"),
-    ("NEVER", "Never", "Send the request even if an identical one is in the library"),
-)
-
-REUSE_DESCRIPTION = "What to do when an identical request is already in the Kiln asset library"
-
-
 def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None = None) -> Entry | None:
-    """The library entry to use instead of sending ``request``, or None (``reuse`` is REUSE_ITEMS)."""
+    """The library entry to use instead of sending ``request``, or None (``reuse``: ASK, ALWAYS, NEVER)."""
     if reuse == "NEVER":
         return None
     return lookup(request, context)

@@ -25,7 +25,7 @@ from ..api.jobs import Job
 from ..helper_blender import game_ready
 from ..ui_text import object_name
 from . import messenger, state
-from .import_options import preferred_options
+from .arguments import preferred_options
 from .placement import Placement, append_blend, name_after_request, place
 
 log = logging.getLogger(__name__)

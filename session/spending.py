@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
 
 import bpy
-from bpy.props import IntProperty
 
 from .. import preferences
 from ..api.features import ledger
@@ -58,14 +56,3 @@ def spending_line() -> str:
         spending = ledger.spending(session, jobs, text_cost, session_start)
         _cached = (key, str(spending))
     return _cached[1]
-
-
-def max_credits_property(run: str) -> Any:
-    """The ``max_credits`` argument of the operators that send a run (a batch, a selection)."""
-    return IntProperty(
-        name="Max Credits",
-        description=f"Refuse the whole {run}, before anything is sent, when its estimate is above this "
-        "(-1: no limit)",
-        default=-1,
-        min=-1,
-    )

@@ -13,7 +13,9 @@ Where it goes instead, by system:
   readable by its owner only (mode 0600) in Kiln's user folder.
 
 A key found in the private file while a system store works is moved into the store. All calls are
-quick (ctypes, or one small process), and the caller keeps the key in memory.
+quick (ctypes, or one small process); ``KeyHome`` keeps the key in memory and saves it on a thread
+of its own. ``credentials`` says where the key and the service address come from: the environment
+(``ENV_KEY``, ``ENV_BASE_URL``, named here and nowhere else) over the preferences.
 """
 
 from __future__ import annotations
@@ -24,11 +26,16 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from .. import fs
 from ..errors import KilnError
+from ..words import catalogue as words
+from ..words import english
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +43,33 @@ KEY_FILE_NAME = "api_key"
 SERVICE = "Kiln"
 ACCOUNT = "api_key"
 TOOL_TIMEOUT = 5.0
+#: The environment's names for the key and the service address: set, they win over the preferences
+#: (render farms and CI set them). Named here only.
+ENV_KEY = "KILN_API_KEY"
+ENV_BASE_URL = "KILN_BASE_URL"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """The key and the service address a job uses, and whether each came from the environment."""
+
+    api_key: str
+    base_url: str
+    key_from_environment: bool = False
+    url_from_environment: bool = False
+
+
+def credentials(
+    preferred_key: str, preferred_url: str, environ: Mapping[str, str] = os.environ
+) -> Credentials:
+    """Where the key and the service address come from: the environment over the preferences."""
+    env_key, env_url = environ.get(ENV_KEY, "").strip(), environ.get(ENV_BASE_URL, "").strip()
+    return Credentials(
+        api_key=env_key or preferred_key.strip(),
+        base_url=env_url or preferred_url.strip(),
+        key_from_environment=bool(env_key),
+        url_from_environment=bool(env_url),
+    )
 
 
 class KeyStoreError(KilnError):
@@ -232,6 +266,53 @@ def write_key(directory: Path, key: str) -> str:
     if not isinstance(store, PrivateFile) or store.path.name != KEY_FILE_NAME:
         PrivateFile(directory / KEY_FILE_NAME).delete()  # no stale plain copy beside the store
     return store.label
+
+
+class KeyHome:
+    """The key as the add-on keeps it: read once from its store, saved on a thread of its own.
+
+    A system keyring, or a file an antivirus holds for a moment, must not stall Blender's UI, so a
+    save runs on one thread (saves land in the order they were made) and ``status`` says the last
+    one's outcome in words. ``directory`` is asked on each use (Kiln's user folder may move).
+    """
+
+    def __init__(self, directory: Callable[[], Path]) -> None:
+        self._directory = directory
+        self._key: str | None = None
+        self._saves: ThreadPoolExecutor | None = None
+        #: The last save's outcome in words ("" before any save).
+        self.status = ""
+        self.saved = True
+
+    def read(self) -> str:
+        if self._key is None:
+            self._key = read_key(self._directory())
+        return self._key
+
+    def write(self, key: str) -> None:
+        self._key = key.strip()
+        if self._saves is None:
+            self._saves = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-key-save")
+        self._saves.submit(self._save, self._directory(), self._key)
+
+    def _save(self, directory: Path, key: str) -> None:
+        try:
+            where = write_key(directory, key)
+        except KeyStoreError as exc:
+            self.saved, self.status = False, english(words.KEY_NOT_SAVED, reason=exc.user_message)
+            log.warning("%s", exc.user_message)
+        else:
+            self.saved, self.status = True, (english(words.KEY_STORED_IN, where=where) if key else "")
+
+    def finish(self) -> None:
+        """Let a pending save finish (on unregister, and before tests look at the disk)."""
+        if self._saves is not None:
+            self._saves.shutdown(wait=True)
+            self._saves = None
+
+    def forget(self) -> None:
+        """Read the store again next time (the add-on was enabled anew)."""
+        self._key = None
 
 
 def _not_saved(path: Path, exc: OSError) -> str:

@@ -130,7 +130,7 @@ class Scheduler:
         if self._config is None or not self._config.base_url:
             error = "No service URL is set. Add it in Kiln's preferences."
         elif not self._config.api_key:
-            error = "No API key is set. Add your key in Kiln's preferences (or set KILN_API_KEY)."
+            error = "No API key is set. Add your key in Kiln's preferences."
         else:
             error = self._client_error.user_message if self._client_error else "The service is not set up."
         self.book.settle(job_id, JobState.FAILED, error=error)

@@ -116,9 +116,7 @@ class Client:
         if parts.query or parts.fragment:
             raise InputError(f"The service URL must not contain '?' or '#': {base}")
         if not isinstance(api_key, str) or not api_key.strip():
-            raise InputError(
-                "No API key is set. Paste your secret key in Kiln's preferences (or set KILN_API_KEY)."
-            )
+            raise InputError("No API key is set. Paste your secret key in Kiln's preferences.")
         api_key = api_key.strip()
         if not re.fullmatch(r"[\x21-\x7e]+", api_key):
             # Checked here because requests would quote the bad header value, key and all, in its error.

@@ -21,6 +21,7 @@ def ui(kiln_module: Any) -> SimpleNamespace:
         runtime=kiln_module("session.runtime"),
         watcher=kiln_module("session.watcher"),
         messenger=kiln_module("session.messenger"),
+        announce=kiln_module("operators.announce"),
         prefs_actions=kiln_module("operators.prefs_actions"),
     )
 

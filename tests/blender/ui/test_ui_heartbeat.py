@@ -36,7 +36,7 @@ def test_no_kiln_modal_watches_jobs_only_a_timer_does(slow_service: Any, blender
     assert ui.watcher.beat() == ui.watcher.BUSY_SECONDS  # jobs in flight: beat again soon
     # The one Kiln operator with a modal step is the announcer, and nothing about it watches jobs.
     modal = [cls for cls in kiln_operator_classes(blender) if defines_modal(cls)]
-    assert modal == [ui.messenger.KILN_OT_announce]
+    assert modal == [ui.announce.KILN_OT_announce]
     for job in engine.jobs():
         engine.cancel(job.id)
 
@@ -51,7 +51,7 @@ def test_the_announcer_ends_at_its_first_timer_event(blender: Any, ui: Any) -> N
         report=lambda level, message: reports.append((level, message)),
     )
     context = SimpleNamespace(window_manager=SimpleNamespace(event_timer_remove=removed.append))
-    modal = ui.messenger.KILN_OT_announce.modal
+    modal = ui.announce.KILN_OT_announce.modal
     assert modal(announcer, context, SimpleNamespace(type="MOUSEMOVE")) == {"PASS_THROUGH"}
     assert reports == [] and removed == []
     assert modal(announcer, context, SimpleNamespace(type="TIMER")) == {"FINISHED"}
@@ -61,7 +61,7 @@ def test_the_announcer_ends_at_its_first_timer_event(blender: Any, ui: Any) -> N
     ]
     assert removed == [announcer.timer]
     removed.clear()
-    ui.messenger.KILN_OT_announce.cancel(announcer, context)  # e.g. a file load ends it first
+    ui.announce.KILN_OT_announce.cancel(announcer, context)  # e.g. a file load ends it first
     assert removed == [announcer.timer]
 
 

@@ -1,0 +1,16 @@
+"""Words: every sentence an artist can read from Kiln, and how one is said.
+
+The bottom of ``api/`` (it imports nothing of Kiln's), so every room may speak:
+
+* ``kinds`` — what an entry is: a text, a count-aware ``Plural``, a ``Label`` and its tooltip.
+* ``catalogue`` — every sentence, label and tooltip, written once.
+* ``phrasing`` — plural forms by count, values filled in, a stored ``Message``, shortening.
+
+Translations are read and chosen on Blender's side (``words.py`` at the add-on's top), where the
+language is known; this room renders English only (for the console and for what is stored).
+"""
+
+from .kinds import Entry, Label, Plural
+from .phrasing import ELLIPSIS, Message, english, fields, fill, shorten
+
+__all__ = ["ELLIPSIS", "Entry", "Label", "Message", "Plural", "english", "fields", "fill", "shorten"]

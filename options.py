@@ -1,0 +1,132 @@
+"""Every option declared once: the table the preferences and the operators' arguments are made from.
+
+An option that is both a preference and an operator argument (a fix-up, an import option) must read
+the same in both places: same name, type, range, unit, tooltip and default, so an argument not given
+takes its preference and means the same thing. Each is declared here, its words in the catalogue
+(``api.words.catalogue``), and made into a property with :func:`declare` wherever it appears.
+``tests/blender/ui/test_options_table.py`` compares every preference and argument with this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from .api.words import Label
+from .api.words import catalogue as words
+
+Value = bool | int | float | str
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: its words, its default (whose type is the property's), its range and its choices."""
+
+    label: Label
+    default: Value
+    minimum: float | None = None
+    maximum: float | None = None
+    soft_maximum: float | None = None
+    subtype: str = "NONE"
+    unit: str = "NONE"
+    #: For a choice: (value, words) for each.
+    choices: tuple[tuple[str, Label], ...] = ()
+
+    def enum_items(self) -> list[tuple[str, str, str]]:
+        return [(value, label.name, label.tip) for value, label in self.choices]
+
+    def property(self, **behaviour: Any) -> Any:
+        """The bpy property; ``behaviour`` adds what is not a declaration (update, get, set, options)."""
+        given: dict[str, Any] = {"name": self.label.name, "description": self.label.tip, **behaviour}
+        if self.choices:
+            return EnumProperty(items=self.enum_items(), default=str(self.default), **given)
+        given["default"] = self.default
+        if isinstance(self.default, bool):
+            return BoolProperty(**given)
+        number = int if isinstance(self.default, int) else float
+        for key, value in (("min", self.minimum), ("max", self.maximum), ("soft_max", self.soft_maximum)):
+            if value is not None:
+                given[key] = number(value)
+        given["subtype"] = self.subtype
+        if isinstance(self.default, int):
+            return IntProperty(**given)
+        if isinstance(self.default, float):
+            given["unit"] = self.unit
+            return FloatProperty(**given)
+        return StringProperty(**given)
+
+
+def _choices(prefix: str, *values: str) -> tuple[tuple[str, Label], ...]:
+    return tuple((value, getattr(words, f"{prefix}_{value}")) for value in values)
+
+
+#: The value of the resolution choice that lets the service decide (no resolution in the request).
+AUTO = "AUTO"
+
+TABLE: dict[str, Option] = {
+    # Where the service is, and how jobs behave.
+    "base_url": Option(words.OPTION_BASE_URL, ""),
+    "poll_interval": Option(
+        words.OPTION_POLL_INTERVAL, 2.5, 2.0, 3.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"
+    ),
+    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, 4, 1, 100),
+    "timeout_minutes": Option(words.OPTION_TIMEOUT_MINUTES, 30, 1, 24 * 60),
+    # Where a result goes, and how it is opened.
+    "auto_import": Option(words.OPTION_AUTO_IMPORT, True),
+    "placement": Option(
+        words.OPTION_PLACEMENT, "CURSOR", choices=_choices("OPTION_PLACEMENT", "CURSOR", "ORIGIN")
+    ),
+    "collection_name": Option(words.OPTION_COLLECTION_NAME, "Kiln"),
+    "import_in_place": Option(words.OPTION_IMPORT_IN_PLACE, False),
+    "large_import_triangles": Option(words.OPTION_LARGE_IMPORT_TRIANGLES, 200_000, 0, soft_maximum=5_000_000),
+    # Import options: a preference, and an argument of the generate operators.
+    "origin_at_base": Option(words.OPTION_ORIGIN_AT_BASE, False),
+    "apply_scale": Option(words.OPTION_APPLY_SCALE, False),
+    "smooth_by_angle": Option(words.OPTION_SMOOTH_BY_ANGLE, False),
+    "smooth_angle": Option(words.OPTION_SMOOTH_ANGLE, 30.0, 0.0, 180.0),
+    "target_height": Option(
+        words.OPTION_TARGET_HEIGHT, 0.0, 0.0, soft_maximum=100.0, subtype="DISTANCE", unit="LENGTH"
+    ),
+    # Fix-ups: a preference, and an argument of the generate, selection and batch operators.
+    "fix_merge": Option(words.OPTION_FIX_MERGE, False),
+    "fix_normals": Option(words.OPTION_FIX_NORMALS, False),
+    "fix_loose": Option(words.OPTION_FIX_LOOSE, 0.0, 0.0, 0.99, subtype="FACTOR"),
+    "triangles": Option(words.OPTION_TRIANGLES, 0, 0),
+    # Game outputs: arguments only (per call).
+    "lods": Option(words.OPTION_LODS, ""),
+    "collision": Option(words.OPTION_COLLISION, "NONE", choices=_choices("OPTION_COLLISION", "NONE", "HULL")),
+    "engine": Option(
+        words.OPTION_ENGINE, "NONE", choices=_choices("OPTION_ENGINE", "NONE", "UNREAL", "UNITY", "GODOT")
+    ),
+    "export_engine": Option(
+        words.OPTION_EXPORT_ENGINE,
+        "GLB",
+        choices=_choices("OPTION_EXPORT_ENGINE", "UNREAL", "UNITY", "GODOT", "GLB"),
+    ),
+    "export_dir": Option(words.OPTION_EXPORT_DIR, "", subtype="DIR_PATH"),
+    # Credits, the library and the console.
+    "text_cost": Option(words.OPTION_TEXT_COST, 0, 0),
+    "ask_above": Option(words.OPTION_ASK_ABOVE, 0, 0),
+    "library_dir": Option(words.OPTION_LIBRARY_DIR, "", subtype="DIR_PATH"),
+    "log_level": Option(
+        words.OPTION_LOG_LEVEL, "WARNING", choices=_choices("OPTION_LOG_LEVEL", "WARNING", "INFO", "DEBUG")
+    ),
+    # Arguments the generate, selection and batch operators share.
+    "resolution": Option(
+        words.OPTION_RESOLUTION, AUTO, choices=_choices("OPTION_RESOLUTION", AUTO, "1024", "1536")
+    ),
+    "image_resolution": Option(
+        words.OPTION_IMAGE_RESOLUTION, "1536", choices=_choices("OPTION_RESOLUTION", "1024", "1536")
+    ),
+    "reuse": Option(words.OPTION_REUSE, "ASK", choices=_choices("OPTION_REUSE", "ASK", "ALWAYS", "NEVER")),
+    "wait": Option(words.OPTION_WAIT, True),
+    "max_credits": Option(words.OPTION_MAX_CREDITS, -1, -1),
+    "fit": Option(words.OPTION_FIT, "CONTAIN", choices=_choices("OPTION_FIT", "CONTAIN", "HEIGHT", "NONE")),
+}
+
+
+def declare(name: str, **behaviour: Any) -> Any:
+    """The property for option ``name``, as a preference or an operator argument declares it."""
+    return TABLE[name].property(**behaviour)

@@ -1,0 +1,119 @@
+"""The options as operator arguments (mixins): an import option or a fix-up not given takes its preference.
+
+Each argument is made from the one table (``options.TABLE``), like the preference it falls back to.
+What the import options do to a result (height at the cursor, apply scale, origin at the base,
+smooth by angle) is ``session.placement``, alike for a fresh import and a library copy reused; the
+fix-ups and game outputs travel with the job's request (``JobRequest.game``) to the helper Blender.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import bpy
+
+from .. import preferences
+from ..api.features.blockout import ImportOptions
+from ..api.features.quality.options import GameOptions, parse_lods
+from ..api.jobs import JobRequest
+from ..options import declare
+
+
+def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions:
+    """The import options set in the preferences."""
+    prefs = preferences.get(context)
+    return ImportOptions(
+        origin_at_base=prefs.origin_at_base,
+        apply_scale=prefs.apply_scale,
+        smooth_angle=prefs.smooth_angle if prefs.smooth_by_angle else None,
+        target_height=prefs.target_height,
+    )
+
+
+class ImportOptionProperties:
+    """The import options as operator arguments (a mixin); one not given takes its preference."""
+
+    origin_at_base: declare("origin_at_base")  # type: ignore[valid-type]
+    apply_scale: declare("apply_scale")  # type: ignore[valid-type]
+    smooth_by_angle: declare("smooth_by_angle")  # type: ignore[valid-type]
+    smooth_angle: declare("smooth_angle")  # type: ignore[valid-type]
+    target_height: declare("target_height")  # type: ignore[valid-type]
+
+    def import_options(self, context: bpy.types.Context) -> ImportOptions:
+        preferred = preferred_options(context)
+        props = self.properties  # type: ignore[attr-defined]
+
+        def given(name: str) -> bool:
+            return bool(props.is_property_set(name))
+
+        smooth = preferred.smooth_angle
+        if given("smooth_by_angle") or given("smooth_angle"):
+            on = self.smooth_by_angle if given("smooth_by_angle") else preferred.smooth_angle is not None
+            smooth = self.smooth_angle if on else None
+        return ImportOptions(
+            origin_at_base=self.origin_at_base if given("origin_at_base") else preferred.origin_at_base,
+            apply_scale=self.apply_scale if given("apply_scale") else preferred.apply_scale,
+            smooth_angle=smooth,
+            target_height=self.target_height if given("target_height") else preferred.target_height,
+        )
+
+
+def options_of(op: object, context: bpy.types.Context) -> ImportOptions:
+    """The options an operator was called with, or the preferences' for one without these arguments."""
+    return (
+        op.import_options(context) if isinstance(op, ImportOptionProperties) else preferred_options(context)
+    )
+
+
+GAME_ARGUMENTS = (
+    "fix_merge",
+    "fix_normals",
+    "fix_loose",
+    "triangles",
+    "lods",
+    "collision",
+    "engine",
+    "export_dir",
+)
+
+
+class GameOutputProperties:
+    """Fix-ups and game outputs as operator arguments."""
+
+    fix_merge: declare("fix_merge")  # type: ignore[valid-type]
+    fix_normals: declare("fix_normals")  # type: ignore[valid-type]
+    fix_loose: declare("fix_loose")  # type: ignore[valid-type]
+    triangles: declare("triangles")  # type: ignore[valid-type]
+    lods: declare("lods")  # type: ignore[valid-type]
+    collision: declare("collision")  # type: ignore[valid-type]
+    engine: declare("engine")  # type: ignore[valid-type]
+    export_dir: declare("export_dir")  # type: ignore[valid-type]
+
+    def game_options(self, context: bpy.types.Context | None = None) -> GameOptions:
+        """The options of this call; raises InputError (a sentence) for unusable LOD ratios."""
+        prefs = preferences.get(context)
+        props = self.properties  # type: ignore[attr-defined]
+
+        def chosen(name: str) -> object:
+            return getattr(self, name) if props.is_property_set(name) else getattr(prefs, name)
+
+        folder = self.export_dir.strip()
+        return GameOptions(
+            fix_merge=bool(chosen("fix_merge")),
+            fix_normals=bool(chosen("fix_normals")),
+            fix_loose=float(chosen("fix_loose")),  # type: ignore[arg-type]
+            triangles=int(chosen("triangles")),  # type: ignore[call-overload]
+            lods=parse_lods(self.lods),
+            collision=self.collision,
+            engine=self.engine,
+            export_dir=bpy.path.abspath(folder) if folder else "",
+        )
+
+    def given_game_arguments(self) -> dict[str, object]:
+        """The fix-up and output arguments this call was given (to pass on when it calls itself again)."""
+        props = self.properties  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in GAME_ARGUMENTS if props.is_property_set(name)}
+
+    def with_game(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
+        """``request`` carrying this call's options (unchanged when none are asked)."""
+        return replace(request, game=self.game_options(context).to_text())
