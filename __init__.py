@@ -31,10 +31,11 @@ def register() -> None:
 
 def unregister() -> None:
     global _working_rooms
-    from . import dependencies, preferences
+    from . import dependencies, main_thread, preferences
 
     for room in reversed(_working_rooms):
         room.unregister()
     _working_rooms = ()
     dependencies.forget()
+    main_thread.forget()
     preferences.unregister()

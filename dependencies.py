@@ -15,6 +15,8 @@ import logging
 
 import bpy
 
+from .main_thread import cancel, is_waiting, later
+
 log = logging.getLogger(__name__)
 
 #: Each module Kiln needs, and the Debian/Ubuntu package that brings it.
@@ -66,7 +68,7 @@ def check() -> bool:
     log.warning("%s", notice())
     if not bpy.app.background:
         # No window exists yet while Blender starts: the status bar is written once one does.
-        bpy.app.timers.register(_show_in_status_bar, first_interval=0.5)
+        later(_show_in_status_bar, 0.5)
     return False
 
 
@@ -74,11 +76,10 @@ def forget() -> None:
     """On unregister: take the sentence away again."""
     global _missing
     _missing = ()
-    for timer in (_show_in_status_bar, _clear_status_bar):
-        if bpy.app.timers.is_registered(timer):
-            bpy.app.timers.unregister(timer)
-            if timer is _clear_status_bar:
-                _clear_status_bar()
+    cancel(_show_in_status_bar)
+    if is_waiting(_clear_status_bar):
+        cancel(_clear_status_bar)
+        _clear_status_bar()
 
 
 def _set_status_text(text: str | None) -> None:
@@ -96,7 +97,7 @@ def _show_in_status_bar() -> float | None:
     if wm is None or not wm.windows:
         return 0.5  # still starting: no window yet
     _set_status_text(notice())
-    bpy.app.timers.register(_clear_status_bar, first_interval=STATUS_BAR_SECONDS)
+    later(_clear_status_bar, STATUS_BAR_SECONDS)
     return None
 
 

@@ -25,9 +25,4 @@ classes = (
     *prefs_actions.classes,
     *export_job.classes,
 )
-register, _unregister_classes = classes_factory(classes)
-
-
-def unregister() -> None:
-    prefs_actions.unregister()
-    _unregister_classes()
+register, unregister = classes_factory(classes)

@@ -9,9 +9,9 @@ import bpy
 
 from .. import preferences
 from ..api.features import cache
-from ..api.features.connection_check import CheckState
 from ..api.features.connection_check import current as connection_check
 from ..drawing import tag_redraw
+from ..main_thread import follow
 from ..session import runtime
 from ..session.launching import OnlineOperator
 from ..session.messenger import refuse
@@ -22,16 +22,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 0.25
-
-
-def _watch_check() -> float | None:
-    """Timer: look (never wait) whether the answer arrived; redraw the preferences when it has."""
-    if connection_check.state is CheckState.RUNNING:
-        return POLL_SECONDS
-    tag_redraw("PREFERENCES")
-    return None
-
 
 class KILN_OT_test_connection(OnlineOperator):
     """Ask the service whether it answers and accepts the key (costs no credits). The answer appears below"""
@@ -41,12 +31,12 @@ class KILN_OT_test_connection(OnlineOperator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        config = preferences.service_config(context)
-        if not connection_check.start(config.base_url, config.api_key):
+        chosen = preferences.credentials(context)
+        work = connection_check.begin(chosen.base_url, chosen.api_key)
+        if work is None:
             self.report({"INFO"}, "Kiln: a connection test is already running")
             return {"CANCELLED"}
-        if not bpy.app.timers.is_registered(_watch_check):
-            bpy.app.timers.register(_watch_check, first_interval=POLL_SECONDS)
+        follow("connection-check", work, lambda _answer: tag_redraw("PREFERENCES"))
         return {"FINISHED"}
 
 
@@ -72,9 +62,3 @@ class KILN_OT_clear_cache(bpy.types.Operator):
 
 
 classes = (KILN_OT_test_connection, KILN_OT_clear_cache)
-
-
-def unregister() -> None:
-    """Stop waiting for a connection test; its worker ends by itself within the client's timeout."""
-    if bpy.app.timers.is_registered(_watch_check):
-        bpy.app.timers.unregister(_watch_check)

@@ -17,6 +17,7 @@ import bpy
 
 from ..api.jobs import Job, JobState
 from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
+from ..main_thread import cancel, later
 from ..session import results_here, runtime, spending
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import quality, thumbnails
@@ -107,8 +108,8 @@ def _sync_later() -> None:
 def _request_sync(wm: bpy.types.WindowManager, roster: tuple[int, int]) -> None:
     """Ask for a resync when jobs came or went since the rows were made (O(1): no row is read)."""
     stale = roster != _mirror_roster or len(wm.kiln_jobs) != len(_mirror)  # type: ignore[attr-defined]
-    if stale and not bpy.app.timers.is_registered(_sync_later):
-        bpy.app.timers.register(_sync_later, first_interval=0.0)
+    if stale:
+        later(_sync_later)
 
 
 def _thumbnail(job: Job) -> int | None:
@@ -336,5 +337,4 @@ classes = (KILN_UL_jobs, KILN_PT_jobs)
 
 def unregister() -> None:
     """Drop a pending resync."""
-    if bpy.app.timers.is_registered(_sync_later):
-        bpy.app.timers.unregister(_sync_later)
+    cancel(_sync_later)

@@ -5,7 +5,6 @@ Bottom first:
 
 * ``blocking`` — the one decision between blocking (background mode) and interactive.
 * ``messenger`` — how a sentence reaches the status bar (or the log) and how an operator refuses.
-* ``off_thread`` — the one way to run work off the main thread and handle its outcome there.
 * ``runtime`` — the one job engine of this session, and which .blend jobs belong to.
 * ``scene_objects``, ``variants``, ``placement``, ``batch_grid`` — where a result's objects go:
   the Kiln collection, the 3D cursor, a placeholder's place (as its newest variant), a batch's grid.
@@ -24,7 +23,7 @@ Bottom first:
 
 from __future__ import annotations
 
-from . import library, messenger, off_thread, results_here, state, watcher
+from . import library, messenger, results_here, state, watcher
 
 
 def register() -> None:
@@ -38,5 +37,4 @@ def unregister() -> None:
     watcher.unregister()
     library.unregister_library()
     state.current.clear()
-    off_thread.forget()
     messenger.unregister()

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import bpy
 
-from .. import preferences
+from .. import main_thread, preferences
 from ..api.errors import KilnError
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..helper_blender import game_ready
-from . import messenger, off_thread, runtime
+from . import messenger, runtime
 
 log = logging.getLogger(__name__)
 
@@ -103,4 +103,4 @@ def follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None:
             paths, error = export_in_place(job, options, bpy.context)
         messenger.announce(*said(paths, error))  # type: ignore[arg-type]
 
-    off_thread.follow("export", work, done)
+    main_thread.follow("export", work, done)

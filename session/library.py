@@ -6,7 +6,7 @@ preview as thumbnail, the prompt or image name as description, a catalog per day
 id, resolution, triangles and date as custom properties. The folder is registered in Blender's
 asset libraries as "Kiln" while Kiln is enabled (and removed on disable only if Kiln added it).
 A result the helper Blender prepared is written by the helper, off the main thread
-(``library_asset`` is the one way to make the asset, there and here); if writing fails (a share
+(``helper_blender.library_asset`` is the one way to make the asset, there and here); if writing fails (a share
 offline, a read-only folder), the import stands and the reason is said once. A team may share the
 folder: the .blend is written under a temporary name and renamed, and the index entry follows it
 (``api.features.library_index``), so no Blender ever reads half a file.
@@ -45,8 +45,9 @@ from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job, JobKind, JobRequest
 from ..helper_blender import library_asset
+from ..main_thread import follow
 from ..ui_text import object_name
-from . import off_thread, runtime
+from . import runtime
 from .arguments import options_of
 from .blocking import blocks
 from .messenger import announce, refuse
@@ -296,7 +297,7 @@ def _store_in_helper(context: bpy.types.Context, job: Job, objects: list[bpy.typ
         if said:
             announce("WARNING", said, logged=True)
 
-    off_thread.follow("library", work, done)
+    follow("library", work, done)
 
 
 def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Entry | None:

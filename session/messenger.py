@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import bpy
 
+from ..main_thread import later
+
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
     from bpy.stub_internal.rna_enums import WmReportItems
@@ -50,8 +52,7 @@ def announce(level: WmReportItems, message: str, *, logged: bool = False) -> Non
         if not logged:
             log.log(logging.ERROR if level == "ERROR" else logging.WARNING, "%s", message)
         return
-    if not bpy.app.timers.is_registered(_flush):
-        bpy.app.timers.register(_flush, first_interval=FLUSH_SECONDS)
+    later(_flush, FLUSH_SECONDS)
 
 
 def take() -> list[Report]:
@@ -74,15 +75,10 @@ def show(messages: list[Report]) -> None:
 
 
 def _flush() -> None:
-    """Timer (UI only): show what was announced, when no beat of the watcher took it first."""
-    try:
-        show(take())
-    except Exception:  # a timer that raises is dropped by Blender; the next announce registers it again
-        log.exception("Kiln could not put a sentence in the status bar")
+    """Soon after an announcement (UI only): show it, when no beat of the watcher took it first."""
+    show(take())
 
 
 def unregister() -> None:
-    """Nothing said after Kiln is gone: the queue and its timer go."""
+    """Nothing said after Kiln is gone: the queue goes (``main_thread.forget`` takes the flush)."""
     _queued.clear()
-    if bpy.app.timers.is_registered(_flush):
-        bpy.app.timers.unregister(_flush)

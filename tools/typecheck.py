@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ADDON_PARTS = (
     "__init__.py",
     "dependencies.py",
+    "main_thread.py",
+    "options.py",
     "preferences.py",
     "drawing.py",
     "ui_text.py",

@@ -1,8 +1,12 @@
-"""Test Connection off the UI thread: a worker asks the service, the UI reads the answer when it arrives."""
+"""Test Connection off the UI thread: the work asks the service, the UI reads the answer when it arrives.
+
+The Blender side runs the work its one way off the main thread (``main_thread.follow``).
+"""
 
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -46,18 +50,15 @@ class ConnectionCheck:
         with self._lock:
             return self._message
 
-    def start(self, base_url: str, api_key: str) -> bool:
-        """Begin a check on a worker thread; False if one is already running."""
+    def begin(self, base_url: str, api_key: str) -> Callable[[], None] | None:
+        """Mark a check as running; returns its work, to run off the main thread (None: one runs)."""
         with self._lock:
             if self._state is CheckState.RUNNING:
-                return False
+                return None
             self._generation += 1
             self._state, self._message = CheckState.RUNNING, "Asking the service…"
             generation = self._generation
-        threading.Thread(
-            target=self._run, args=(generation, base_url, api_key), name="kiln-connection-check", daemon=True
-        ).start()
-        return True
+        return functools.partial(self._run, generation, base_url, api_key)
 
     def reset(self) -> None:
         """Forget the last answer (the URL or key changed); a check still running is ignored when it ends."""

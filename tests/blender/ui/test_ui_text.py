@@ -177,9 +177,10 @@ def test_connection_check_answers_from_a_worker() -> None:
 
     check = ConnectionCheck(ask)
     assert check.state is CheckState.IDLE
-    assert check.start("https://svc", "k_live_12345678")
-    assert check.state is CheckState.RUNNING
-    assert not check.start("https://svc", "k_live_12345678"), "one check at a time"
+    work = check.begin("https://svc", "k_live_12345678")
+    assert work is not None and check.state is CheckState.RUNNING
+    assert check.begin("https://svc", "k_live_12345678") is None, "one check at a time"
+    threading.Thread(target=work, name="kiln-connection-check").start()
     release.set()
     for _ in range(200):
         if check.state is not CheckState.RUNNING:
@@ -197,13 +198,18 @@ def test_connection_check_failure_and_stale_answers() -> None:
         raise AuthError(401)
 
     check = ConnectionCheck(ask)
-    check.start("https://svc", "bad")
+    stale = check.begin("https://svc", "bad")
+    assert stale is not None
+    worker = threading.Thread(target=stale)
+    worker.start()
     check.reset()
     release.set()
-    threading.Event().wait(0.2)
+    worker.join(5)
     assert check.state is CheckState.IDLE, "an answer about an old URL or key is dropped"
     release.clear()
-    check.start("https://svc", "bad")
+    fresh = check.begin("https://svc", "bad")
+    assert fresh is not None
+    threading.Thread(target=fresh).start()
     release.set()
     for _ in range(200):
         if check.state is not CheckState.RUNNING:

@@ -59,3 +59,36 @@ def test_the_service_default_resolution_is_read_in_one_place() -> None:
 def test_the_panel_builds_its_request_with_the_operators_builder() -> None:
     """The "Already generated" offer must be about the request Generate sends."""
     assert {name for name in _files_saying(r"JobRequest\(") if name.startswith("panels/")} == set()
+
+
+def _shipped_python() -> list[Path]:
+    """Every Python file the built zip carries (what ``blender_manifest.toml`` does not leave out)."""
+    dev_only = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "requirements"}
+    return [
+        path
+        for path in ROOT.rglob("*.py")
+        if path.relative_to(ROOT).parts[0] not in dev_only
+        and not path.relative_to(ROOT).parts[0].startswith(".")
+    ]
+
+
+def test_the_environment_names_the_key_and_the_address_in_one_place() -> None:
+    """Where the key and the service address come from is said once (``api.features.secrets``)."""
+    for name in ("KILN_API_KEY", "KILN_BASE_URL"):
+        found = {
+            path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count(name)
+            for path in _shipped_python()
+            if name in path.read_text(encoding="utf-8")
+        }
+        assert found == {"api/features/secrets.py": 1}, (name, found)
+
+
+def test_only_the_pump_and_the_main_thread_module_register_timers() -> None:
+    found = {
+        path.relative_to(ROOT).as_posix(): len(
+            re.findall(r"timers\.register\(", path.read_text(encoding="utf-8"))
+        )
+        for path in _shipped_python()
+        if "timers.register(" in path.read_text(encoding="utf-8")
+    }
+    assert found == {"session/watcher.py": 1, "main_thread.py": 2}

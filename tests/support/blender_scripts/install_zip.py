@@ -57,18 +57,15 @@ def main() -> None:
         raise SystemExit("the job engine started no worker thread")
     watcher, batches = sys.modules[f"{MODULE}.session.watcher"], sys.modules[f"{MODULE}.session.batches"]
     jobs_panel = sys.modules[f"{MODULE}.panels.jobs"]
-    prefs_actions = sys.modules[f"{MODULE}.operators.prefs_actions"]
+    main_thread = sys.modules[f"{MODULE}.main_thread"]
     watcher.ensure_running()
     session_state = sys.modules[f"{MODULE}.session.state"]
     batches.follow(session_state.FollowedBatch("prompts.txt", [], ""))
-    timers = {
-        "watcher beat": watcher.beat,
-        "job list resync": jobs_panel._sync_later,
-        "connection test": prefs_actions._watch_check,
-    }
-    for fn in (jobs_panel._sync_later, prefs_actions._watch_check):
-        bpy.app.timers.register(fn, first_interval=60.0)
-    if not all(bpy.app.timers.is_registered(fn) for fn in timers.values()):
+    main_thread.later(jobs_panel._sync_later, 60.0)
+    main_thread.follow("left-behind", lambda: None, lambda _outcome: None)
+    waiting = [*main_thread._soon.values(), *main_thread._followed]
+    timers = {"watcher beat": watcher.beat, **{f"deferred call {i}": fn for i, fn in enumerate(waiting)}}
+    if len(waiting) < 2 or not all(bpy.app.timers.is_registered(fn) for fn in timers.values()):
         raise SystemExit("the timers to check were not registered")
 
     bpy.ops.preferences.addon_disable(module=MODULE)
