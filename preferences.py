@@ -157,8 +157,12 @@ class KilnPreferences(bpy.types.AddonPreferences):
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
 
+    def credentials(self) -> secrets.Credentials:
+        """The key and the service address Kiln uses: the environment's over these preferences'."""
+        return secrets.credentials(self.api_key, self.base_url)
+
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
-        chosen = credentials(context)
+        chosen = self.credentials()
         col.prop(self, "api_key")
         if key_home.status:
             status = col.column()
@@ -205,8 +209,7 @@ def text_cost(context: bpy.types.Context | None = None) -> int | None:
 
 def credentials(context: bpy.types.Context | None = None) -> secrets.Credentials:
     """The key and the service address Kiln uses: the environment's over the preferences'."""
-    prefs = get(context)
-    return secrets.credentials(prefs.api_key, prefs.base_url)
+    return get(context).credentials()
 
 
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:

@@ -4,7 +4,8 @@ The order rule: a room imports only its own modules and the rooms listed above i
 first), never one below it, and no modules import one another in a circle, deferred imports
 included (``tests/python/foundation/test_import_order.py`` holds the same list as data).
 
-* bottom — ``errors`` (one exception family, a sentence each), ``paths`` (which .blend is which),
+* bottom — ``words`` (every sentence an artist reads, and how one is said), ``errors`` (one
+  exception family, a sentence each), ``paths`` (which .blend is which),
   ``fs`` (renames and deletes that hold up on Windows), ``vendor/`` (third-party code, unchanged).
 * ``checks/`` — what is checked before anyone trusts it: GLB structure, what the artist typed or
   picked, prompt files from any system.

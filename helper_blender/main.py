@@ -11,12 +11,13 @@ does that, and nobody calls it in a helper).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
-#: The add-on's folder (not resolved: a linked folder keeps the name it is mounted under).
-ADDON = Path(__file__).absolute().parents[1]
+#: The add-on's folder: ``..`` taken out, links kept (a linked folder keeps the name it is mounted under).
+ADDON = Path(os.path.abspath(__file__)).parents[1]  # noqa: PTH100
 
 
 def service() -> ModuleType:

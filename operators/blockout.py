@@ -126,7 +126,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
         options = self.import_options(context)
         job_ids = []
         for request in requests:
-            job_id = engine.submit(self.with_game(request, context), origin=origin).id
+            job_id = engine.record(self.with_game(request, context), origin=origin).id
             choose_options(job_id, options, self.fit)
             job_ids.append(job_id)
         return job_ids

@@ -1,4 +1,11 @@
-"""What the Sidebar draws: the generate panel and the job list, plus the properties they keep."""
+"""What the Sidebar draws: the generate panel and the job list, plus the properties they keep.
+
+* ``props`` — what the Sidebar remembers: the panel's inputs per scene, the list's rows.
+* ``generate`` — the Generate panel, its Advanced and Blockout subpanels; ``reuse_offer`` — its
+  "Already generated" offer.
+* ``jobs`` — the job list and the details of the chosen job; ``thumbnails`` — their previews;
+  ``quality`` — a result's quality line in the details.
+"""
 
 from __future__ import annotations
 

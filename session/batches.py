@@ -58,7 +58,7 @@ def send(
             copies[f"library:{index}"] = (reused[index], item.request, group)
         else:
             request = replace(item.request, game=item.row.apply(*game).to_text())
-            job_ids.append(engine.submit(request, origin=origin, group=group).id)
+            job_ids.append(engine.record(request, origin=origin, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
     slots = job_ids + list(copies)
     grid_slots = state.current.grid_slots

@@ -61,7 +61,7 @@ def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobReque
         if isinstance(op, GameOutputProperties):  # fix-ups and outputs, done by the helper Blender
             request = op.with_game(request, context)
         engine = runtime.engine(context)
-        job = engine.submit(request, origin=runtime.current_origin())
+        job = engine.record(request, origin=runtime.current_origin())
         if isinstance(op, ImportOptionProperties):  # options given as arguments, for this job's import
             choose_options(job.id, op.import_options(context))
         if not blocks(op):

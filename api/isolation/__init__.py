@@ -1,10 +1,11 @@
 """Every mesh from the network is opened outside the artist's Blender.
 
 A warm helper Blender (``helper``) imports each checked GLB with Blender's own glTF importer
-and saves a .blend, which the artist's Blender only appends (``operators/scene_import.py``):
+and saves a .blend, which the artist's Blender only appends (``session/scene_import.py``):
 a hostile or buggy file can crash or exhaust the helper, never the artist's session.
-``route`` decides which meshes go there; ``memory`` reads a process's memory for the watchdog.
-Plain Python: the script the helper runs imports bpy, so it lives in ``operators/``.
+``route`` decides which meshes go there; ``memory`` reads a process's memory for the watchdog;
+``errors`` says what went wrong with a helper. Plain Python: the code the helper runs imports bpy,
+so it lives in its own room, ``helper_blender/``.
 """
 
 from .errors import (

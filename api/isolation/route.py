@@ -19,8 +19,9 @@ from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-#: The helper's entry point (not resolved: a linked add-on folder keeps the name it is mounted under).
-SCRIPT = Path(__file__).absolute().parents[2] / "helper_blender" / "main.py"
+#: The helper's entry point: ``..`` taken out but links kept (resolve() would follow a linked add-on folder
+#: and lose the name it is mounted under, which the entry point imports it by).
+SCRIPT = Path(os.path.abspath(__file__)).parents[2] / "helper_blender" / "main.py"  # noqa: PTH100
 NO_BLENDER_PROGRAM = (
     "Blender runs here as the bpy module, which has no Blender program to start a helper with"
 )

@@ -1,15 +1,22 @@
 """The job engine: every job's life from submit to a checked GLB on disk, off the UI thread.
 
-Blender-free on purpose (``api/`` never imports bpy). One module per idea: ``model`` (what a job
-is), ``store`` (the SQLite file every Kiln process shares) with ``recovery`` (damaged and old
-lists), ``writer`` (the store thread), ``book`` (the job table in memory), ``steps`` (send, poll,
-download, and the step table), ``owner`` (who works on a job),
-``deadlines`` (time limits during a request), ``import_prep`` (the large-import decision),
-``disk`` (disk trouble as sentences), ``engine`` (the public face).
+Blender-free on purpose (``api/`` never imports bpy). One module per idea, bottom first:
+
+* ``model`` — what a job is: its request, its state, its files.
+* ``disk`` — disk trouble as sentences; ``owner`` — which process works on a job.
+* ``store`` — the SQLite file every Kiln process shares, with ``store_files`` (what Kiln tells of
+  its files before SQLite opens them) and ``recovery`` (damaged and old lists); ``writer`` — the
+  store thread.
+* ``book`` — the job table in memory; ``deadlines`` — time limits during a request.
+* ``import_prep`` — whether a mesh goes through the helper Blender, and its preparation there.
+* ``step_context`` — what a worker step may use, and the ways a step ends; ``sending`` (the send
+  step), ``fetching`` (the poll and download steps); ``steps`` — the one that runs each.
+* ``scheduler`` — when each step runs, on which worker thread, with which client.
+* ``engine`` — the public face: it has a scheduler and the store thread.
 
 Threading contract
 ------------------
-* **UI (main) thread**: calls the quick methods (``submit``, ``cancel``, ``retry``, ``jobs``,
+* **UI (main) thread**: calls the quick methods (``record``, ``cancel``, ``retry``, ``jobs``,
   ``get``, ``drain_events``, …). They take the engine lock only for in-memory work and never wait
   on the disk, the network or a lock held across either. ``jobs()``/``get()`` return snapshots
   that are never changed in place, so reading needs no copies. ``start()`` opens the store once

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .. import fs
 from ..errors import KilnError
+from ..isolation import ImportHelper
 from ..service.retrying import DEFAULT_POLICY, RetryPolicy
 from .book import JobBook, claimed
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
@@ -39,7 +40,7 @@ from .model import (
 )
 from .owner import this_process
 from .scheduler import Scheduler
-from .steps import STEP_FOR_STATE, Step, Steps, restart_clock
+from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread
 
@@ -62,8 +63,8 @@ class JobElsewhere(KilnError):
     """An action that only a job's owner may take, asked of another process's job."""
 
 
-class JobEngine(Scheduler):
-    """Owns this process's share of the job store and the threads that move its jobs along."""
+class JobEngine:
+    """Owns this process's share of the job store; its scheduler's threads move the jobs along."""
 
     def __init__(
         self,
@@ -78,17 +79,40 @@ class JobEngine(Scheduler):
         self.cache_dir = self.state_dir / CACHE_DIR
         self._label = label or f"{Path(sys.argv[0]).name or 'Python'} (pid {os.getpid()})"
         self._writer: StoreThread | None = None
-        super().__init__(JobBook(Owner(os.getpid(), 0.0), self.cache_dir), workers, client_factory, policy)
+        book = JobBook(Owner(os.getpid(), 0.0), self.cache_dir)
+        self.scheduler = Scheduler(book, workers, client_factory, policy, self.cache_dir)
+
+    @property
+    def book(self) -> JobBook:
+        """The job table in memory (the store thread keeps it and the file in step)."""
+        return self.scheduler.book
+
+    @property
+    def import_helper(self) -> ImportHelper:
+        """The warm helper Blender that opens every downloaded mesh (``api.isolation``)."""
+        return self.scheduler.import_helper
+
+    @property
+    def threads(self) -> list[threading.Thread]:
+        return self.scheduler.threads
+
+    @property
+    def config(self) -> ServiceConfig | None:
+        return self.scheduler.config
+
+    def configure(self, config: ServiceConfig) -> None:
+        """Take new settings; a changed URL or key gets a fresh client."""
+        self.scheduler.configure(config)
 
     # ----------------------------------------------------------------- life of the engine
 
     def start(self, config: ServiceConfig | None = None) -> None:
         """Open the store, take up this process's jobs, start the threads; or raise StoreError, do nothing."""
-        if self._threads:
+        if self.threads:
             return
         if config is not None:
             self.configure(config)
-        self.stop.clear()
+        self.scheduler.stop.clear()
         store = JobStore(self.state_dir)
         store.open()
         owner = this_process(self._label)
@@ -100,9 +124,8 @@ class JobEngine(Scheduler):
         except Exception as exc:
             store.close()
             raise _as_store_error(store, exc) from exc
-        book = self.book = JobBook(owner, self.cache_dir)
-        self._lock = book.lock
-        self.steps = Steps(self)
+        book = JobBook(owner, self.cache_dir)
+        self.scheduler.use(book)
         book.problems.extend(store.problems)
         book.apply_rows(rows, [])
         book.look_at_owners(heartbeats, labels)
@@ -113,7 +136,7 @@ class JobEngine(Scheduler):
         book.on_taken = self._resume
         self._writer = book.writer = StoreThread(store, owner, book, revs)
         self._writer.start()
-        self.start_workers()
+        self.scheduler.start_workers()
         for job in list(book.jobs.values()):
             if book.is_own(job):
                 self._resume(job)
@@ -129,20 +152,23 @@ class JobEngine(Scheduler):
 
     def shutdown(self, timeout: float = 10.0) -> None:
         """Stop the threads; jobs stay on disk and the next Kiln (or start) takes them up."""
-        self.stop_workers(timeout)
+        self.scheduler.stop_workers(timeout)
         if self._writer is not None:
             self._writer.stop(timeout)
             self._writer = self.book.writer = None
         self.import_helper.close()
-        self.close_client()
+        self.scheduler.close_client()
 
     # ----------------------------------------------------------------- main-thread API (never waits)
 
-    def submit(self, request: JobRequest, *, origin: str = "", group: str = "") -> Job:
+    def record(self, request: JobRequest, *, origin: str = "", group: str = "") -> Job:
         """Record a new job; it is sent once the store thread has it on disk. Raises StoreError."""
         self._refuse_if_unrecordable()
         job = Job(id=new_job_id(), request=request, origin=origin, group=group, owner=self.book.owner)
-        return self._add(job, Step.SUBMIT)
+        return self._add(job, Step.SEND)
+
+    #: The contract name outside checks drive (ARCHITECTURE.md): recording is what it does.
+    submit = record
 
     def resume_task(self, task_id: str, request: JobRequest | None = None, *, origin: str = "") -> Job:
         """Follow a task submitted elsewhere (or earlier) by its id, exactly as given (spaces are part of
@@ -156,13 +182,13 @@ class JobEngine(Scheduler):
             state=JobState.QUEUED,
             task_id=task_id,
             submit_sent=True,
-            deadline=restart_clock(self),
+            deadline=restart_clock(self.scheduler),
             owner=self.book.owner,
         )
         return self._add(job, Step.POLL)
 
     def _add(self, job: Job, step: Step) -> Job:
-        with self._lock:
+        with self.book.lock:
             recorded = self.book.put(job)
             self.book.emit(job)
         assert recorded is not None
@@ -171,28 +197,30 @@ class JobEngine(Scheduler):
 
     def _recorded(self, job_id: str, step: Step, error: BaseException | None) -> None:
         """Store thread: the new job is on disk, so it may be sent — or it is not, and nothing is."""
-        with self._lock:
+        with self.book.lock:
             if self.book.current(job_id, JobState.SUBMITTING, JobState.QUEUED) is None:
                 return
             if error is None:
-                self.schedule(job_id, step, 0.0)
+                self.scheduler.schedule(job_id, step, 0.0)
                 return
             message = error.user_message if isinstance(error, KilnError) else str(error)
             self.book.settle(job_id, JobState.FAILED, error=message)
 
     def resume(self, job_id: str) -> None:
         """Poll a timed-out (or failed-while-polling) task again, with a fresh time limit."""
-        with self._lock:
+        with self.book.lock:
             job = self._own_or_take(job_id)
             if not job.task_id:
                 raise KeyError(job_id)
-            self.book.change(job_id, state=JobState.QUEUED, error="", note="", deadline=restart_clock(self))
+            self.book.change(
+                job_id, state=JobState.QUEUED, error="", note="", deadline=restart_clock(self.scheduler)
+            )
             self.book.emit(self.book.jobs[job_id])
-            self.schedule(job_id, Step.POLL, 0.0)
+            self.scheduler.schedule(job_id, Step.POLL, 0.0)
 
     def retry(self, job_id: str) -> None:
         """Submit the same request again as a new task (costs credits); a followed task is polled again."""
-        with self._lock:
+        with self.book.lock:
             job = self._own_or_take(job_id)
             if job.request.kind is JobKind.TASK:
                 self.resume(job_id)
@@ -209,20 +237,20 @@ class JobEngine(Scheduler):
             )
             self.book.put(fresh)
             self.book.emit(fresh)
-            self.schedule(job_id, Step.SUBMIT, 0.0)
+            self.scheduler.schedule(job_id, Step.SEND, 0.0)
 
     def cancel(self, job_id: str) -> None:
         """Stop tracking a job. The service has no cancel endpoint: the task may still finish there."""
-        with self._lock:
+        with self.book.lock:
             job = self._own_or_take(job_id)
             if job.state in (JobState.IMPORTED, JobState.CANCELLED):
                 return
             self.book.settle(job_id, JobState.CANCELLED, note="Cancelled: Kiln stopped tracking it")
-        self.deadlines.cancel(job_id)
+        self.scheduler.deadlines.cancel(job_id)
 
     def remove(self, job_id: str) -> None:
         """Take a job off the list (any process's, once it is not being worked on)."""
-        with self._lock:
+        with self.book.lock:
             job = self.book.jobs.get(job_id)
             if job is None:
                 return
@@ -237,7 +265,7 @@ class JobEngine(Scheduler):
     def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:
         """The job's mesh is in this Blender's scene (``into``: that .blend's identity). Another live
         Blender's job stays as it is for it (it still imports it into its own file)."""
-        with self._lock:
+        with self.book.lock:
             if self.runs_elsewhere(self.book.jobs[job_id]):
                 return
             self.book.change(job_id, objects=list(objects), imported_into=into)
@@ -245,14 +273,14 @@ class JobEngine(Scheduler):
 
     def mark_failed(self, job_id: str, message: str) -> None:
         """A step on the main thread (the import) failed; keep the job with the sentence."""
-        with self._lock:
+        with self.book.lock:
             if self.runs_elsewhere(self.book.jobs[job_id]):
                 return
             self.book.settle(job_id, JobState.FAILED, error=message)
 
     def set_origin(self, old: str, new: str) -> None:
         """The .blend a job belongs to (or its result went into) was saved under a (new) name."""
-        with self._lock:
+        with self.book.lock:
             for job in list(self.book.jobs.values()):
                 if job.origin == old and self.book.is_own(job):
                     self.book.change(job.id, origin=new)
@@ -266,12 +294,12 @@ class JobEngine(Scheduler):
 
     def jobs(self) -> list[Job]:
         """Every job on this machine, oldest first (snapshots: never changed in place)."""
-        with self._lock:
+        with self.book.lock:
             return list(self.book.jobs.values())
 
     def own_jobs(self) -> list[Job]:
         """The jobs this process owns (started here, or taken over from a Kiln that stopped)."""
-        with self._lock:
+        with self.book.lock:
             return [job for job in self.book.jobs.values() if self.book.is_own(job)]
 
     @property
@@ -297,12 +325,12 @@ class JobEngine(Scheduler):
 
     def store_problems(self) -> list[str]:
         """Sentences about the job store the artist should read (damage recovered, disk trouble)."""
-        with self._lock:
+        with self.book.lock:
             return list(self.book.problems)
 
     def ready_for(self, origin: str) -> Job | None:
         """This process's first finished, not yet imported job started from ``origin``."""
-        with self._lock:
+        with self.book.lock:
             ready = (
                 j
                 for j in self.book.open_jobs()
@@ -311,7 +339,7 @@ class JobEngine(Scheduler):
             return min(ready, key=lambda j: j.created_at, default=None)
 
     def has_active(self) -> bool:
-        with self._lock:
+        with self.book.lock:
             return any(job.state.is_active and self.book.is_own(job) for job in self.book.open_jobs())
 
     def drain_events(self, limit: int = 1000) -> list[JobEvent]:
@@ -331,7 +359,7 @@ class JobEngine(Scheduler):
 
         Raises EngineNotRunning at once when no worker runs (nothing would ever settle them).
         """
-        if not self._threads:
+        if not self.threads:
             raise EngineNotRunning(NOT_RUNNING)
         ids = list(job_ids)
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -367,7 +395,7 @@ class JobEngine(Scheduler):
     def _resume(self, job: Job) -> None:
         step = STEP_FOR_STATE.get(job.state)
         if step is not None:
-            self.schedule(job.id, step, 0.0)
+            self.scheduler.schedule(job.id, step, 0.0)
 
 
 def _as_store_error(store: JobStore, exc: Exception) -> StoreError:

@@ -17,9 +17,9 @@ from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..isolation import IsolationError
 from ..service.models import Task, TaskStatus
 from .disk import StoreError, ensure_folder
-from .host import Step, StepBase
 from .import_prep import prepare_import
 from .model import JobState, cache_name
+from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:
     from ..service.client import Client
@@ -29,7 +29,9 @@ log = logging.getLogger(__name__)
 PREVIEW_MAX_BYTES = 16 * 1024 * 1024
 
 
-class Fetcher(StepBase):
+class Fetcher(WorkerStep):
+    """The poll and download steps: a task's progress, then its mesh and preview."""
+
     def poll(self, job_id: str) -> None:
         book = self.book
         with book.lock:

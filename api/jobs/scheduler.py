@@ -1,6 +1,7 @@
 """The scheduler: when each step of each job runs, on which worker thread, with which client.
 
-Steps wait in a heap by due time; a pool of worker threads takes them in turn. The client is
+The job engine has one. Steps wait in a heap by due time; a pool of worker threads takes them in
+turn. The client is
 built by a worker on first use (building one loads ``requests``, which the UI thread should not
 pay for), and again after the URL or key changed. While Blender's online access is off, steps
 wait and nothing is sent.
@@ -23,7 +24,7 @@ from ..service.retrying import RetryPolicy
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import JobState, ServiceConfig
-from .steps import Step, Steps
+from .steps import Step, StepRunner
 
 if TYPE_CHECKING:
     from ..service.client import Client
@@ -36,13 +37,17 @@ ClientFactory = Callable[[ServiceConfig, threading.Event], "Client"]
 
 
 class Scheduler:
-    cache_dir: Path
+    """The worker threads, the due steps, the client, the tasks in flight: what the steps run in."""
 
     def __init__(
-        self, book: JobBook, workers: int, client_factory: ClientFactory | None, policy: RetryPolicy
+        self,
+        book: JobBook,
+        workers: int,
+        client_factory: ClientFactory | None,
+        policy: RetryPolicy,
+        cache_dir: Path,
     ) -> None:
-        self.book = book
-        self._lock = book.lock
+        self.cache_dir = cache_dir
         self.policy = policy
         self.stop = threading.Event()
         self.deadlines = Deadlines(self.stop)
@@ -56,8 +61,14 @@ class Scheduler:
         self._config: ServiceConfig | None = None
         self._client: Client | None = None
         self._client_error: KilnError | None = None
-        self._submitting = 0
-        self.steps = Steps(self)
+        self._sending = 0
+        self.use(book)
+
+    def use(self, book: JobBook) -> None:
+        """Work on this job table (the engine's start reads a fresh one from the store)."""
+        self.book = book
+        self._lock = book.lock
+        self.steps = StepRunner(self)
 
     def start_workers(self) -> None:
         self.deadlines.start()
@@ -114,14 +125,14 @@ class Scheduler:
             for j in self.book.open_jobs()
             if j.state in (JobState.QUEUED, JobState.RUNNING) and self.book.is_own(j)
         )
-        if self._submitting + running >= self._config.max_in_flight:
+        if self._sending + running >= self._config.max_in_flight:
             return False
-        self._submitting += 1
+        self._sending += 1
         return True
 
     def release_slot(self) -> None:
         with self._lock:
-            self._submitting -= 1
+            self._sending -= 1
 
     def usable_client(self, job_id: str) -> Client | None:
         """Called with the lock held: the client, or the job fails with what is missing in the settings."""

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
 from ..service.models import Task
 from .disk import StoreError
-from .host import Step, StepBase, restart_clock, unexpected, wait_recorded
 from .model import Job, JobKind, JobRequest, JobState
+from .step_context import Step, WorkerStep, restart_clock, unexpected, wait_recorded
 from .store import Conflict
 
 if TYPE_CHECKING:
@@ -29,8 +29,10 @@ SLOT_WAIT = 0.5
 SLOT_NOTE = "Waiting for a free slot"
 
 
-class Sender(StepBase):
-    def submit(self, job_id: str) -> None:
+class Sender(WorkerStep):
+    """The send step: a job's request, sent once it is on disk as being sent."""
+
+    def send(self, job_id: str) -> None:
         book = self.book
         with book.lock:
             job = book.current(job_id, JobState.SUBMITTING)
@@ -44,7 +46,7 @@ class Sender(StepBase):
                 return
             if not self.host.take_slot():
                 book.note(job_id, SLOT_NOTE)
-                self.host.schedule(job_id, Step.SUBMIT, SLOT_WAIT)
+                self.host.schedule(job_id, Step.SEND, SLOT_WAIT)
                 return
             sending = replace(job, submit_sent=True, note="Sending")
             recorded = book.put(sending)
@@ -97,7 +99,7 @@ class Sender(StepBase):
             note = f"{why} Trying again in {delay:.0f} s." if why else ""
             self.book.put(replace(job, submit_sent=False, note=note))
             if not self.host.stop.is_set():
-                self.host.schedule(job_id, Step.SUBMIT, delay)
+                self.host.schedule(job_id, Step.SEND, delay)
 
     def _after_submit(
         self,

@@ -1,4 +1,4 @@
-"""The worker steps of a job's life — send, poll, download — and the table that names them.
+"""The worker steps of a job's life — send, poll, download — and the one that runs each.
 
 Each step runs on a worker thread, takes what it needs from the job under the lock, does its
 network or file work without the lock, and writes the outcome back. A change that must be on disk
@@ -7,25 +7,26 @@ before anything is acted on (the send, the task id) is waited for on the worker.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .fetching import Fetcher
-from .host import STEP_FOR_STATE, Step, StepHost, restart_clock
 from .model import cache_name
 from .sending import Sender
+from .step_context import STEP_FOR_STATE, Step, StepContext, WorkerStep, restart_clock
 
 
-class Steps(Sender, Fetcher):
-    """Every step of a job, each run through :data:`STEPS` by a worker thread."""
+class StepRunner:
+    """Runs a job's next step on the calling worker thread (a sender and a fetcher, each counting tries)."""
+
+    def __init__(self, context: StepContext) -> None:
+        sender, fetcher = Sender(context), Fetcher(context)
+        self._steps = {Step.SEND: sender.send, Step.POLL: fetcher.poll, Step.DOWNLOAD: fetcher.download}
+        self._kinds: dict[Step, WorkerStep] = {Step.SEND: sender, Step.POLL: fetcher, Step.DOWNLOAD: fetcher}
 
     def run(self, step: Step, job_id: str) -> None:
-        STEPS[step](self, job_id)
+        self._steps[step](job_id)
+
+    def unexpected(self, job_id: str, step: Step, exc: BaseException) -> None:
+        """Something the step did not foresee: a sentence on the job (a send that may have left is kept)."""
+        self._kinds[step].unexpected(job_id, step, exc)
 
 
-STEPS: dict[Step, Callable[[Steps, str], None]] = {
-    Step.SUBMIT: Steps.submit,
-    Step.POLL: Steps.poll,
-    Step.DOWNLOAD: Steps.download,
-}
-
-__all__ = ["STEPS", "STEP_FOR_STATE", "Step", "StepHost", "Steps", "cache_name", "restart_clock"]
+__all__ = ["STEP_FOR_STATE", "Step", "StepContext", "StepRunner", "cache_name", "restart_clock"]

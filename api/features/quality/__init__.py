@@ -1,6 +1,15 @@
 """Game-ready output without Blender: the quality report, its verdict, the fix-up and export options,
 and each engine's names.
 
-Plain Python and numpy. The helper Blender (``helper_blender/game_ready.py``) reads meshes into arrays,
-asks these modules what to report and change, and does the Blender work itself.
+Plain Python and numpy. The helper Blender (``helper_blender/game_ready.py``) reads meshes into
+arrays, asks these modules what to report and change, and does the Blender work itself.
+
+* ``report`` — the report of a result: what was measured, built from the measures below.
+* ``topology`` — holes, flipped faces, loose parts: a mesh's connectivity.
+* ``uv`` — UV coverage and overlap.
+* ``verdict`` — the report's one-word verdict and its reasons.
+* ``options`` — the fix-ups and outputs a job asks for, as text that travels with its request.
+* ``naming`` — each engine's names for LODs and collision.
+* ``hull`` — a convex hull's size limits and its enclosing scale.
+* ``sheet``, ``review`` — a batch's review sheet (a contact sheet PNG) and page (HTML).
 """

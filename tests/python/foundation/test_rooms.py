@@ -89,3 +89,37 @@ def test_the_trick_check_sees_a_fallback(tmp_path: Path) -> None:
     module = tmp_path / "x.py"
     module.write_text("try:\n    from . import a\nexcept ImportError:\n    a = None\n", encoding="utf-8")
     assert _tricks(module) == ["x.py: an ImportError fallback"]
+
+
+def _packages() -> list[Path]:
+    dev_only = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "requirements"}
+    return [
+        init.parent
+        for init in sorted(ROOT.rglob("__init__.py"))
+        if init.parent != ROOT
+        and init.relative_to(ROOT).parts[0] not in dev_only
+        and "vendor" not in init.relative_to(ROOT).parts
+        and not init.relative_to(ROOT).parts[0].startswith(".")
+    ]
+
+
+def unlisted(package: Path) -> list[str]:
+    """The modules and sub-rooms of a room that its docstring does not name (as ``name``)."""
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    members = [p.stem for p in package.glob("*.py") if p.name != "__init__.py"]
+    members += [p.name for p in package.iterdir() if (p / "__init__.py").is_file()]
+    return sorted(
+        name for name in members if not any(f"``{name}{end}``" in docstring for end in ("", "/", ".py"))
+    )
+
+
+def test_every_room_lists_its_modules_in_its_docstring() -> None:
+    missing = {str(p.relative_to(ROOT)): unlisted(p) for p in _packages()}
+    assert {room: names for room, names in missing.items() if names} == {}
+
+
+def test_the_listing_check_sees_a_missing_module(tmp_path: Path) -> None:
+    (tmp_path / "__init__.py").write_text('"""Holds ``a``."""\n', encoding="utf-8")
+    (tmp_path / "a.py").write_text("", encoding="utf-8")
+    (tmp_path / "b.py").write_text("", encoding="utf-8")
+    assert unlisted(tmp_path) == ["b"]

@@ -1,8 +1,9 @@
-"""What a worker step may use of the engine, and what every step shares.
+"""What a worker step may use of the scheduler, and the ways every step ends.
 
-The steps (``sending``, ``fetching``) see the engine only through :class:`StepHost`; the helpers
-on :class:`StepBase` are the ways a step ends: a time limit, an interruption, a later try, a
-failure, or something nobody foresaw — each leaves the job with a sentence.
+The steps (``sending``, ``fetching``) see the scheduler only through :class:`StepContext`; the
+methods of :class:`WorkerStep`, the base of each, are the ways a step ends: a time limit, an
+interruption, a later try, a failure, or something nobody foresaw — each leaves the job with a
+sentence.
 """
 
 from __future__ import annotations
@@ -31,22 +32,24 @@ RECORD_WAIT = 60.0
 
 
 class Step(enum.Enum):
-    SUBMIT = "submit"
+    """What a worker does next for a job: send its request, poll its task, download its mesh."""
+
+    SEND = "send"
     POLL = "poll"
     DOWNLOAD = "download"
 
 
 #: The step that moves a job on from each state it can be resumed in.
 STEP_FOR_STATE = {
-    JobState.SUBMITTING: Step.SUBMIT,
+    JobState.SUBMITTING: Step.SEND,
     JobState.QUEUED: Step.POLL,
     JobState.RUNNING: Step.POLL,
     JobState.DOWNLOADING: Step.DOWNLOAD,
 }
 
 
-class StepHost(Protocol):
-    """What the steps need from the engine."""
+class StepContext(Protocol):
+    """What the steps need from the scheduler."""
 
     book: JobBook
     policy: RetryPolicy
@@ -67,9 +70,9 @@ class StepHost(Protocol):
     def release_slot(self) -> None: ...
 
 
-def restart_clock(host: StepHost) -> float:
+def restart_clock(context: StepContext) -> float:
     """A fresh time limit for a job, from the current settings."""
-    return time.time() + (host.config.timeout_seconds if host.config else 30 * 60.0)
+    return time.time() + (context.config.timeout_seconds if context.config else 30 * 60.0)
 
 
 def wait_recorded(future: Future[int] | None) -> None:
@@ -78,10 +81,12 @@ def wait_recorded(future: Future[int] | None) -> None:
         future.result(RECORD_WAIT)
 
 
-class StepBase:
-    def __init__(self, host: StepHost) -> None:
-        self.host = host
-        self.book = host.book
+class WorkerStep:
+    """A kind of step a worker runs (sending, fetching), with the ways it may end."""
+
+    def __init__(self, context: StepContext) -> None:
+        self.host = context
+        self.book = context.book
         self._failures: dict[str, int] = {}
 
     def _timed_out(self, job: Job) -> bool:
