@@ -103,11 +103,12 @@ def _append(blend: Path, glb: Path) -> float:
 
     jobs = addon.module("api.jobs")
     import_job = addon.module("session.scene_import").import_job
+    no_outputs = addon.module("api.features.quality.options").GameOptions()
     bpy.ops.wm.read_homefile(use_empty=True)
     request = jobs.JobRequest(kind="text", prompt="grid")
     job = jobs.Job(id="g", request=request, task_id="g", mesh_path=str(glb), blend_path=str(blend))
     start = time.perf_counter()
-    import_job(bpy.context, job)
+    import_job(bpy.context, job, no_outputs)
     spent = time.perf_counter() - start
     bpy.ops.wm.read_homefile(use_empty=True)
     return spent

@@ -61,12 +61,13 @@ def _once(helper: Any, command: Any, limits: Any, glb: Path, blend: Path) -> tup
 
     jobs = addon.module("api.jobs")
     import_job = addon.module("session.scene_import").import_job
+    no_outputs = addon.module("api.features.quality.options").GameOptions()
     request = jobs.JobRequest(kind="text", prompt=glb.stem)
 
     bpy.ops.wm.read_homefile(use_empty=True)
     job = jobs.Job(id="in", request=request, task_id="in", mesh_path=str(glb))
     start = time.perf_counter()
-    import_job(bpy.context, job)
+    import_job(bpy.context, job, no_outputs)
     in_place = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -76,7 +77,7 @@ def _once(helper: Any, command: Any, limits: Any, glb: Path, blend: Path) -> tup
     bpy.ops.wm.read_homefile(use_empty=True)
     job = jobs.Job(id="kiln", request=request, task_id="kiln", mesh_path=str(glb), blend_path=str(blend))
     start = time.perf_counter()
-    import_job(bpy.context, job)
+    import_job(bpy.context, job, no_outputs)
     appended = time.perf_counter() - start
     assert not blend.exists(), "the import deletes the helper's .blend"
     bpy.ops.wm.read_homefile(use_empty=True)

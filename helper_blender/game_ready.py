@@ -87,11 +87,13 @@ def finish(
     return [*others, *outputs], {"quality": report.to_json(), "exported": exported}
 
 
-def finish_in_place(objects: list[bpy.types.Object], game: str, label: str) -> list[bpy.types.Object]:
+def finish_in_place(
+    objects: list[bpy.types.Object], options: game_options.GameOptions, label: str
+) -> list[bpy.types.Object]:
     """:func:`finish` in the artist's Blender, for a mesh it imported itself (no helper could, or
     the artist chose so); a failure leaves the mesh as imported and is logged."""
     try:
-        finished, said = finish(objects, game_options.GameOptions.from_text(game), label)
+        finished, said = finish(objects, options, label)
     except Exception:
         log.exception("Kiln could not finish the imported mesh; it stays as the service made it")
         return objects

@@ -19,6 +19,20 @@ import bpy
 PREVIEW_SIZE = 256
 
 
+def write_asset(objects: Sequence[Any], about: dict[str, Any], path: Path) -> None:
+    """The objects as one asset, described by ``about``, alone in a compressed .blend at ``path``;
+    the objects are left as they were (a collection made for several is removed again)."""
+    asset = asset_of(objects, about["name"])
+    try:
+        describe(asset, about)
+        write(asset, path)
+    finally:
+        if isinstance(asset, bpy.types.Collection):
+            bpy.data.collections.remove(asset)
+        else:
+            asset.asset_clear()
+
+
 def asset_of(objects: Sequence[Any], collection_name: str) -> Any:
     """The one object, or a new collection of them all (the caller removes it after writing)."""
     if len(objects) == 1:

@@ -3,7 +3,8 @@
 A mesh's size is only known once it is imported, and batch jobs finish in any order, so the
 grid is packed row by row as results arrive: each object is moved so its bounding box starts
 a gap after the previous one, and a new row starts below the deepest box of the last. Slots
-are reserved by job id when the batch is sent; ``GridSlots.place`` is called once a job is imported.
+are reserved by job id when the batch is sent; a result's placement (``session.placement``) takes
+its job's grid and moves it into the next slot.
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import bpy
 from mathutils import Vector
-
-from .scene_objects import world_bounds
 
 GAP_FRACTION = 0.25
 MIN_GAP = 0.25
@@ -70,17 +68,6 @@ class GridSlots:
     def clear(self) -> None:
         self._grids.clear()
 
-    def place(self, context: bpy.types.Context, job_id: str, names: list[str]) -> None:
-        """Move a just-imported job into its batch's next slot; a job outside a batch stays put."""
-        grid = self._grids.pop(job_id, None)
-        objects = [bpy.data.objects[name] for name in names if name in bpy.data.objects]
-        if grid is None or not objects:
-            return
-        context.view_layer.update()
-        low, high = world_bounds(objects)
-        corner = grid.slot(high.x - low.x, high.y - low.y)
-        offset = Vector((corner.x - low.x, corner.y - high.y, 0.0))
-        for obj in objects:
-            if obj.parent is None:
-                obj.location += offset
-        context.view_layer.update()
+    def take(self, job_id: str) -> Grid | None:
+        """The grid a just-finished job's result goes into (its slot is worked out as it is placed)."""
+        return self._grids.pop(job_id, None)

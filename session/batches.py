@@ -66,11 +66,11 @@ def send(
     options = preferred_options(context)
     for slot, (entry, request, group) in copies.items():
         try:
-            names = library.append(context, entry, Placement(options, group=group), request)
-            grid_slots.place(context, slot, names)
+            library.append(
+                context, entry, Placement(options, group=group, grid=grid_slots.take(slot)), request
+            )
         except OSError as exc:
             log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-            grid_slots.forget([slot])
     return job_ids
 
 

@@ -1,26 +1,32 @@
 """Where a result's objects go once they exist: one way for a fresh import and for a library copy reused.
 
 A result comes from a .blend (the helper Blender's, or the Kiln asset library's) or from the glTF
-importer; from there both take the same steps: into the ``Kiln`` collection (a batch's group
-inside it), at the 3D cursor or the origin (or into a placeholder's place, fitted, as its newest
-variant), the import options applied (height at the cursor, apply scale, origin at the base,
-smooth by angle), selected and active. The caller pushes the one undo step (``undo_step``).
+importer; from there both take the same steps (:func:`place`): named after what was asked for, into
+the ``Kiln`` collection (a batch's group inside it), at the 3D cursor or the origin, into its batch
+grid's next slot, or into a placeholder's place, fitted, as its newest variant; the import options
+applied (height at the cursor, apply scale, origin at the base, smooth by angle), selected and
+active, and one undo step for it all.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 import bpy
 from mathutils import Matrix, Vector
 
 from .. import preferences
-from ..api.features.blockout import Fit, ImportOptions
-from .scene_objects import world_bounds
-from .variants import replace_placeholder
+from ..api.features.blockout import Box, Fit, ImportOptions, Vec3, empty_box, fit_into, scaled_box
+from ..api.jobs import Job, JobKind
+from ..api.words import shorten
+from .batch_grid import Grid
+from .variants import PLACEHOLDER_KEY, VARIANT_KEY, show_variant, variants_of
+
+#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
+NAME_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,8 @@ class Placement:
     group: str = ""
     #: The placeholder object the result replaces, or "".
     placeholder: str = ""
+    #: The batch grid the result takes the next slot of (None: not part of a batch).
+    grid: Grid | None = None
 
 
 def target_collection(context: bpy.types.Context, name: str, group: str = "") -> bpy.types.Collection:
@@ -70,6 +78,21 @@ def append_blend(path: Path, *, actions: bool = False) -> list[bpy.types.Object]
     return [obj for obj in target.objects if obj is not None]
 
 
+def object_name(job: Job) -> str:
+    """A result's name in the Outliner: the prompt (shortened at a word), or the image's name."""
+    request = job.request
+    if request.name:
+        return request.name
+    if request.kind is JobKind.TEXT:
+        return shorten(request.prompt, NAME_CHARS) or "Kiln result"
+    if request.kind is JobKind.TASK:
+        return shorten(f"Kiln task {job.task_id}", NAME_CHARS)
+    source = request.blender_image or request.image_path or request.image_url.split("?", 1)[0]
+    # An image path may come from another system: either separator ends the folder part.
+    stem = PurePosixPath(PureWindowsPath(source).name).stem if source else ""
+    return shorten(stem, NAME_CHARS) or "Kiln result"
+
+
 def name_after_request(objects: list[bpy.types.Object], name: str) -> list[bpy.types.Object]:
     """The Outliner shows what was asked for: one object takes the name; several get a parent of
     that name (an empty at the origin, so nothing moves), keeping the GLB's own names below it."""
@@ -93,8 +116,10 @@ def name_copy_after_request(objects: list[bpy.types.Object], name: str) -> None:
         roots[0].name = name
 
 
-def place(context: bpy.types.Context, objects: list[bpy.types.Object], how: Placement) -> None:
-    """Collection, location (or the placeholder's place), import options, selection."""
+def place(context: bpy.types.Context, objects: list[bpy.types.Object], how: Placement, undo: str) -> None:
+    """Collection, location (the cursor, a grid slot or the placeholder's place), import options,
+    selection, and one undo step called ``undo`` (the importer and ``libraries.load``, called from
+    Python, push none; without a window there is no undo history to push to)."""
     prefs = preferences.get(context)
     collection = target_collection(context, prefs.collection_name, how.group)
     location = context.scene.cursor.location.copy() if prefs.placement == "CURSOR" else Vector()
@@ -106,10 +131,12 @@ def place(context: bpy.types.Context, objects: list[bpy.types.Object], how: Plac
         if obj.parent is None and placeholder is None:
             obj.location += location
     if placeholder is not None:
-        replace_placeholder(context, objects, placeholder, how.fit)
+        _replace_placeholder(context, objects, placeholder, how.fit)
     elif how.options.target_height > 0:
         _scale_to_height(context, objects, how.options.target_height, location)
     _finish(context, objects, how.options)
+    if how.grid is not None and placeholder is None:
+        _into_grid(context, objects, how.grid)
 
     for obj in context.view_layer.objects:
         obj.select_set(obj in objects)
@@ -117,13 +144,72 @@ def place(context: bpy.types.Context, objects: list[bpy.types.Object], how: Plac
         obj.select_set(True)
     roots = [obj for obj in objects if obj.parent is None]
     context.view_layer.objects.active = roots[0] if roots else objects[0]
-
-
-def undo_step(message: str) -> None:
-    """One undo step for what was just placed (the importer and ``libraries.load``, called from
-    Python, push none). Without a window there is no undo history to push to."""
     if not bpy.app.background:
-        bpy.ops.ed.undo_push(message=message)
+        bpy.ops.ed.undo_push(message=undo)
+
+
+def world_bounds(objects: list[bpy.types.Object]) -> tuple[Vector, Vector]:
+    """Axis-aligned world box around the objects' geometry (their origins when they have none)."""
+    points = [
+        obj.matrix_world @ Vector(corner) for obj in objects if obj.type == "MESH" for corner in obj.bound_box
+    ] or [obj.matrix_world.translation for obj in objects]
+    low = Vector(tuple(min(p[i] for p in points) for i in range(3)))
+    high = Vector(tuple(max(p[i] for p in points) for i in range(3)))
+    return low, high
+
+
+def _into_grid(context: bpy.types.Context, objects: list[bpy.types.Object], grid: Grid) -> None:
+    """Move a result into its batch grid's next slot (its box's min-X / max-Y corner there)."""
+    context.view_layer.update()
+    low, high = world_bounds(objects)
+    corner = grid.slot(high.x - low.x, high.y - low.y)
+    offset = Vector((corner.x - low.x, corner.y - high.y, 0.0))
+    for obj in objects:
+        if obj.parent is None:
+            obj.location += offset
+    context.view_layer.update()
+
+
+def _vec3(vector: Vector) -> Vec3:
+    return (vector.x, vector.y, vector.z)
+
+
+def placeholder_box(obj: bpy.types.Object) -> Box:
+    """The placeholder's box in its own frame (location and rotation, scale included)."""
+    scale = _vec3(obj.matrix_world.to_scale())
+    if obj.type == "EMPTY":
+        return empty_box(obj.empty_display_size, scale)
+    local = Box.around([_vec3(Vector(corner)) for corner in obj.bound_box])
+    return scaled_box(local.low, local.high, scale)
+
+
+def _replace_placeholder(
+    context: bpy.types.Context, objects: list[bpy.types.Object], placeholder: bpy.types.Object, fit: Fit
+) -> None:
+    """The result takes the placeholder's place, fitted, as its newest variant; the placeholder hides.
+
+    Base on its base, in its location and rotation without its scale; the fitting arithmetic is
+    ``api.features.blockout``'s.
+    """
+    context.view_layer.update()
+    low, high = world_bounds(objects)
+    scale, offset = fit_into(placeholder_box(placeholder), Box(_vec3(low), _vec3(high)), fit)
+    location, rotation, _scale = placeholder.matrix_world.decompose()
+    frame = Matrix.Translation(location) @ rotation.to_matrix().to_4x4()
+    into = frame @ Matrix.Translation(Vector(offset)) @ Matrix.Scale(scale, 4)
+    for obj in objects:
+        if obj.parent is None:
+            obj.matrix_world = into @ obj.matrix_world
+    context.view_layer.update()
+    number = max(variants_of(placeholder.name), default=0) + 1
+    for obj in objects:
+        obj[PLACEHOLDER_KEY] = placeholder.name
+        obj[VARIANT_KEY] = number
+        obj.name = f"{placeholder.name} v{number}"
+    show_variant(context, placeholder.name, number)
+    if placeholder.name in context.view_layer.objects:
+        placeholder.hide_set(True)
+    placeholder.hide_render = True
 
 
 def _scale_to_height(

@@ -23,10 +23,9 @@ from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job
 from ..helper_blender import game_ready
-from ..ui_text import object_name
 from . import messenger, state
 from .arguments import preferred_options
-from .placement import Placement, append_blend, name_after_request, place
+from .placement import Placement, append_blend, name_after_request, object_name, place
 
 log = logging.getLogger(__name__)
 
@@ -40,23 +39,27 @@ def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") ->
     state.current.placements[job_id] = Placement(options, fit)
 
 
-def import_job(context: bpy.types.Context, job: Job) -> list[str]:
-    """Import the job's mesh; returns the names of the objects it created."""
+def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[str]:
+    """Put the job's mesh in the scene, in its place, as one undo step; the names of its objects.
+
+    ``game``: the job's fix-ups and outputs (``JobRequest.game``, read once by the caller).
+    """
     how = state.current.placements.pop(job.id, None) or Placement(preferred_options(context))
-    how = replace(how, group=job.group, placeholder=job.request.placeholder)
+    grid = state.current.grid_slots.take(job.id)
+    how = replace(how, group=job.group, placeholder=job.request.placeholder, grid=grid)
     new_objects = _append_prepared(job, fall_back=preferences.get(context).import_in_place)
     if new_objects is None:
-        new_objects = game_ready.finish_in_place(_import_glb(job), job.request.game, job.request.label)
+        new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label)
         _say_in_place_once()
     if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
-    # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
-    # an engine's names) by the engine's convention, which the helper already gave them.
-    if not job.request.placeholder and not GameOptions.from_text(job.request.game).builds_outputs:
-        new_objects = name_after_request(new_objects, object_name(job))
-    place(context, new_objects, how)
     for obj in new_objects:
         _stamp(obj, job)
+    # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
+    # an engine's names) by the engine's convention, which the helper already gave them.
+    if not job.request.placeholder and not game.builds_outputs:
+        new_objects = name_after_request(new_objects, object_name(job))
+    place(context, new_objects, how, undo=f"Kiln: import {job.request.label[:40]}")
     return [obj.name for obj in new_objects]
 
 

@@ -22,9 +22,10 @@ import bpy
 from bpy.app.handlers import persistent
 
 from .. import preferences
+from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobState
 from ..drawing import tag_redraw
-from . import batches, library, messenger, placement, runtime, state
+from . import batches, library_store, messenger, runtime, state
 from .blocking import blocks
 from .scene_import import ImportFailed, import_job
 
@@ -51,19 +52,22 @@ def _next_import(engine: JobEngine, auto_import: bool) -> Job | None:
 
 
 def import_one(context: bpy.types.Context, job: Job) -> Report:
-    """Import a ready job and record the outcome; returns what the status bar should say."""
+    """Import a ready job and record the outcome; returns what the status bar should say.
+
+    The job's fix-ups and outputs are read once here and handed down: the import (finished in
+    place where no helper could) and the library's copy (which the helper finishes alike).
+    """
     engine = runtime.engine(context)
+    game = GameOptions.from_text(job.request.game)
     try:
-        names = import_job(context, job)
+        names = import_job(context, job, game)
     except ImportFailed as exc:
         engine.mark_failed(job.id, str(exc))
         return "ERROR", f"Kiln: {exc}"
-    state.current.grid_slots.place(context, job.id, names)
-    placement.undo_step(f"Kiln: import {job.request.label[:40]}")
     engine.mark_imported(job.id, names, into=runtime.current_origin())
-    kept = library.store(context, job, names)
+    kept = library_store.store(context, job, names, game)
     if kept:
-        messenger.announce("WARNING", kept, logged=True)  # library.store has logged it
+        messenger.announce("WARNING", kept, logged=True)  # library_store.store has logged it
     return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
 
 

@@ -120,6 +120,22 @@ def blend_name(job_id: str, label: str) -> str:
     return f"{slug}_{job_id}.blend"
 
 
+@dataclass(frozen=True)
+class Shelf:
+    """Where a result goes in the library: its .blend, and the index entry that finds it again."""
+
+    path: Path
+    #: None for a request the library cannot recognise again (a followed task, an unreadable image).
+    entry: Entry | None
+
+
+def shelf(folder: Path, job_id: str, request: JobRequest, task_id: str, now: float) -> Shelf:
+    """The result's place in ``folder``: a file named by Kiln (never the service), and its entry."""
+    path = folder / blend_name(job_id, request.label)
+    key = image_key(request)
+    return Shelf(path, Entry(key, path.name, request.label, task_id, now) if key else None)
+
+
 def entry_file_name(key: str) -> str:
     """The entry file of a request key (a hash: keys hold characters no file system should see)."""
     return hashlib.sha256(key.encode()).hexdigest()[:40] + ".json"

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from import_support import TEXT
+from importing import job_importer
 from scene_fields import describe, differences
 
 CASES = ["textured", "draco", "skinned", "morph", "vertex_colours", "hierarchy", "light_camera", "unpadded"]
@@ -50,7 +51,7 @@ def test_the_helper_and_append_give_what_a_plain_import_gives(
             "this bpy module ships without Blender's Draco bridge library, so it can neither write nor read "
             "Draco; the case runs where Blender has it"
         )
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     job = jobs.Job(
         id="j", request=jobs.JobRequest(**TEXT), task_id="t-1", mesh_path=str(glb), resolution=1024
     )
@@ -88,7 +89,7 @@ def test_the_corpus_covers_what_it_claims(
     corpus: dict[str, Path], blender: Any, kiln_module: Any, jobs: Any
 ) -> None:
     """Guards the comparison above against a corpus that silently lost its point."""
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     seen = {}
     for case in CASES:
         if case == "draco":
@@ -128,8 +129,8 @@ def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(
     helper: Any,
     tmp_path: Path,
 ) -> None:
-    import_job = kiln_module("session.scene_import").import_job
-    grid_slots = kiln_module("session.batch_grid").GridSlots()
+    import_job = job_importer(kiln_module)
+    grid_slots = kiln_module("session.state").current.grid_slots  # where import_job finds a job's slot
     from mathutils import Vector
 
     def place_all(isolated: bool) -> dict[str, tuple[float, ...]]:
@@ -149,7 +150,7 @@ def test_a_batch_grid_places_appended_results_as_it_places_imported_ones(
                     cancelled=lambda: False,
                 )
                 job = replace(job, blend_path=str(blend))
-            grid_slots.place(blender.context, case, import_job(blender.context, job))
+            import_job(blender.context, job)
         blender.context.view_layer.update()
         return {
             obj.name: tuple(round(v, 5) for v in obj.matrix_world.translation) for obj in blender.data.objects

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from checkout import ROOT
 from import_support import TEXT, alive, wait_for
+from importing import job_importer
 
 #: mode → (what the stand-in does, words of the job's sentence)
 FAILURES = {
@@ -73,7 +74,7 @@ def test_a_failing_helper_is_a_sentence_on_the_job_and_the_next_job_imports(
     ready = engine.get(second.id)
     assert ready.state.value == "ready" and ready.blend_path, ready.error
     assert int(busy.read_text()) != pid, "a fresh helper took the next mesh"
-    names = kiln_module("session.scene_import").import_job(blender.context, ready)
+    names = job_importer(kiln_module)(blender.context, ready)
     assert names and all(blender.data.objects[name]["kiln_task_id"] == ready.task_id for name in names)
     assert "Cube" in blender.data.objects
 

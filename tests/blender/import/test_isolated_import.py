@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from import_support import TEXT, alive, wait_for
+from importing import job_importer
 
 
 def scene_summary(bpy: Any) -> dict[str, Any]:
@@ -67,7 +68,7 @@ def test_every_result_is_prepared_by_the_warm_helper_and_appended(
 ) -> None:
     caplog.set_level(logging.INFO)
     engine = make_engine(service, sandbox_key, helper_command=isolation.module_helper_command())
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     for prompt in ("a red chair", "a blue mug"):
         ready = run_job(engine, jobs, prompt)
         assert ready.state.value == "ready", ready.error
@@ -140,7 +141,7 @@ def test_where_no_helper_can_run_kiln_imports_in_place_and_says_so_once(
 ) -> None:
     caplog.set_level(logging.WARNING)
     engine = make_engine(service, sandbox_key, helper_command=HELPERLESS[helper_command])
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     for prompt in ("a red chair", "a blue mug"):
         ready = run_job(engine, jobs, prompt)
         assert ready.state.value == "ready" and ready.blend_path == "", ready.error
@@ -207,13 +208,13 @@ def test_an_unreadable_blend_is_a_sentence_unless_in_place_imports_are_allowed(
     prefs.import_in_place = allowed
     try:
         if allowed:
-            scene_import.import_job(blender.context, job)
+            job_importer(kiln_module)(blender.context, job)
             assert scene_summary(blender)["triangles"] == small_glb[1]
         else:
             with pytest.raises(
                 scene_import.ImportFailed, match="could not open the file its helper Blender made"
             ):
-                scene_import.import_job(blender.context, job)
+                job_importer(kiln_module)(blender.context, job)
             assert scene_summary(blender)["objects"] == 0
     finally:
         prefs.import_in_place = False

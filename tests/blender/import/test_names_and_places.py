@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from importing import job_importer
 from recording_layout import draw, run_pending_sync
 
 PROMPT = "a weathered oak armchair with carved lion-paw legs and a faded red velvet seat"
@@ -57,7 +58,7 @@ def test_a_result_imported_into_an_unsaved_file_says_so_in_the_next_one(
 def test_several_objects_get_a_parent_named_after_the_request_and_keep_their_own_names(
     corpus: dict[str, Path], blender: Any, kiln_module: Any, jobs: Any
 ) -> None:
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     request = jobs.JobRequest(kind="image", image_path="/art/concepts/reading lamp.png", resolution=1024)
     job = jobs.Job(
         id="j", request=request, task_id="t-9", mesh_path=str(corpus["hierarchy"]), resolution=1024

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from importing import job_importer
 from quality_support import reports, run
 
 
@@ -28,7 +29,7 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
 
     jobs = kiln_module("api.jobs")
     game = kiln_module("api.features.quality.options").GameOptions
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     asked = [
         ("a box defect:seams", game(fix_merge=True)),
         ("a box defect:flipped", game(fix_normals=True)),
@@ -85,7 +86,7 @@ def test_a_triangle_budget_lands_within_five_percent_without_tearing_seams(
 ) -> None:
     jobs = kiln_module("api.jobs")
     game = kiln_module("api.features.quality.options").GameOptions
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     asked = [("a grey rock", 1000), ("a box defect:seams", 300)]
     done = run(quality_engine, jobs, [(p, game(triangles=n).to_text()) for p, n in asked])
     for (prompt, budget), job in zip(asked, done, strict=True):

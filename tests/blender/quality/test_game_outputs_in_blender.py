@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from importing import job_importer
 from quality_support import run
 
 ENGINES = {
@@ -74,7 +75,7 @@ def test_lods_hull_names_and_exports_for_each_engine(
 ) -> None:
     jobs = kiln_module("api.jobs")
     game = kiln_module("api.features.quality.options").GameOptions
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     asked = [
         game(lods=(0.5, 0.25), collision="HULL", engine=engine, export_dir=str(tmp_path / engine.lower()))
         for engine in ENGINES
@@ -116,7 +117,7 @@ def test_an_export_that_cannot_be_written_leaves_the_result_imported_with_its_re
         engine="GODOT", export_dir=str(blocked / "out")
     )
     (job,) = run(quality_engine, jobs, [("a grey rock", game.to_text())])
-    names = kiln_module("session.scene_import").import_job(blender.context, job)
+    names = job_importer(kiln_module)(blender.context, job)
     assert names == ["GreyRock"] and "kiln_quality" in blender.data.objects["GreyRock"]
     said = [r.getMessage() for r in caplog.records if "could not finish it" in r.getMessage()]
     assert (
@@ -138,6 +139,6 @@ def test_the_helper_renders_a_review_picture_framed_alike_and_leaves_no_camera(
         picture = isolation.review_picture(quality_engine.cache_dir / f"{cache_name(job)}.blend")
         data = picture.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (256, 256)
-        names = kiln_module("session.scene_import").import_job(blender.context, job)
+        names = job_importer(kiln_module)(blender.context, job)
         assert all(blender.data.objects[name].type == "MESH" for name in names), "no camera comes along"
     assert not [c for c in blender.data.cameras if c.name.startswith("Kiln Review")]

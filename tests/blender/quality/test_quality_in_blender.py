@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from importing import job_importer
 from quality_support import independent_counts, reports, run
 
 DEFECTS = ("none", "seams", "flipped", "hole", "loose", "uvoverlap", "insideout")
@@ -26,7 +27,7 @@ def test_every_defect_is_counted_as_an_independent_count_says(
     quality_engine: Any, blender: Any, kiln_module: Any
 ) -> None:
     jobs = kiln_module("api.jobs")
-    import_job = kiln_module("session.scene_import").import_job
+    import_job = job_importer(kiln_module)
     done = run(quality_engine, jobs, [(f"a box defect:{name}", "") for name in DEFECTS])
     verdicts = {}
     for name, job in zip(DEFECTS, done, strict=True):
