@@ -6,7 +6,7 @@ import re
 import time
 from pathlib import PurePosixPath, PureWindowsPath
 
-from .api.jobs import Job, JobKind, JobState
+from .api.jobs import Job, JobState
 from .api.paths import UNSAVED_PREFIX
 
 #: Filter values of the job list, and which states each one shows.
@@ -142,33 +142,3 @@ def human_size(size: int) -> str:
     while value >= 1000 and index < len(units) - 1:
         value, index = value / 1000, index + 1
     return f"{size} B" if index == 0 else f"{value:.1f} {units[index]}"
-
-
-#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
-NAME_CHARS = 40
-
-
-def object_name(job: Job) -> str:
-    """An imported result's name in the Outliner: the prompt (shortened at a word), or the image's name."""
-    request = job.request
-    if request.name:
-        return request.name
-    if request.kind is JobKind.TEXT:
-        return shorten_at_word(" ".join(request.prompt.split()), NAME_CHARS) or "Kiln result"
-    if request.kind is JobKind.TASK:
-        return f"Kiln task {job.task_id}"[:NAME_CHARS]
-    source = request.blender_image or request.image_path or request.image_url.split("?", 1)[0]
-    # An image path may come from another system: either separator ends the folder part.
-    stem = PurePosixPath(PureWindowsPath(source).name).stem if source else ""
-    return shorten_at_word(stem, NAME_CHARS) or "Kiln result"
-
-
-def shorten_at_word(text: str, limit: int) -> str:
-    """``text`` up to ``limit`` characters, cut after a whole word and marked with "…" when cut."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "…"

@@ -6,7 +6,7 @@ Bottom first:
 * ``blocking`` — the one decision between blocking (background mode) and interactive.
 * ``messenger`` — how a sentence reaches the status bar (or the log) and how an operator refuses.
 * ``runtime`` — the one job engine of this session, and which .blend jobs belong to.
-* ``scene_objects``, ``variants``, ``placement``, ``batch_grid`` — where a result's objects go:
+* ``scene_objects``, ``variants``, ``batch_grid``, ``placement`` — where a result's objects go:
   the Kiln collection, the 3D cursor, a placeholder's place (as its newest variant), a batch's grid.
 * ``state`` — what this session remembers about its jobs until they land.
 * ``arguments`` — the options as operator arguments (one not given takes its preference).
@@ -14,7 +14,8 @@ Bottom first:
 * ``spending`` — what a run will cost, a hard limit, when to ask; the credits line.
 * ``results_here`` — which jobs' results are in the open .blend.
 * ``scene_import`` — a finished job into the scene: appended from the helper's .blend, or imported here.
-* ``library`` — the Kiln asset library: every result kept; identical requests reuse it.
+* ``library`` — the Kiln asset library: its folder and index; identical requests reuse it.
+* ``library_store`` — every result kept in the library once it is in the scene.
 * ``review_sheet`` — a batch's review files beside its summary.
 * ``watcher`` — the heartbeat: a ``bpy.app.timers`` function that applies what the workers did.
 * ``launching`` — what every networked operator checks first; launching and following a job.

@@ -27,7 +27,8 @@ from ..api.features.library_index import (
 from ..api.jobs import Job, JobRequest
 from .arguments import options_of
 from .messenger import refuse
-from .placement import Placement, append_blend, name_copy_after_request, object_name, place
+from .placement import Placement, append_blend, name_copy_after_request, place
+from .scene_import import object_name
 
 log = logging.getLogger(__name__)
 

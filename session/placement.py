@@ -1,18 +1,18 @@
 """Where a result's objects go once they exist: one way for a fresh import and for a library copy reused.
 
 A result comes from a .blend (the helper Blender's, or the Kiln asset library's) or from the glTF
-importer; from there both take the same steps (:func:`place`): named after what was asked for, into
-the ``Kiln`` collection (a batch's group inside it), at the 3D cursor or the origin, into its batch
-grid's next slot, or into a placeholder's place, fitted, as its newest variant; the import options
-applied (height at the cursor, apply scale, origin at the base, smooth by angle), selected and
-active, and one undo step for it all.
+importer; from there both take the same steps (:func:`place`): into the ``Kiln`` collection (a
+batch's group inside it), at the 3D cursor or the origin, into its batch grid's next slot, or into
+a placeholder's place, fitted, as its newest variant; the import options applied (height at the
+cursor, apply scale, origin at the base, smooth by angle), selected and active, and one undo step
+for it all.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 import bpy
@@ -20,13 +20,8 @@ from mathutils import Matrix, Vector
 
 from .. import preferences
 from ..api.features.blockout import Box, Fit, ImportOptions, Vec3, empty_box, fit_into, scaled_box
-from ..api.jobs import Job, JobKind
-from ..api.words import shorten
 from .batch_grid import Grid
 from .variants import PLACEHOLDER_KEY, VARIANT_KEY, show_variant, variants_of
-
-#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
-NAME_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -76,35 +71,6 @@ def append_blend(path: Path, *, actions: bool = False) -> list[bpy.types.Object]
         for library in set(bpy.data.libraries) - libraries:
             bpy.data.libraries.remove(library)
     return [obj for obj in target.objects if obj is not None]
-
-
-def object_name(job: Job) -> str:
-    """A result's name in the Outliner: the prompt (shortened at a word), or the image's name."""
-    request = job.request
-    if request.name:
-        return request.name
-    if request.kind is JobKind.TEXT:
-        return shorten(request.prompt, NAME_CHARS) or "Kiln result"
-    if request.kind is JobKind.TASK:
-        return shorten(f"Kiln task {job.task_id}", NAME_CHARS)
-    source = request.blender_image or request.image_path or request.image_url.split("?", 1)[0]
-    # An image path may come from another system: either separator ends the folder part.
-    stem = PurePosixPath(PureWindowsPath(source).name).stem if source else ""
-    return shorten(stem, NAME_CHARS) or "Kiln result"
-
-
-def name_after_request(objects: list[bpy.types.Object], name: str) -> list[bpy.types.Object]:
-    """The Outliner shows what was asked for: one object takes the name; several get a parent of
-    that name (an empty at the origin, so nothing moves), keeping the GLB's own names below it."""
-    if len(objects) == 1:
-        objects[0].name = name
-        return objects
-    parent = bpy.data.objects.new(name, None)
-    parent.empty_display_type = "PLAIN_AXES"
-    for obj in objects:
-        if obj.parent is None:
-            obj.parent = parent
-    return [parent, *objects]
 
 
 def name_copy_after_request(objects: list[bpy.types.Object], name: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import bpy
 
@@ -21,13 +21,18 @@ from .. import preferences
 from ..api.features.blockout import Fit, ImportOptions
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
-from ..api.jobs import Job
+from ..api.jobs import Job, JobKind
+from ..api.words import shorten
 from ..helper_blender import game_ready
 from . import messenger, state
 from .arguments import preferred_options
-from .placement import Placement, append_blend, name_after_request, object_name, place
+from .placement import Placement, append_blend, place
 
 log = logging.getLogger(__name__)
+
+
+#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
+NAME_CHARS = 40
 
 
 class ImportFailed(Exception):
@@ -53,14 +58,43 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
         _say_in_place_once()
     if not new_objects:
         raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
-    for obj in new_objects:
-        _stamp(obj, job)
     # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
     # an engine's names) by the engine's convention, which the helper already gave them.
     if not job.request.placeholder and not game.builds_outputs:
         new_objects = name_after_request(new_objects, object_name(job))
+    for obj in new_objects:
+        _stamp(obj, job)
     place(context, new_objects, how, undo=f"Kiln: import {job.request.label[:40]}")
     return [obj.name for obj in new_objects]
+
+
+def object_name(job: Job) -> str:
+    """A result's name in the Outliner: the prompt (shortened at a word), or the image's name."""
+    request = job.request
+    if request.name:
+        return request.name
+    if request.kind is JobKind.TEXT:
+        return shorten(request.prompt, NAME_CHARS) or "Kiln result"
+    if request.kind is JobKind.TASK:
+        return shorten(f"Kiln task {job.task_id}", NAME_CHARS)
+    source = request.blender_image or request.image_path or request.image_url.split("?", 1)[0]
+    # An image path may come from another system: either separator ends the folder part.
+    stem = PurePosixPath(PureWindowsPath(source).name).stem if source else ""
+    return shorten(stem, NAME_CHARS) or "Kiln result"
+
+
+def name_after_request(objects: list[bpy.types.Object], name: str) -> list[bpy.types.Object]:
+    """The Outliner shows what was asked for: one object takes the name; several get a parent of
+    that name (an empty at the origin, so nothing moves), keeping the GLB's own names below it."""
+    if len(objects) == 1:
+        objects[0].name = name
+        return objects
+    parent = bpy.data.objects.new(name, None)
+    parent.empty_display_type = "PLAIN_AXES"
+    for obj in objects:
+        if obj.parent is None:
+            obj.parent = parent
+    return [parent, *objects]
 
 
 def _import_glb(job: Job) -> list[bpy.types.Object]:

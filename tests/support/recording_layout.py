@@ -7,6 +7,7 @@ it draws a window, which never happens in background mode.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,8 +140,18 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "c
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def main_thread_of(jobs_panel: Any) -> Any:
+    """The add-on's ``main_thread`` module, beside the panel given."""
+    return sys.modules[jobs_panel.__name__.replace("panels.jobs", "main_thread")]
+
+
+def sync_asked(jobs_panel: Any) -> bool:
+    """Whether the Jobs panel asked for its rows to be made again (on the main thread, soon)."""
+    return bool(main_thread_of(jobs_panel).is_waiting(jobs_panel._sync_later))
+
+
 def run_pending_sync(bpy: Any, jobs_panel: Any) -> None:
-    """Do what the one-shot timer the Jobs panel asked for would do (timers never fire in background mode)."""
-    assert bpy.app.timers.is_registered(jobs_panel._sync_later), "the panel did not ask for a resync"
-    bpy.app.timers.unregister(jobs_panel._sync_later)
+    """Do what the resync the Jobs panel asked for would do (timers never fire in background mode)."""
+    assert sync_asked(jobs_panel), "the panel did not ask for a resync"
+    main_thread_of(jobs_panel).cancel(jobs_panel._sync_later)
     jobs_panel._sync_later()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from importing import job_importer
-from recording_layout import draw, run_pending_sync
+from recording_layout import draw, run_pending_sync, sync_asked
 
 PROMPT = "a weathered oak armchair with carved lion-paw legs and a faded red velvet seat"
 NAME = "a weathered oak armchair with carved…"
@@ -15,7 +15,7 @@ NAME = "a weathered oak armchair with carved…"
 def details(bpy: Any, jobs_panel: Any) -> str:
     """The Jobs panel's text once its rows are in sync (the newest job is the active row)."""
     draw(jobs_panel.KILN_PT_jobs, bpy.context)
-    if bpy.app.timers.is_registered(jobs_panel._sync_later):
+    if sync_asked(jobs_panel):
         run_pending_sync(bpy, jobs_panel)
     return draw(jobs_panel.KILN_PT_jobs, bpy.context).text()
 

@@ -39,10 +39,10 @@ def test_disabling_kiln_forgets_work_still_running_off_the_main_thread(
 ) -> None:
     import threading
 
-    off_thread = kiln_module("session.off_thread")
+    main_thread = kiln_module("main_thread")
     release, outcomes = threading.Event(), []
-    off_thread.follow("test", lambda: release.wait(10), outcomes.append)
-    (check,) = off_thread._waiting
+    main_thread.follow("test", lambda: release.wait(10), outcomes.append)
+    (check,) = main_thread._followed
     assert blender.app.timers.is_registered(check)
 
     blender.ops.preferences.addon_disable(module=ADDON)

@@ -22,6 +22,7 @@ def ui(kiln_module: Any) -> SimpleNamespace:
         watcher=kiln_module("session.watcher"),
         messenger=kiln_module("session.messenger"),
         announce=kiln_module("operators.announce"),
+        main_thread=kiln_module("main_thread"),
         prefs_actions=kiln_module("operators.prefs_actions"),
     )
 

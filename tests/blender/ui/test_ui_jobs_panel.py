@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from typing import Any
 
-from recording_layout import ADDON_MODULE, Recorder, draw, run_pending_sync, wait_for
+from recording_layout import ADDON_MODULE, Recorder, draw, run_pending_sync, sync_asked, wait_for
 
 ROW = SimpleNamespace(layout_type="DEFAULT")
 
@@ -38,7 +38,7 @@ def draw_rows(bpy: Any, ui: Any) -> list[tuple[str, Recorder]]:
 def draw_synced(bpy: Any, ui: Any) -> Recorder:
     """Draw, let the resync the panel asked for happen, and draw again (what the artist then sees)."""
     draw(ui.jobs.KILN_PT_jobs, bpy.context)
-    if bpy.app.timers.is_registered(ui.jobs._sync_later):
+    if sync_asked(ui.jobs):
         run_pending_sync(bpy, ui.jobs)
     return draw(ui.jobs.KILN_PT_jobs, bpy.context)
 
@@ -138,14 +138,14 @@ def test_newest_first_and_a_new_job_becomes_active(slow_service: Any, blender: A
     draw_synced(blender, ui)
     second = submit(blender, "second")
     layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
-    assert blender.app.timers.is_registered(ui.jobs._sync_later), "a new job must trigger a resync"
+    assert sync_asked(ui.jobs), "a new job must trigger a resync"
     run_pending_sync(blender, ui.jobs)
     wm = blender.context.window_manager
     assert [row.job_id for row in wm.kiln_jobs] == [second, first]
     assert wm.kiln_job_index == 0
     wm.kiln_job_index = 1
     layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
-    assert not blender.app.timers.is_registered(ui.jobs._sync_later), "nothing changed: no resync"
+    assert not sync_asked(ui.jobs), "nothing changed: no resync"
     assert layout.operators("kiln.cancel_job")[0].props.job_id == first
     _engine(blender).remove(second)
     draw_synced(blender, ui)

@@ -116,7 +116,8 @@ def test_test_connection_runs_on_a_worker_and_the_answer_appears(
     assert offences == []
     wait_for(lambda: check.state.value != "running", what="the answer")
     assert check.state.value == "ok"
-    assert ui.prefs_actions._watch_check() is None, "the timer must end once the answer is in"
+    (look,) = ui.main_thread._followed  # what hands the answer to the main thread
+    assert look() is None, "the look for an answer must end once the answer is in"
     layout = draw_prefs(ui)
     (answer,) = [c for c in layout.of("label") if c.text.startswith("Connected to")]
     assert answer.kwargs["icon"] == "CHECKMARK"
@@ -131,12 +132,13 @@ def test_a_slow_service_never_holds_the_ui(
     with main_thread_must_not_wait() as offences:
         assert blender.ops.kiln.test_connection() == {"FINISHED"}
         layout = draw_prefs(ui)
-        assert ui.prefs_actions._watch_check() == ui.prefs_actions.POLL_SECONDS
+        (look,) = ui.main_thread._followed
+        assert look() == ui.main_thread.POLL_SECONDS
     assert offences == []
     assert check.state.value == "running"
     assert "Asking the service…" in layout.labels()
-    assert blender.app.timers.is_registered(ui.prefs_actions._watch_check)
-    blender.app.timers.unregister(ui.prefs_actions._watch_check)
+    assert blender.app.timers.is_registered(look)
+    ui.main_thread.forget()
 
 
 def test_a_rejected_key_is_said_plainly(

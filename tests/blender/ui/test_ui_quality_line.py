@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recording_layout import draw, run_pending_sync
+from recording_layout import draw, run_pending_sync, sync_asked
 
 
 def test_job_details_show_the_verdict_line_first_reason_and_export(
@@ -13,7 +13,7 @@ def test_job_details_show_the_verdict_line_first_reason_and_export(
     assert blender.ops.kiln.generate_from_text(prompt="a box defect:hole", reuse="NEVER") == {"FINISHED"}
     job = ui.runtime.engine(blender.context).jobs()[-1]
     draw(ui.jobs.KILN_PT_jobs, blender.context)
-    if blender.app.timers.is_registered(ui.jobs._sync_later):
+    if sync_asked(ui.jobs):
         run_pending_sync(blender, ui.jobs)
     layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
     (line,) = [c for c in layout.of("label") if c.text.startswith("problems ·")]

@@ -93,8 +93,8 @@ def test_an_imported_job_says_where_its_result_is(words: Any) -> None:
     assert status_text(job(state=State.IMPORTED), origin=here) == "Imported in another session"
 
 
-def test_an_imported_result_is_named_after_the_request(words: Any) -> None:
-    object_name, jobs = words.text.object_name, words.jobs
+def test_an_imported_result_is_named_after_the_request(words: Any, kiln_module: Any) -> None:
+    object_name, jobs = kiln_module("session.scene_import").object_name, words.jobs
     prompt = "a weathered oak armchair with carved lion-paw legs and a red velvet seat"
 
     def named(**request: Any) -> str:
