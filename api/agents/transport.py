@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -49,6 +50,33 @@ SOCKET_TIMEOUT = 30.0
 MAX_CONNECTIONS = 16
 _CHUNK = 1024 * 1024
 _LENGTH = re.compile(r"[0-9]{1,12}")
+
+
+def accepts(header: str | None) -> tuple[bool, bool]:
+    """Whether a client with this ``Accept`` takes (JSON, an event stream) as the answer."""
+    if header is None:
+        return True, False
+    types = {part.split(";")[0].strip().lower() for part in header.split(",")}
+    anything = "*/*" in types
+    return (
+        anything or bool(types & {"application/json", "application/*"}),
+        anything or bool(types & {"text/event-stream", "text/*"}),
+    )
+
+
+def declared_length(headers: Message) -> tuple[int, Refusal | None]:
+    """The body's length as the headers declare it, or why the body will not be read."""
+    if headers.get("Transfer-Encoding"):
+        return 0, Refusal(411, words.NO_LENGTH)
+    lengths = headers.get_all("Content-Length") or []
+    if len(lengths) != 1:
+        return 0, Refusal(411, words.NO_LENGTH)
+    if not _LENGTH.fullmatch(lengths[0].strip()):
+        return 0, Refusal(400, words.BAD_LENGTH)
+    size = int(lengths[0])
+    if size > BODY_LIMIT:
+        return size, Refusal(413, words.TOO_LARGE.format(limit=BODY_LIMIT // (1024 * 1024)))
+    return size, None
 
 
 class AgentHTTPServer(ThreadingHTTPServer):
@@ -146,7 +174,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_expect_100(self) -> bool:
         """Say "go on" only to a request that may send its body (else it would send it for nothing)."""
-        refusal = self._refusal() or self._length_refusal()[1]
+        refusal = self._refusal() or declared_length(self.headers)[1]
         if refusal is not None:
             self._refuse(refusal)
             return False
@@ -204,34 +232,9 @@ class Handler(BaseHTTPRequestHandler):
         self._refuse(Refusal(405, words.METHOD_NOT_ALLOWED, (("Allow", "POST, DELETE"),)))
 
     # --- POST ------------------------------------------------------------------------------------
-    def _accepts(self) -> tuple[bool, bool]:
-        """Whether the client takes (JSON, an event stream) as the answer."""
-        header = self.headers.get("Accept")
-        if header is None:
-            return True, False
-        types = {part.split(";")[0].strip().lower() for part in header.split(",")}
-        anything = "*/*" in types
-        return (
-            anything or bool(types & {"application/json", "application/*"}),
-            anything or bool(types & {"text/event-stream", "text/*"}),
-        )
-
-    def _length_refusal(self) -> tuple[int, Refusal | None]:
-        if self.headers.get("Transfer-Encoding"):
-            return 0, Refusal(411, words.NO_LENGTH)
-        lengths = self.headers.get_all("Content-Length") or []
-        if len(lengths) != 1:
-            return 0, Refusal(411, words.NO_LENGTH)
-        if not _LENGTH.fullmatch(lengths[0].strip()):
-            return 0, Refusal(400, words.BAD_LENGTH)
-        size = int(lengths[0])
-        if size > BODY_LIMIT:
-            return size, Refusal(413, words.TOO_LARGE.format(limit=BODY_LIMIT // (1024 * 1024)))
-        return size, None
-
     def _read_body(self) -> bytes | None:
         """The body, or None once the request was answered (refused) or the client went away."""
-        size, refusal = self._length_refusal()
+        size, refusal = declared_length(self.headers)
         if refusal is not None:
             self._refuse(refusal)
             return None
@@ -256,7 +259,7 @@ class Handler(BaseHTTPRequestHandler):
         if media != "application/json":
             self._refuse(Refusal(415, words.NOT_JSON_TYPE))
             return
-        json_ok, stream_ok = self._accepts()
+        json_ok, stream_ok = accepts(self.headers.get("Accept"))
         if not (json_ok or stream_ok):
             self._refuse(Refusal(406, words.NOT_ACCEPTABLE))
             return
