@@ -49,6 +49,12 @@ PORT_IN_USE = (
     "another port in Kiln's preferences (Agents), or 0 to let Kiln pick a free one."
 )
 CANNOT_LISTEN = "Kiln's agent server could not start on port {port}: {reason}."
+ENV_HALF = "Set both {port} and {token} to start Kiln's agent server from the environment, or neither."
+ENV_BAD_PORT = "{name} must be a port number from 0 (any free port) to 65535."
+ENV_WEAK_TOKEN = (
+    "{name} must be at least {least} characters of letters, digits and - . _ ~ + / =, so that nobody can "
+    "guess it; Kiln's preferences (Agents) can make one."
+)
 
 # --- arguments ---------------------------------------------------------------------------------
 ARGUMENTS_NOT_OBJECT = "The tool's arguments must be an object."
