@@ -76,7 +76,7 @@ def _refuse_constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
 
 
-def parse(body: bytes) -> Message:
+def parse(body: bytes | bytearray) -> Message:
     """The message in ``body``; RpcError (parse error or invalid request) when there is none."""
     try:
         data = json.loads(body, parse_constant=_refuse_constant)

@@ -235,7 +235,7 @@ class Handler(BaseHTTPRequestHandler):
         self._refuse(Refusal(405, words.METHOD_NOT_ALLOWED, (("Allow", "POST, DELETE"),)))
 
     # --- POST ------------------------------------------------------------------------------------
-    def _read_body(self) -> bytes | None:
+    def _read_body(self) -> bytearray | None:
         """The body, or None once the request was answered (refused) or the client went away."""
         size, refusal = declared_length(self.headers)
         if refusal is not None:
@@ -255,7 +255,7 @@ class Handler(BaseHTTPRequestHandler):
         except TimeoutError:
             self._refuse(Refusal(408, words.SLOW_BODY))
             return None
-        return bytes(body)
+        return body  # not copied: a body may be close to the cap
 
     def _post(self) -> None:
         media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
