@@ -18,6 +18,9 @@ included (``tests/python/foundation/test_import_order.py`` holds the same list a
   credits and the ledger, game-ready quality, the cache, the connection check, the key's storage.
   One room rather than loose modules, so that every name directly in ``api/`` is a room or the
   bottom.
+* ``agents/`` — the MCP protocol layer for agents: the server on loopback, its gate, the tools and
+  each session's budget. The top room: the Blender side gives it a host and drains its calls on
+  the main thread.
 * ``client``, ``glb`` — contract names kept for outside checks (``api.client.Client``,
   ``api.glb.check_glb``): one-line re-exports; Kiln's own code imports the rooms.
 """

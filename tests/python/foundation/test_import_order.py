@@ -30,6 +30,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the helper Blender", ("api.isolation",)),
     ("the job engine", ("api.jobs",)),
     ("features", ("api.features",)),
+    ("agents", ("api.agents",)),
     ("contract names kept for outside checks", ("api.client", "api.glb")),
     ("what runs inside the helper Blender", ("helper_blender",)),
     ("shared Blender-side helpers", ("registration", "main_thread", "dependencies", "drawing", "ui_text")),

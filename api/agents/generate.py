@@ -1,0 +1,191 @@
+"""The tools that can cost credits, and the one that says what they would cost.
+
+``generate_from_text`` and ``generate_from_image`` answer at once: the library first (an identical
+request is offered for reuse, free, before anything is sent), then the session's budget (a call
+that would go over is refused), then the host starts the job and the answer carries its id.
+``estimate_cost`` asks the same questions and sends nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..checks.inputs import MAX_PROMPT_CHARS, MAX_URL_CHARS, check_prompt
+from ..errors import InputError, KilnError
+from ..features.credits import IMAGE_DEFAULT_RESOLUTION, request_cost
+from ..jobs import JobRequest
+from . import images, words
+from .arguments import ArgumentError, Arguments, Choice, Number, Text
+from .bridge import HostBusy
+from .calls import Call
+from .host import AgentRequest, LibraryMatch
+from .results import ToolResult, job_json, refused, with_budget
+
+AUTO = "auto"
+MAX_NAME_CHARS = 63  # Blender's longest object name
+MAX_COUNT = 100
+
+
+def _as_is(value: str) -> str:
+    return value
+
+
+PROMPT = Text(
+    "What to make, in words (for example 'a red wooden chair'). Plain text, no control characters.",
+    MAX_PROMPT_CHARS,
+    check_with=check_prompt,
+)
+TEXT_RESOLUTION = Choice(
+    "Mesh resolution: 1024 (fast draft), 1536 (ultra), or auto (the service decides).",
+    (AUTO, "1024", "1536"),
+    AUTO,
+)
+IMAGE_RESOLUTION = Choice(
+    "Mesh resolution: 1024 (fast draft, 2 credits) or 1536 (ultra, 4 credits).", ("1024", "1536"), "1536"
+)
+NAME = Text(
+    "The object's name in the scene (optional; the prompt or the image's name otherwise).", MAX_NAME_CHARS
+)
+REUSE = Choice(
+    "When an identical request is already in the Kiln asset library: ask (answer with the offer, "
+    "nothing is sent), always (place the library's copy in the scene, free), never (generate a new one).",
+    ("ask", "always", "never"),
+    "ask",
+)
+IMAGE_BASE64 = Text(
+    "The image as base64 data (a data: address is fine): PNG, JPEG or WebP, at most 20 MB once decoded.",
+    images.MAX_BASE64_CHARS,
+    check_with=_as_is,
+)
+IMAGE_URL = Text(
+    "The image's https address; the service fetches it.", MAX_URL_CHARS, check_with=images.from_url
+)
+IMAGE_PATH = Text(
+    "The full path of a PNG, JPEG or WebP file inside a folder the artist allowed in Kiln's preferences "
+    "(none by default).",
+    images.MAX_PATH_CHARS,
+    check_with=_as_is,
+)
+IMAGE_FIELDS = {"image_base64": IMAGE_BASE64, "image_url": IMAGE_URL, "image_path": IMAGE_PATH}
+
+TEXT_ARGUMENTS = Arguments(
+    {"prompt": PROMPT, "resolution": TEXT_RESOLUTION, "name": NAME, "reuse": REUSE}, required=("prompt",)
+)
+IMAGE_ARGUMENTS = Arguments({**IMAGE_FIELDS, "resolution": IMAGE_RESOLUTION, "name": NAME, "reuse": REUSE})
+ESTIMATE_ARGUMENTS = Arguments(
+    {
+        "prompt": PROMPT,
+        **IMAGE_FIELDS,
+        "resolution": Choice(
+            "Mesh resolution: 1024, 1536, or auto (the service's default: 1536 for an image).",
+            (AUTO, "1024", "1536"),
+            AUTO,
+        ),
+        "count": Number("How many such jobs.", 1, MAX_COUNT, default=1, whole=True),
+    }
+)
+
+
+def _resolution(choice: str) -> int | None:
+    return None if choice == AUTO else int(choice)
+
+
+def _name(args: dict[str, Any]) -> str:
+    return str(args.get("name", ""))
+
+
+def image_ask(call: Call, args: dict[str, Any], resolution: int | None) -> AgentRequest:
+    """The image job the arguments ask for (exactly one way of giving the image), checked."""
+    given = [name for name in IMAGE_FIELDS if name in args]
+    if len(given) != 1:
+        raise ArgumentError(words.ONE_IMAGE)
+    image: bytes | None = None
+    url = ""
+    if "image_base64" in args:
+        image = images.from_base64(args["image_base64"])
+    elif "image_path" in args:
+        image = images.from_file(args["image_path"], call.allowed_folders)
+    else:
+        url = args["image_url"]
+    request = JobRequest(kind="image", image_url=url, resolution=resolution, name=_name(args))
+    return AgentRequest(request, image, call.session.agent)
+
+
+def text_ask(call: Call, args: dict[str, Any]) -> AgentRequest:
+    request = JobRequest(
+        kind="text", prompt=args["prompt"], resolution=_resolution(args["resolution"]), name=_name(args)
+    )
+    return AgentRequest(request, None, call.session.agent)
+
+
+def _library(match: LibraryMatch) -> dict[str, str]:
+    return {"label": match.label, "date": match.date}
+
+
+def generate(call: Call, ask: AgentRequest, reuse: str) -> ToolResult:
+    """Library first, then the budget, then the host starts the job."""
+    budget = call.session.budget
+    if reuse != "never":
+        match = call.host.library_match(ask)
+        if match is not None and reuse == "always":
+            objects = list(call.host.reuse(ask, match))
+            structured = {"status": "reused", "library": _library(match), "objects": objects}
+            return ToolResult(
+                words.reused(match.label, len(objects)), with_budget(structured, budget.spending())
+            )
+        if match is not None:
+            structured = {"status": "in_library", "library": _library(match)}
+            return ToolResult(
+                words.library_offer(match.label, match.date), with_budget(structured, budget.spending())
+            )
+    cost = request_cost(ask.request, call.host.text_cost())
+    reservation = budget.reserve(cost)
+    if isinstance(reservation, str):
+        return refused(reservation)
+    try:
+        view = call.host.submit(ask)
+    except HostBusy as exc:
+        if not exc.maybe_done:
+            budget.release(reservation)
+        raise
+    except KilnError:
+        budget.release(reservation)  # the host says nothing was sent
+        raise
+    structured = {"status": "started", "job": job_json(view)}
+    return ToolResult(words.submitted(view.id, cost), with_budget(structured, budget.spending()))
+
+
+def generate_from_text(call: Call, args: dict[str, Any]) -> ToolResult:
+    return generate(call, text_ask(call, args), args["reuse"])
+
+
+def generate_from_image(call: Call, args: dict[str, Any]) -> ToolResult:
+    return generate(call, image_ask(call, args, _resolution(args["resolution"])), args["reuse"])
+
+
+def estimate_cost(call: Call, args: dict[str, Any]) -> ToolResult:
+    has_image = any(name in args for name in IMAGE_FIELDS)
+    if ("prompt" in args) == has_image:
+        raise InputError(words.NO_PROMPT_OR_IMAGE)
+    if has_image:
+        ask = image_ask(call, args, _resolution(args["resolution"]) or IMAGE_DEFAULT_RESOLUTION)
+    else:
+        ask = text_ask(call, args)
+    jobs = int(args["count"])
+    cost = request_cost(ask.request, call.host.text_cost())
+    in_library = call.host.library_match(ask) is not None
+    budget = call.session.budget
+    refusal = budget.refusal(cost, jobs)
+    spending = budget.spending()
+    structured = {
+        "jobs": jobs,
+        "credits_per_job": cost,
+        "credits_total": None if cost is None else cost * jobs,
+        "in_library": in_library,
+        "fits_budget": refusal is None,
+    }
+    text = words.estimate_line(jobs, cost)
+    if in_library:
+        text += " " + words.IN_LIBRARY_FREE
+    text += " " + (refusal or spending.line())
+    return ToolResult(text, with_budget(structured, spending))
