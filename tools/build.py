@@ -21,6 +21,7 @@ SHIPPED_TOP_LEVEL = {
     "dependencies.py",
     "drawing.py",
     "main_thread.py",
+    "language.py",
     "options.py",
     "preferences.py",
     "registration.py",

@@ -16,6 +16,7 @@ ADDON_PARTS = (
     "__init__.py",
     "dependencies.py",
     "main_thread.py",
+    "language.py",
     "options.py",
     "preferences.py",
     "drawing.py",

@@ -33,7 +33,10 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agents", ("api.agents",)),
     ("contract names kept for outside checks", ("api.client", "api.glb")),
     ("what runs inside the helper Blender", ("helper_blender",)),
-    ("shared Blender-side helpers", ("registration", "main_thread", "dependencies", "drawing", "ui_text")),
+    (
+        "shared Blender-side helpers",
+        ("registration", "main_thread", "language", "dependencies", "drawing", "ui_text"),
+    ),
     ("the option table", ("options",)),
     ("preferences", ("preferences",)),
     ("the Blender side of a running Kiln", ("session",)),
