@@ -99,7 +99,7 @@ def run(out: Path, work: Path) -> int:
     bpy.ops.kiln.generate_from_image(filepath=str(image), resolution="1024")
     line_up(kiln, before)
     print(f"Batch: {PROMPTS.relative_to(ROOT)}", flush=True)
-    high = kiln.session.scene_objects.world_bounds(kiln_objects(bpy))[1]
+    high = kiln.session.placement.world_bounds(kiln_objects(bpy))[1]
     bpy.context.scene.cursor.location = (high.x + GAP, high.y, 0.0)
     bpy.ops.kiln.generate_batch(filepath=str(PROMPTS))
 
@@ -130,7 +130,7 @@ def line_up(kiln: ModuleType, before: list[Any]) -> list[Any]:
     everything = kiln_objects(bpy)
     new = [obj for obj in everything if obj not in before]
     if before and new:
-        world_bounds = kiln.session.scene_objects.world_bounds
+        world_bounds = kiln.session.placement.world_bounds
         shift = world_bounds(before)[1].x + GAP - world_bounds(new)[0].x
         for obj in new:
             if obj.parent is None:
@@ -145,7 +145,7 @@ def stage(bpy: Any, kiln: ModuleType) -> None:
     scene.render.resolution_x, scene.render.resolution_y = WIDTH, HEIGHT
     camera = bpy.data.objects.new("Demo Camera", bpy.data.cameras.new("Demo Camera"))
     scene.collection.objects.link(camera)
-    frame(camera, kiln_objects(bpy), kiln.session.scene_objects.world_bounds)
+    frame(camera, kiln_objects(bpy), kiln.session.placement.world_bounds)
     scene.camera = camera
     sun = bpy.data.objects.new("Demo Sun", bpy.data.lights.new("Demo Sun", type="SUN"))
     sun.rotation_euler = (0.7, 0.2, 0.6)

@@ -180,8 +180,8 @@ def test_target_height_at_the_cursor(service: Any, blender: Any, kiln_module: An
     finally:
         kiln_module("preferences").get().target_height = 0.0
     objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
-    scene_objects = kiln_module("session.scene_objects")
-    low, high = scene_objects.world_bounds(objects)
+    placement = kiln_module("session.placement")
+    low, high = placement.world_bounds(objects)
     assert high.z - low.z == pytest.approx(2.5, abs=TOLERANCE)
 
 
