@@ -11,6 +11,17 @@ language is known; this room renders English only (for the console and for what 
 """
 
 from .kinds import Entry, Label, Plural
-from .phrasing import ELLIPSIS, Message, english, fields, fill, shorten
+from .phrasing import ELLIPSIS, Message, english, fields, fill, message, shorten
 
-__all__ = ["ELLIPSIS", "Entry", "Label", "Message", "Plural", "english", "fields", "fill", "shorten"]
+__all__ = [
+    "ELLIPSIS",
+    "Entry",
+    "Label",
+    "Message",
+    "Plural",
+    "english",
+    "fields",
+    "fill",
+    "message",
+    "shorten",
+]

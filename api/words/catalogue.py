@@ -146,7 +146,14 @@ OPTION_FIT_CONTAIN = Label("Contain", "The largest uniform scale that fits insid
 OPTION_FIT_HEIGHT = Label("Height", "A uniform scale to the placeholder's height")
 OPTION_FIT_NONE = Label("None", "As generated, only placed")
 
+# ======================================================================= what api/ says
+# The engine, the service, the checks and the features: errors (KilnError), job notes, the key's home.
+
 # ------------------------------------------------------------------------------- the key's home
 
 KEY_STORED_IN = "Stored in {where}"
 KEY_NOT_SAVED = "{reason} It is used until Blender quits."
+
+
+# ================================================================= what the Blender side says
+# Sidebar panels, preferences, operators' labels, tooltips and reports, the status bar.

@@ -55,6 +55,31 @@ class Message:
         )
 
 
+def message(entry: Entry, /, *, details: str = "", **values: Any) -> Message:
+    """A catalogue entry and its values as a ``Message`` to say later (``details`` for the console and
+    Copy Details only). Raises ValueError for a text that is not an entry of the catalogue: every
+    sentence an artist reads is written there once."""
+    name = _names().get(entry)
+    if name is None:
+        raise ValueError(f"not an entry of the catalogue: {entry!r}")
+    return Message(name, values, details)
+
+
+def _names() -> dict[Entry, str]:
+    """Each entry's name in the catalogue (entries are distinct: the catalogue's check says so)."""
+    global _NAMES
+    if _NAMES is None:
+        _NAMES = {
+            value: name
+            for name, value in vars(catalogue).items()
+            if name.isupper() and isinstance(value, (str, Plural))
+        }
+    return _NAMES
+
+
+_NAMES: dict[Entry, str] | None = None
+
+
 def fill(template: str, values: Mapping[str, Any]) -> str:
     """``template`` with its fields filled; a field without a value is shown as its name, never a
     traceback (a translation may name fields the code does not give)."""
