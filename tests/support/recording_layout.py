@@ -81,6 +81,10 @@ class Recorder:
     def operator(self, idname: str, **kwargs: Any) -> OperatorProps:
         return self._record("operator", idname, **kwargs).props
 
+    def operator_menu_enum(self, idname: str, property: str, **kwargs: Any) -> None:
+        """A menu of an operator's choices: recorded as the operator, with the property it offers."""
+        self._record("operator", idname, menu_of=property, **kwargs)
+
     def progress(self, **kwargs: Any) -> None:
         self._record("progress", **kwargs)
 
