@@ -73,9 +73,22 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "ask_above",
         "library_dir",
         "log_level",
+        "allow_agents",
+        "agent_port",
+        "agent_credits",
+        "agent_jobs",
+        "agent_folder_1",
+        "agent_folder_2",
+        "agent_folder_3",
     ]
     ops = layout.operator_ids()
-    assert {"kiln.test_connection", "kiln.open_cache_folder", "kiln.clear_cache"} <= set(ops)
+    assert {
+        "kiln.test_connection",
+        "kiln.open_cache_folder",
+        "kiln.clear_cache",
+        "kiln.copy_agent_config",
+        "kiln.new_agent_token",
+    } <= set(ops)
     prefs = ui.preferences.get()
     assert prefs.bl_rna.properties["api_key"].subtype == "PASSWORD"
     assert (
