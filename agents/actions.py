@@ -44,12 +44,6 @@ def start_job(request: JobRequest) -> JobView:
     return views.view(context, engine, job)
 
 
-def library_match(key: str) -> tuple[str, str] | None:
-    """The library's copy of the request with this key: its label and date, or None."""
-    entry = library.lookup_key(key, bpy.context)
-    return (entry.label, entry.date) if entry is not None else None
-
-
 def reuse(key: str, request: JobRequest) -> list[str]:
     """Place the library's copy as a fresh import of ``request`` would be; the objects' names."""
     context = bpy.context

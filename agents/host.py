@@ -2,15 +2,17 @@
 
 The server calls these methods on its HTTP worker threads, which never touch bpy. A worker answers
 from plain values the main thread copied here on the watcher's last beat (:meth:`BlenderHost.refresh`:
-the secrets, the price of a text job, where uploads go), does the work that needs no Blender itself
-(an image's bytes saved where Kiln keeps its uploads, the library key of a request), and hops to the
-main thread through the bridge for everything else (``agents.actions`` and ``agents.views``): a
-worker waits at most the bridge's deadline, and the UI never waits on a worker.
+the secrets, the price of a text job, where uploads go, the library's folder), does the work that
+needs no Blender itself (an image's bytes saved where Kiln keeps its uploads, a look in the library's
+index, which reads files: better a worker than the UI thread), and hops to the main thread through
+the bridge for everything else (``agents.actions`` and ``agents.views``): a worker waits at most the
+bridge's deadline, and the UI never waits on a worker.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -24,9 +26,10 @@ from ..api.agents import words as agent_words
 from ..api.agents.logs import SECRETS
 from ..api.checks.glb import image_kind
 from ..api.errors import KilnError
-from ..api.features.library_index import request_key
+from ..api.features.library_index import LibraryIndex, request_key
 from ..api.jobs import UPLOADS_DIR
 from ..api.jobs.disk import ensure_folder
+from ..session import library
 from . import actions, views
 
 log = logging.getLogger(__name__)
@@ -41,13 +44,18 @@ class Plain:
 
     secrets: tuple[str, ...] = field(default=(), repr=False)
     text_cost: int | None = None
-    uploads: Path = Path()
+    library: Path = Path()
 
 
 class BlenderHost:
     def __init__(self, bridge: MainThreadBridge) -> None:
+        """Made on the main thread (where the user folder is asked for)."""
         self.bridge = bridge
         self._plain = Plain()
+        self._uploads = preferences.user_dir() / UPLOADS_DIR
+        #: The workers' own reader of the library's index (the Sidebar's is the main thread's).
+        self._index: LibraryIndex | None = None
+        self._index_lock = threading.Lock()
 
     def refresh(self, context: bpy.types.Context) -> None:
         """Main thread, each beat: the plain values workers answer from (replaced whole)."""
@@ -55,7 +63,7 @@ class BlenderHost:
         self._plain = Plain(
             secrets=(key,) if key else (),
             text_cost=preferences.text_cost(context),
-            uploads=preferences.user_dir() / UPLOADS_DIR,
+            library=library.library_dir(context),
         )
 
     # --- answered from plain values ----------------------------------------------------------------
@@ -71,8 +79,12 @@ class BlenderHost:
         key = request_key(ask.request, ask.image)
         if key is None:  # an image by its address: nothing to compare
             return None
-        found = self.bridge.call(actions.library_match, key)
-        return LibraryMatch(*found) if found is not None else None
+        folder = self._plain.library
+        with self._index_lock:
+            if self._index is None or self._index.folder != folder:
+                self._index = LibraryIndex(folder)
+            entry = self._index.lookup(key)
+        return LibraryMatch(entry.label, entry.date) if entry is not None else None
 
     def reuse(self, ask: AgentRequest, match: LibraryMatch) -> Sequence[str]:
         key = request_key(ask.request, ask.image)
@@ -120,9 +132,7 @@ class BlenderHost:
 
     def _save_upload(self, image: bytes) -> Path:
         """The checked bytes where Kiln keeps what it uploads, under a name Kiln made."""
-        folder = self._plain.uploads
-        if not folder.is_absolute():
-            raise RuntimeError("the agent host was not refreshed on the main thread before serving")
+        folder = self._uploads
         ensure_folder(folder, "keep an image an agent sent")
         suffix = {"jpeg": ".jpg", "webp": ".webp"}.get(image_kind(image[:16]) or "", ".png")
         path = folder / f"{UPLOAD_PREFIX}-{uuid.uuid4().hex[:8]}{suffix}"

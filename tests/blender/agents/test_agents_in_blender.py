@@ -13,6 +13,7 @@ import asyncio
 import base64
 import threading
 import time
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -46,7 +47,12 @@ def structured(result: mcp_types.CallToolResult) -> dict[str, Any]:
 
 
 def test_an_agent_generates_a_mesh_that_lands_in_the_scene_with_progress_and_a_preview(
-    agents: Agents, blender: Any, sandbox_factory: Any, monkeypatch: Any, kiln_module: Any
+    agents: Agents,
+    blender: Any,
+    sandbox_factory: Any,
+    monkeypatch: Any,
+    kiln_module: Any,
+    record_property: Callable[[str, Any], None],
 ) -> None:
     sandbox = sandbox_factory(speed=2.0)  # a text job runs for a few seconds: progress to report
     monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
@@ -79,6 +85,8 @@ def test_an_agent_generates_a_mesh_that_lands_in_the_scene_with_progress_and_a_p
     with main_thread_must_not_wait() as offences:
         seen = agents.beating(scenario, client_info=CLIENT)
 
+    record_property("generate_answered_in", round(seen["answered_in"], 3))
+    record_property("progress_notifications", len(progress))
     assert offences == [], "the main thread waited on the network or slept"
     assert seen["version"] == "2025-11-25" and seen["server"].name == "kiln"
     assert seen["tools"] == TOOL_NAMES
@@ -183,3 +191,30 @@ def test_disconnect_ends_every_agent_session(agents: Agents, blender: Any) -> No
     assert post(agents.url, ping, agents.token, Mcp_Session_Id=session).status == 200
     assert blender.ops.kiln.disconnect_agents() == {"FINISHED"}
     assert post(agents.url, ping, agents.token, Mcp_Session_Id=session).status == 404
+
+
+def test_an_identical_request_in_the_library_is_offered_first_and_reused_free(
+    agents: Agents, blender: Any, service: Any
+) -> None:
+    async def scenario(client: Client) -> list[dict[str, Any]]:
+        first = structured(await client.call_tool("generate_from_text", {"prompt": "a green teapot"}))
+        job_id = first["job"]["job_id"]
+        for _ in range(30):
+            job = structured(await client.call_tool("get_job", {"job_id": job_id, "wait_seconds": 2}))["job"]
+            if job["settled"]:
+                break
+        asked = structured(await client.call_tool("generate_from_text", {"prompt": "A green  teapot"}))
+        estimate = structured(await client.call_tool("estimate_cost", {"prompt": "a green teapot"}))
+        reused = structured(
+            await client.call_tool("generate_from_text", {"prompt": "a green teapot", "reuse": "always"})
+        )
+        return [job, asked, estimate, reused]
+
+    landed, asked, estimate, reused = agents.beating(scenario, client_info=CLIENT)
+    assert landed["state"] == "imported"
+    assert asked["status"] == "in_library" and asked["library"]["label"] == "a green teapot"
+    assert asked["budget"]["jobs_spent"] == 1 and estimate["in_library"] is True
+    assert reused["status"] == "reused" and reused["objects"] and reused["budget"]["jobs_spent"] == 1
+    placed = [blender.data.objects[name] for name in reused["objects"]]
+    assert all(obj["kiln_agent"] == AGENT and "kiln_reused" in obj for obj in placed)
+    assert service.submit_count == 1
