@@ -208,7 +208,7 @@ OP_COPY_AGENT_CONFIG = Label(
     "Paste it only into your agent's settings: it holds the token",
 )
 AGENT_CLIENT_HTTP = Label(
-    "Claude Code, Cursor, Windsurf", "The mcpServers entry of an mcp.json file, over HTTP"
+    "Claude Code, Cursor", "The mcpServers entry of an mcp.json file, over HTTP (most clients take it)"
 )
 AGENT_CLIENT_VSCODE = Label("VS Code", "The servers entry of VS Code's mcp.json file, over HTTP")
 AGENT_CLIENT_BRIDGE = Label(
