@@ -46,11 +46,15 @@ class KILN_OT_copy_agent_config(bpy.types.Operator):
         items=[(value, label.name, label.tip) for value, label in CLIENTS.items()], default="HTTP"
     )
 
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if serving.url():
+            return True
+        cls.poll_message_set(language.text(words.AGENTS_NOT_RUNNING))
+        return False
+
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        where = serving.url()
-        if not where:
-            return refuse(self, language.report(words.AGENTS_NOT_RUNNING))
-        context.window_manager.clipboard = CONFIGS[self.client](where, serving.token())
+        context.window_manager.clipboard = CONFIGS[self.client](serving.url(), serving.token())
         said = language.report(words.AGENT_CONFIG_COPIED, client=CLIENTS[self.client].name)
         self.report({"INFO"}, PREFIX + said)
         return {"FINISHED"}

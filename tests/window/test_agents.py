@@ -8,7 +8,8 @@ Xvfb and software OpenGL every Sidebar redraw a job's progress asks for stalls t
 hundred milliseconds, agent or not, so the agent's wait is held to the clicked job's, and Kiln's own
 main-thread work for the agent (the agents' duty on each beat, the job's start) is timed directly.
 The numbers go to ``out/agent-gaps.json``. The Sidebar shows the connected agent
-(``out/sidebar-agent.png``). The MCP conformance suite's scenarios pass against the same real Kiln.
+(``out/sidebar-agent.png``), and Copy Client Config puts what a client needs on the clipboard. The
+MCP conformance suite's scenarios pass against the same real Kiln.
 
 The server is started as a studio's launcher would start it: ``KILN_AGENT_PORT`` and
 ``KILN_AGENT_TOKEN`` in Blender's environment.
@@ -161,10 +162,14 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
             "serving = sys.modules[MODULE + '.agents.serving']\n"
             "result = [[s.agent, s.spending.jobs, s.spending.limits.jobs] for s in serving.sessions()]"
         )
+        copied = window.call(COPY_CONFIG)
     finally:
         shown.set()
         thread.join(60)
     assert "failure" not in outcome, outcome.get("failure")
+    entry = json.loads(copied)["mcpServers"]["kiln"]
+    reaches_kiln = entry == {"type": "http", "url": url, "headers": {"Authorization": f"Bearer {token}"}}
+    assert reaches_kiln, "Copy Client Config did not put Kiln's address and token on the clipboard"
 
     job = outcome["job"]
     assert job["state"] == "imported" and job["objects"], job
@@ -195,6 +200,9 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
     assert max(kiln.values()) <= KILN_AGENT_MS, report
 
 
+COPY_CONFIG = (
+    IN_VIEW3D + "bpy.ops.kiln.copy_agent_config(client='HTTP')\nresult = bpy.context.window_manager.clipboard"
+)
 TIME_THE_AGENTS_WORK = """
 watcher = sys.modules[MODULE + '.session.watcher']
 serving = sys.modules[MODULE + '.agents.serving']

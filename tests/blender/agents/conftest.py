@@ -1,85 +1,15 @@
-"""Real Kiln's agent server in the bpy module: Allow Agents on, the sandbox as the service.
-
-Timers never fire in the bpy module, so the test's main thread plays Blender's event loop: it calls
-the watcher's own timer function (``session.watcher.beat``) and then idles for the interval that beat
-asked for, exactly as Blender's timer would, while the official MCP SDK client runs on a thread of its
-own (``beating``). Nothing of Kiln's is stood in for.
-"""
+"""Real Kiln's agent server in the bpy module: Allow Agents on, the sandbox as the service
+(``agents_harness`` beats the watcher on the test's main thread)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from agent_client import with_client
+from agents_harness import Agents
 from concepts import CONCEPTS
-from mcp import Client
-
-T = TypeVar("T")
-
-
-@dataclass
-class Agents:
-    """Kiln's agent server as a test reaches it."""
-
-    url: str
-    token: str = field(repr=False)
-    watcher: ModuleType
-    serving: ModuleType
-    prefs: Any
-    folder: Path
-    #: The interval each beat asked for, in order.
-    beats: list[float] = field(default_factory=list)
-
-    def beating(
-        self,
-        scenario: Callable[[Client], Awaitable[T]],
-        *,
-        on_beat: Callable[[], None] | None = None,
-        timeout: float = 120.0,
-        **client_options: Any,
-    ) -> T:
-        """Run ``scenario`` with the SDK client on a thread while this (the main) thread beats."""
-        work = lambda: with_client(self.url, self.token, scenario, **client_options)  # noqa: E731
-        return self.beating_while(work, on_beat=on_beat, timeout=timeout)
-
-    def beating_while(
-        self, work: Callable[[], T], *, on_beat: Callable[[], None] | None = None, timeout: float = 120.0
-    ) -> T:
-        """Run ``work`` on a thread while this (the main) thread beats as Blender's timer would;
-        ``on_beat`` runs on the main thread after each beat (what a redraw would see then)."""
-        outcome: list[T] = []
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            try:
-                outcome.append(work())
-            except BaseException as exc:
-                failure.append(exc)
-
-        thread = threading.Thread(target=run, name="agent")
-        thread.start()
-        deadline = threading.Event()
-        timer = threading.Timer(timeout, deadline.set)
-        timer.start()
-        try:
-            while thread.is_alive() and not deadline.is_set():
-                interval = self.watcher.beat()
-                self.beats.append(interval)
-                if on_beat is not None:
-                    on_beat()
-                thread.join(interval)  # Blender idles (draws, takes input) until the timer is due
-        finally:
-            timer.cancel()
-        assert not thread.is_alive(), f"the agent did not finish within {timeout} s"
-        if failure:
-            raise failure[0]
-        return outcome[0]
 
 
 @pytest.fixture
@@ -102,8 +32,10 @@ def agents(service: Any, kiln_module: Any, allowed: Path) -> Iterator[Agents]:
     prefs.allow_agents = True
     watcher.beat()
     assert serving.url(), kiln_module("api.agents.status").current
-    yield Agents(serving.url(), serving.token(), watcher, serving, prefs, allowed)
-    prefs.allow_agents = False
-    prefs.agent_folder_1 = ""
-    watcher.beat()
-    assert serving.url() == ""
+    made = Agents(serving.url(), serving.token(), watcher, serving, prefs, allowed)
+    yield made
+    # Through ``made``: a test that enabled Kiln anew put the new modules and preferences there.
+    made.prefs.allow_agents = False
+    made.prefs.agent_folder_1 = ""
+    made.watcher.beat()
+    assert made.serving.url() == ""

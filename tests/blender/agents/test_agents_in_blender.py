@@ -19,7 +19,7 @@ from typing import Any
 
 import mcp_types
 from agent_client import initialize, post
-from conftest import Agents
+from agents_harness import Agents
 from guards import main_thread_must_not_wait
 from mcp import Client
 from recording_layout import Recorder, draw
@@ -113,9 +113,10 @@ def test_an_agent_generates_a_mesh_that_lands_in_the_scene_with_progress_and_a_p
     assert not seen["preview"].is_error and len(images) == 1
     assert base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n"
     assert [listed["job_id"] for listed in seen["listed"]["jobs"]] == [final["job_id"]]
-    # While the agent was connected the watcher beat at the agents' pace, not once a second.
-    connected = agents.beats[1:-1]
-    assert connected and max(connected) <= kiln_module("agents.serving").CONNECTED_SECONDS, agents.beats
+    # While the agent was connected the watcher beat at the agents' pace (test_agents_pump holds
+    # each interval exactly): most of these beats came a tenth of a second apart, none a second.
+    quick = agents.beats.count(kiln_module("agents.serving").CONNECTED_SECONDS)
+    assert quick > len(agents.beats) / 2 and max(agents.beats) < 1.0, agents.beats
 
 
 def test_the_sidebar_shows_the_agent_and_what_it_spent_and_marks_its_jobs(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from agent_client import initialize
-from conftest import Agents
+from agents_harness import Agents
 
 
 def test_a_duty_runs_each_beat_and_may_ask_for_the_next_one_sooner(

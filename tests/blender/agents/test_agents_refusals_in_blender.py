@@ -17,8 +17,8 @@ from typing import Any
 import mcp_types
 import pytest
 from agent_client import Answer, initialize, post, send
+from agents_harness import Agents
 from concepts import CONCEPTS
-from conftest import Agents
 from mcp import Client
 from recording_layout import ADDON_MODULE, wait_for
 
@@ -111,9 +111,12 @@ def test_raising_the_budget_lets_a_connected_agent_go_on(agents: Agents, service
         return [first, refused, again]
 
     def raise_it() -> None:
-        if refused_once.is_set() and not raised.is_set():
-            agents.prefs.agent_jobs = 3  # the artist raises the budget in the preferences
+        """The artist raises the budget; the beat after that one applies it, then the agent goes on."""
+        if not refused_once.is_set() or raised.is_set():
+            return
+        if agents.prefs.agent_jobs == 3:
             raised.set()
+        agents.prefs.agent_jobs = 3
 
     first, refused, again = agents.beating(scenario, on_beat=raise_it)
     assert not first.is_error and refused.is_error and not again.is_error, again
