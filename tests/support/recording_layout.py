@@ -133,6 +133,23 @@ def draw(panel: type, context: Any) -> Recorder:
     return layout
 
 
+def draw_preferences(preferences: Any) -> Recorder:
+    """Run the real ``KilnPreferences.draw()`` (``preferences``: Kiln's module) into a recorder."""
+    layout = Recorder()
+    preferences.KilnPreferences.draw(_WithLayout(preferences.get(), layout), SimpleNamespace(region=None))
+    return layout
+
+
+class _WithLayout:
+    """The real preferences, drawn into a recorder (``layout`` of the real one is read-only)."""
+
+    def __init__(self, real: Any, layout: Recorder) -> None:
+        self._real, self.layout = real, layout
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
 def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
     """Test-side polling (the add-on itself never waits like this on the main thread)."""
     deadline = time.monotonic() + timeout

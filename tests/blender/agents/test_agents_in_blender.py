@@ -18,22 +18,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import mcp_types
-from agent_client import initialize, post
+from agent_client import TOOL_NAMES, initialize, post
 from agents_harness import Agents
 from guards import main_thread_must_not_wait
 from mcp import Client
 from recording_layout import Recorder, draw
 
-TOOL_NAMES = [
-    "estimate_cost",
-    "generate_from_text",
-    "generate_from_image",
-    "get_job",
-    "list_jobs",
-    "cancel_job",
-    "import_job",
-    "get_preview",
-]
 #: The agent as Claude Desktop names itself in ``initialize``.
 CLIENT = mcp_types.Implementation(name="Claude Desktop", version="0.9.2")
 AGENT = "Claude Desktop 0.9.2"

@@ -6,29 +6,15 @@ from __future__ import annotations
 import logging
 import socket
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from agents_harness import Agents
-from recording_layout import ADDON_MODULE, Recorder, wait_for
+from recording_layout import ADDON_MODULE, Recorder, draw_preferences, wait_for
 
 
 def draw_prefs(kiln_module: Any) -> Recorder:
-    prefs = kiln_module("preferences")
-    layout = Recorder()
-    prefs.KilnPreferences.draw(_WithLayout(prefs.get(), layout), SimpleNamespace(region=None))
-    return layout
-
-
-class _WithLayout:
-    """The real preferences, drawn into a recorder (``layout`` of the real one is read-only)."""
-
-    def __init__(self, real: Any, layout: Recorder) -> None:
-        self._real, self.layout = real, layout
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
+    return draw_preferences(kiln_module("preferences"))
 
 
 def test_the_agents_section_says_where_agents_reach_kiln_and_which_folder_is_missing(
