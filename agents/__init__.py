@@ -14,7 +14,8 @@ drains it instead. Bottom first:
 * ``host`` — ``api.agents.AgentHost`` implemented: plain values on the workers, the rest on the
   main thread through the bridge.
 * ``serving`` — the one running server: started, changed and stopped on the watcher's beat, its
-  calls drained there; the background serving loop.
+  calls drained there.
+* ``background`` — the serving loop of ``bpy.ops.kiln.serve_agents`` in ``blender -b``.
 
 Operators (``operators/agents.py``) and panels (``panels/agents.py``) call into this room; it
 never imports them.

@@ -11,32 +11,24 @@ server runs: an agent's generate call is answered within about :data:`CONNECTED_
 A start that fails (the port is taken) is said in the preferences and not tried again until the
 port or the token changes. What the artist is shown is published in ``api.agents.status``.
 
-Background mode has no timers: :func:`serve` is the serving loop of ``bpy.ops.kiln.serve_agents``,
-which beats the watcher itself and waits for agents' calls between beats, until it is stopped.
+Background mode has no timers: there the serve operator's loop (``agents.background``) asks for a
+server (:func:`ask`), beats the watcher itself and runs the agents' calls between beats (:func:`drain`).
 """
 
 from __future__ import annotations
 
 import logging
-import signal
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import bpy
 
-from .. import language
 from ..api.agents import AgentServer, AgentServerError, AgentSettings, MainThreadBridge, SessionView
 from ..api.agents import status as agent_status
 from ..api.agents.environment import MIN_TOKEN_CHARS, PORT_VARIABLE, TOKEN_VARIABLE
 from ..api.agents.status import ServerStatus
-from ..api.errors import KilnError
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
-from ..session import messenger, watcher
 from . import settings
 from .host import BlenderHost
 from .settings import Asked, EnvironmentUnusable, Wanted
@@ -46,10 +38,6 @@ log = logging.getLogger(__name__)
 #: Seconds between beats while the server runs and nobody is connected, and while an agent is.
 LISTENING_SECONDS = 0.25
 CONNECTED_SECONDS = 0.1
-#: Background mode: main-thread time one round of the serving loop gives agents' calls (there is no
-#: UI to keep smooth), and the longest it waits for one before it beats the watcher again.
-SERVE_BUDGET = 0.05
-SERVE_WAIT = 0.25
 
 
 @dataclass
@@ -140,45 +128,20 @@ def shutdown() -> None:
     _publish(ServerStatus())
 
 
-def serve(
-    context: bpy.types.Context, asked: Asked, seconds: float = 0.0, stop_file: Path | None = None
-) -> str:
-    """Background mode: serve agents until Ctrl+C or a termination signal, ``seconds`` (0: no limit),
-    or ``stop_file`` appearing; returns where it served. Raises KilnError when no server could start.
-
-    The loop beats the watcher (jobs advance and land in the scene) and waits for agents' calls
-    between beats, running them at once. While it serves, Ctrl+C and SIGTERM stop it; afterwards a
-    signal Blender handled itself is left to the system's default (Python cannot give it back).
-    """
+def ask(asked: Asked | None) -> None:
+    """What the serve operator asks for while it serves (None: it stopped); tried even when a start
+    with the same settings failed before."""
     global _asked, _failed
-    stopped = threading.Event()
-    restore = _catch_signals(stopped.set)
     _asked, _failed = asked, None
-    try:
-        reconcile(context)
-        running = _running
-        if running is None:
-            problem = agent_status.current.problem
-            assert problem is not None, "no server runs and none was refused"
-            raise KilnError(language.said(problem))
-        where = running.server.url
-        messenger.announce("INFO", messenger.PREFIX + language.report(words.SERVING, url=where))
-        deadline = time.monotonic() + seconds if seconds > 0 else None
-        while not (
-            stopped.is_set()
-            or (deadline is not None and time.monotonic() >= deadline)
-            or (stop_file is not None and stop_file.exists())
-        ):
-            soon = watcher.beat()
-            current = _running
-            if current is None:  # Kiln was disabled meanwhile
-                break
-            current.host.bridge.drain(SERVE_BUDGET, wait=min(soon, SERVE_WAIT))
-        return where
-    finally:
-        _asked = None
-        restore()
-        reconcile(bpy.context)
+
+
+def drain(budget: float, wait: float) -> bool:
+    """Run the agents' waiting calls (waiting up to ``wait`` for one); False when no server runs."""
+    running = _running
+    if running is None:
+        return False
+    running.host.bridge.drain(budget, wait=wait)
+    return True
 
 
 # --- inside --------------------------------------------------------------------------------------
@@ -240,19 +203,3 @@ def _redraw_if_changed() -> list[SessionView]:
         _shown = tuple(connected)
         tag_redraw()
     return connected
-
-
-def _catch_signals(stop: Callable[[], None]) -> Callable[[], None]:
-    """Ctrl+C and SIGTERM call ``stop`` until the returned function puts the old handlers back."""
-    caught: dict[int, object] = {}
-    for number in (signal.SIGINT, signal.SIGTERM):
-        try:
-            caught[number] = signal.signal(number, lambda _number, _frame: stop())
-        except (ValueError, OSError):  # not Python's main thread: nobody can send one here
-            continue
-
-    def restore() -> None:
-        for number, previous in caught.items():
-            signal.signal(number, previous if previous is not None else signal.SIG_DFL)  # type: ignore[arg-type]
-
-    return restore

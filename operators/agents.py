@@ -10,7 +10,7 @@ import bpy
 from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .. import language
-from ..agents import access, serving, settings
+from ..agents import access, background, serving, settings
 from ..api.agents import client_config
 from ..api.agents.environment import MIN_TOKEN_CHARS, TOKEN_VARIABLE, usable_token
 from ..api.errors import KilnError
@@ -124,7 +124,7 @@ class KILN_OT_serve_agents(bpy.types.Operator):
             return refuse(self, language.report(words.SERVE_WEAK_TOKEN, least=MIN_TOKEN_CHARS))
         stop_file = Path(bpy.path.abspath(self.stop_file)) if self.stop_file.strip() else None
         try:
-            serving.serve(context, settings.Asked(self.port, token), self.seconds, stop_file)
+            background.serve(context, settings.Asked(self.port, token), self.seconds, stop_file)
         except KilnError as exc:
             return refuse(self, exc.user_message)
         self.report({"INFO"}, PREFIX + language.report(words.SERVED))
