@@ -155,6 +155,14 @@ class Display:
             raise WindowError(f"xdotool {args} failed: {done.stderr}")
         return done.stdout
 
+    def clipboard(self) -> str:
+        """What the display's clipboard holds (read as any X program reads it: no round trip through
+        Blender's Python, so a search over the Sidebar costs a few milliseconds a step)."""
+        done = self.program.run(
+            ["xclip", "-o", "-selection", "clipboard"], env={"DISPLAY": self.name}, timeout=10
+        )
+        return done.stdout if done.returncode == 0 else ""
+
     def click(self, x: int, y: int, button: int = 1) -> None:
         self.xdotool("mousemove", "--sync", x, y)
         self.xdotool("click", button)
@@ -251,7 +259,7 @@ class Window:
                 )
             if time.monotonic() > deadline:
                 raise WindowError(f"no answer within {timeout} s to:\n{code}\n{self.log()[-4000:]}")
-            time.sleep(0.05)
+            time.sleep(0.01)
         answer = json.loads(answer_path.read_text(encoding="utf-8"))
         if not answer["ok"]:
             raise WindowError(f"{code}\nraised in Blender:\n{answer['error']}")
