@@ -341,16 +341,15 @@ class JobStore:
         with contextlib.suppress(FileNotFoundError):  # another Kiln may have moved it first
             backup = recovery.move_aside(legacy, "damaged" if found.damage else "migrated")
             if found.damage:
-                self.problems.append(
-                    f"Kiln's old job list (jobs.json) was damaged: {found.damage}. It is kept as {backup}; "
-                    f"{len(found.records)} job(s) could be read from it and are back in the list."
-                )
-            log.info(
-                "Moved %d job(s) from %s into %s; the old file is kept as %s",
+                self.problems.append(store_words.old_list_recovered(self.folder, len(found.records)))
+            log.log(
+                logging.ERROR if found.damage else logging.INFO,
+                "Moved %d job(s) from %s into %s; the old file is kept as %s%s",
                 len(found.records),
                 legacy,
                 self.path,
                 backup,
+                f" (it was damaged: {found.damage})" if found.damage else "",
             )
 
     def insert_records(

@@ -28,11 +28,18 @@ def jobs(count: int) -> str:
 
 def recovered(kind: DamageKind, folder: Path, count: int) -> str:
     """Damage found, kept and (partly) undone: said once, in the panel and the status bar."""
+    return f"{HAPPENED[kind]} {_kept(folder, count)}"
+
+
+def old_list_recovered(folder: Path, count: int) -> str:
+    """An old ``jobs.json`` that could not be read whole, moved into the list once."""
+    return f"Kiln's old job list was damaged. {_kept(folder, count)}"
+
+
+def _kept(folder: Path, count: int) -> str:
     if count:
-        kept = f"Kiln kept a copy of it (in {folder}) and brought back {jobs(count)} from it."
-    else:
-        kept = f"Kiln kept a copy of it (in {folder}), but could bring back no job from it."
-    return f"{HAPPENED[kind]} {kept}"
+        return f"Kiln kept a copy of it (in {folder}) and brought back {jobs(count)} from it."
+    return f"Kiln kept a copy of it (in {folder}), but could bring back no job from it."
 
 
 def in_use(kind: DamageKind) -> str:

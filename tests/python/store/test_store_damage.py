@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plain_words import internals_in
 
 from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, StoreError
 from api.jobs.model import Job, new_job_id
@@ -38,13 +39,9 @@ def backups(folder: Path, name: str) -> list[Path]:
     )
 
 
-#: Words of Kiln's insides an artist never reads in a sentence about the job list (logs have them).
-INTERNALS = ("WAL", "write-ahead", "-wal", "-shm", "SQLite", "sqlite3", "job(s)", "damaged-")
-
-
 def plainly_said(problem: str, folder: Path, brought_back: str) -> bool:
     """``problem`` names the folder of the backup and how many jobs came back, in plain words."""
-    assert not [word for word in INTERNALS if word in problem], problem
+    assert not internals_in(problem), problem
     return str(folder) in problem and brought_back in problem
 
 
@@ -103,7 +100,8 @@ def test_a_damaged_old_job_list_is_kept_recovered_and_reported(
     (backup,) = backups(state, LEGACY)
     assert backup.name.startswith("jobs.json.damaged-") and backup.read_text() == content
     (problem,) = engine.store_problems()
-    assert "damaged" in problem and str(backup) in problem and f"{recovered} job(s)" in problem
+    brought_back = f"brought back {recovered} job" if recovered else "could bring back no job"
+    assert "old job list was damaged" in problem and plainly_said(problem, state, brought_back)
     assert sorted(job.task_id for job in engine.jobs()) == [f"task-{n}" for n in range(recovered)]
     assert sandbox.requests == []
 
