@@ -57,7 +57,7 @@ class Damage:
     detail: str
 
 
-def log_path(store: Path) -> Path:
+def _log_path(store: Path) -> Path:
     return store.with_name(store.name + "-wal")
 
 
@@ -67,7 +67,7 @@ def damage(store: Path) -> Damage | None:
     found = _replaced(store, head, size)
     if found is not None or size <= 0:
         return found
-    log_file = log_path(store)
+    log_file = _log_path(store)
     short = _cut_short(head, size, log_file)
     if short is not None:
         return Damage("cut short", short)
@@ -95,7 +95,7 @@ def _read_head(store: Path) -> tuple[bytes, int]:
 
 
 def _replaced(store: Path, head: bytes, size: int) -> Damage | None:
-    log_file = log_path(store)
+    log_file = _log_path(store)
     logged = _size(log_file)
     if size < 0:
         return Damage("deleted", f"the file is missing, {_beside(log_file, logged)}") if logged else None

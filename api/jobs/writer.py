@@ -46,6 +46,9 @@ class StoreListener(Protocol):
     def store_problem(self, sentence: str) -> None:
         """Something the artist should read (disk trouble, damage recovered)."""
 
+    def known(self) -> list[Job]:
+        """Every job this process holds (its copy of the list, read from the store and kept since)."""
+
 
 @dataclass
 class _Save:
@@ -237,12 +240,22 @@ class StoreThread:
             self._reopened(before)
 
     def _reopened(self, before: int) -> None:
-        """The store is a new file now: say what happened, and read everything again, at once."""
+        """The store is a new file now: say what happened, read everything again, at once, and write
+        back every job this process holds that the recovered list lacks (its pages were lost with
+        the damaged file, while this process still knew it)."""
         for sentence in self.store.problems[before:]:
             self._listener.store_problem(sentence)
         self._revs.clear()
         self._since = 0
         self._sync()
+        missing = [job for job in self._listener.known() if job.id not in self._revs]
+        for job in missing:
+            try:
+                self._revs[job.id] = self.store.put(job.id, job.state.value, job.to_json(), 0)
+            except Conflict:
+                continue
+        if missing:
+            log.warning("Wrote back %d job(s) this Kiln held that the recovered list lacked", len(missing))
 
     def _guarded(self, action: Callable[[], object], what: str) -> None:
         try:

@@ -240,12 +240,17 @@ def test_a_main_file_a_checkpoint_left_short_is_read_whole_with_its_log_not_call
     assert len(engine.jobs()) == 40
 
 
-def test_a_list_emptied_under_a_running_kiln_is_kept_by_that_kiln_and_the_next_one_waits_for_it(
-    sandbox: Any, make_engine: Any, tmp_path: Path
+@pytest.mark.parametrize(("damage", "history"), [("emptied", 0), ("deleted", 30)])
+def test_a_list_damaged_under_a_running_kiln_is_kept_by_that_kiln_and_the_next_one_waits_for_it(
+    sandbox: Any, make_engine: Any, tmp_path: Path, wait_synced: Any, damage: str, history: int
 ) -> None:
     """The Kiln that has the list open notices at its next heartbeat and sets the files aside before
-    its SQLite could write the log into the emptied file; a Kiln starting meanwhile moves nothing."""
+    its SQLite could write the log into the damaged file; it writes back the jobs it holds that the
+    log did not; a Kiln starting meanwhile moves nothing and opens the recovered list."""
     state = tmp_path / "state"
+    state.mkdir()
+    if history:
+        _stored(state, history)  # in the main file, checkpointed: only the running Kiln's memory has them
     running = subprocess.Popen(
         [sys.executable, "-c", RUNNING_KILN, str(ROOT), str(state)],
         stdin=subprocess.PIPE,
@@ -254,18 +259,29 @@ def test_a_list_emptied_under_a_running_kiln_is_kept_by_that_kiln_and_the_next_o
     )
     try:
         assert running.stdout is not None and running.stdout.readline().strip() == "saved"
-        the_log_held(state, "job0001")
-        (state / STORE_FILE).write_bytes(b"")
+        the_log_held(state, "job-live")
+        if damage == "emptied":
+            (state / STORE_FILE).write_bytes(b"")
+        else:
+            (state / STORE_FILE).unlink()
         engine = make_engine(state)  # waits while the running Kiln has the damaged list open
-        assert [job.id for job in engine.jobs()] == ["job0001"] and engine.store_problems() == []
+        assert engine.store_problems() == [], "the running Kiln recovered it; this one found it whole"
+        deadline = time.monotonic() + 15
+        while len(engine.jobs()) < history + 1:
+            assert time.monotonic() < deadline, [job.id for job in engine.jobs()]
+            time.sleep(0.2)
+        assert sorted(job.id for job in engine.jobs()) == sorted(
+            ["job-live", *(f"job{n:04d}" for n in range(history))]
+        )
     finally:
         assert running.stdin is not None
         running.stdin.close()
         said = running.stdout.read() if running.stdout else ""
         assert running.wait(30) == 0
-    assert plainly_said(said, state, "brought back 1 job") and "emptied" in said
+    assert damage in said and plainly_said(said, state, "brought back")
     (backup,) = backup_names(state)
-    assert (state / f"{backup}-wal").stat().st_size > 0 and (state / backup).read_bytes() == b""
+    assert (state / f"{backup}-wal").stat().st_size > 0
+    assert (state / backup).exists() == (damage == "emptied")
 
 
 def test_a_list_damaged_under_another_program_is_left_as_it_is_and_said(sandbox: Any, tmp_path: Path) -> None:
@@ -295,15 +311,16 @@ def test_a_list_damaged_under_another_program_is_left_as_it_is_and_said(sandbox:
 
 
 RUNNING_KILN = """
-import sys, time
+import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from api.jobs import JobEngine
 from api.jobs.model import Job
 engine = JobEngine(Path(sys.argv[2]))
 engine.start()
-record = {"id": "job0001", "request": {"kind": "text", "prompt": "a chair"}, "state": "imported",
-          "task_id": "task-1", "created_at": 1.7e9}
+assert engine._writer.synced.wait(30)  # the whole list is read, history included
+record = {"id": "job-live", "request": {"kind": "text", "prompt": "a chair"}, "state": "imported",
+          "task_id": "task-live", "created_at": 1.8e9}
 assert engine.book.put(Job.from_json(record)).result(10)
 print("saved", flush=True)
 sys.stdin.read()
