@@ -107,6 +107,8 @@ def _replaced(store: Path, head: bytes, size: int) -> Damage | None:
         return None
     if not head.startswith(wal.SQLITE_MAGIC[: len(head)]):
         return Damage("overwritten", "it is not a database (its first bytes are wrong)")
+    if len(head) == DATABASE_HEADER_BYTES and not wal.page_size_of(head):
+        return Damage("overwritten", "its header names a page size SQLite does not allow")
     return None
 
 
@@ -119,8 +121,6 @@ def _cut_short(head: bytes, size: int, log_file: Path) -> str | None:
     if len(head) < DATABASE_HEADER_BYTES:
         return f"it is cut short inside its header ({size} bytes)"
     page_size = wal.page_size_of(head)
-    if not page_size:
-        return "its header names an impossible page size"
     named = int.from_bytes(head[28:32], "big") if head[92:96] == head[24:28] else 0
     pages = max(named, -(-size // page_size))
     if size == pages * page_size:

@@ -41,15 +41,12 @@ ROOT = Path(__file__).resolve().parents[3]
 LOG, INDEX = f"{STORE_FILE}-wal", f"{STORE_FILE}-shm"
 
 
-def copy_as_killed(running: Path, state: Path) -> dict[str, bytes]:
+def copy_as_killed(running: Path, state: Path) -> None:
     """The store's files as a Blender killed now leaves them (copied while its Kiln has them open)."""
     state.mkdir(exist_ok=True)
-    kept = {}
     for name in (STORE_FILE, LOG, INDEX, MARKER):
         if (running / name).exists():
-            kept[name] = (running / name).read_bytes()
-            (state / name).write_bytes(kept[name])
-    return kept
+            (state / name).write_bytes((running / name).read_bytes())
 
 
 SUBMIT_AND_HANG = """
