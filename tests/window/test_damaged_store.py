@@ -103,4 +103,4 @@ def test_a_list_emptied_after_blender_was_killed_keeps_its_log_and_the_job_lands
     shot(again.display, "sidebar-job-list-brought-back", again.call("result = sidebar()"))
 
 
-PROBLEMS = "result = sys.modules[MODULE + '.operators.runtime'].engine_if_started().store_problems()"
+PROBLEMS = "result = sys.modules[MODULE + '.session.runtime'].engine_if_started().store_problems()"

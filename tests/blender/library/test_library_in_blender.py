@@ -172,7 +172,7 @@ def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_le
     assert all(o.asset_data is None for o in blender.data.objects)
     assert blender.data.objects[names[0]].location.x == 3.0
 
-    blend = library.library_dir() / "a_cube_and_a_ball_0123456789ab.blend"
+    blend = kiln_module("session.library").library_dir() / "a_cube_and_a_ball_0123456789ab.blend"
     with blender.data.libraries.load(str(blend), assets_only=True) as (source, target):
         assert list(source.collections) and not list(source.objects)
         target.collections = list(source.collections)

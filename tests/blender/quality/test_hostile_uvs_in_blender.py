@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from importing import job_importer
 
 from bench.meshes import write_textured_glb
 
@@ -36,7 +37,7 @@ def helper(kiln_module: Any) -> Iterator[Any]:
 
 def imported_report(blender: Any, kiln_module: Any, job: Any, triangles: int) -> dict[str, Any]:
     """Import ``job`` into the scene as Kiln does; the one mesh's report, its triangles checked."""
-    names = kiln_module("operators.scene_import").import_job(blender.context, job)
+    names = job_importer(kiln_module)(blender.context, job)
     meshes = [blender.data.objects[name] for name in names if blender.data.objects[name].type == "MESH"]
     assert len(meshes) == 1
     meshes[0].data.calc_loop_triangles()

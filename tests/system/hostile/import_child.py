@@ -10,9 +10,9 @@ crash shows as a signal in the exit status, seen by the parent.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
+import runpy
 import sys
 import tempfile
 from pathlib import Path
@@ -23,12 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def report(objects: list[object]) -> str:
-    """Kiln's report of the meshes among ``objects``, made by ``operators/game_ready.py`` loaded as the
-    helper's script loads it (a module of its own, ``api`` from the add-on's root)."""
-    spec = importlib.util.spec_from_file_location("kiln_game_ready", ROOT / "operators" / "game_ready.py")
-    assert spec is not None and spec.loader is not None
-    game_ready = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(game_ready)
+    """Kiln's report of the meshes among ``objects``, made by ``helper_blender.game_ready`` loaded as
+    the helper loads it (through its one entry point, ``helper_blender/main.py``)."""
+    game_ready = runpy.run_path(str(ROOT / "helper_blender" / "main.py"))["service"]().game_ready
     made = game_ready.measure([obj for obj in objects if getattr(obj, "type", "") == "MESH"])
     return json.dumps({"triangles": made.triangles, "not_measured": made.not_measured}, sort_keys=True)
 
