@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PY_LTS := $(VENV_LTS)/bin/python
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: all venv test lint typecheck pytest window screenshots build repo demo bench clean
+.PHONY: all venv test lint typecheck pytest pytest-plain pytest-newest pytest-lts window screenshots build repo demo bench clean
 
 all: test
 
@@ -38,12 +38,20 @@ typecheck: $(VENV)/.stamp
 	$(PY) tools/typecheck.py
 
 # tests/python needs no Blender (it refuses bpy): run once. tests/blender (Kiln inside the bpy
-# module) and tests/system (child Blenders of the same version) run on both Blenders.
-pytest: venv
+# module) and tests/system (child Blenders of the same version) run on both Blenders. The three are
+# independent (each run has its own user folder, sandboxes and ports), so `make test` runs them side
+# by side with the window suite: most of their time is spent waiting on jobs, helpers and windows.
+pytest: pytest-plain pytest-newest pytest-lts
+
+pytest-plain: $(VENV)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+
+pytest-newest: $(VENV)/.stamp
 	@echo "=== pytest tests/blender tests/system on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+
+pytest-lts: $(VENV_LTS)/.stamp
 	@echo "=== pytest tests/blender tests/system on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(PY_LTS) -m pytest tests/blender tests/system $(PYTEST_ARGS)
 
@@ -57,10 +65,12 @@ screenshots: window
 	mkdir -p docs/images
 	cp tests/window/out/*.png docs/images/
 
-# The two venvs are independent: on a fresh machine they are built side by side.
+# The two venvs are independent: on a fresh machine they are built side by side; then the four test
+# runs go side by side too, each one's output kept together (-Otarget) and printed when it ends.
 test:
 	$(MAKE) -j2 venv
-	$(MAKE) lint typecheck pytest window
+	$(MAKE) lint typecheck
+	$(MAKE) -j4 -Otarget pytest-plain pytest-newest pytest-lts window
 
 build: $(VENV)/.stamp
 	$(PY) tools/build.py

@@ -17,7 +17,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import addon, download, game_ready, imports, latency, naive, register, report, store, ticks
+from bench import (
+    addon,
+    download,
+    game_ready,
+    imports,
+    latency,
+    naive,
+    register,
+    report,
+    store,
+    ticks,
+    uv_layouts,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -68,6 +80,8 @@ def measure(user_dir: Path) -> dict[str, Any]:
             results["imports"] = imports.run(Path(work))
             step("game-ready work at 1.2M triangles in the helper: report, fixes, budget, LOD1")
             results["game_ready"] = game_ready.run(Path(work))
+            step("the quality report at 1.2M triangles on three UV layouts")
+            results["uv_layouts"] = uv_layouts.run(Path(work))
         step("watcher beat with 1, 10, 100 jobs in flight")
         results["ticks"] = ticks.run()
         step("longest beat while 100 jobs change state")

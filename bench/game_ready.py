@@ -55,7 +55,7 @@ def run(workdir: Path) -> dict[str, Any]:
             spent, made = seconds(options.GameOptions(triangles=BUDGET), workdir / f"b{i}.blend")
             runs["budget"].append(spent)
         budget_triangles = _triangles(made.quality)
-        report_only = _report_seconds(glb)
+        report_only, _report = report_seconds(glb)
         append_s = _append(workdir / f"r{REPEATS - 1}.blend", glb)
         lods = workdir / "lods"
         seconds(options.GameOptions(lods=(0.5,), export_dir=str(lods)), workdir / "lod.blend")
@@ -80,8 +80,9 @@ def _triangles(quality: str) -> int:
     return int(json.loads(quality)["triangles"])
 
 
-def _report_seconds(glb: Path) -> float:
-    """The report alone: the same arrays through ``build_report`` in this process (as the helper does)."""
+def report_seconds(glb: Path) -> tuple[float, Any]:
+    """(median seconds, the report) of the report alone: ``glb`` imported in this process, then its
+    meshes read and measured as the helper does (``game_ready.measure``)."""
     import bpy
 
     game_ready = addon.module("helper_blender.game_ready")
@@ -91,10 +92,10 @@ def _report_seconds(glb: Path) -> float:
     times = []
     for _ in range(REPEATS):
         start = time.perf_counter()
-        game_ready.measure(meshes)
+        made = game_ready.measure(meshes)
         times.append(time.perf_counter() - start)
     bpy.ops.wm.read_homefile(use_empty=True)
-    return statistics.median(times)
+    return statistics.median(times), made
 
 
 def _append(blend: Path, glb: Path) -> float:

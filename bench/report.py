@@ -23,6 +23,8 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 GAME_APPEND_S = 0.100  # the UI thread's part of a finished 1.2M result: the append
 BUDGET_TOLERANCE = 0.05
 LOD1_MEAN_SHARE, LOD1_HAUSDORFF_SHARE = 0.005, 0.02
+#: The report on hostile UVs takes at most this many times what it takes on the grid's own UVs.
+UV_LAYOUT_RATIO = 2.0
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,27 @@ def rows(r: dict[str, Any]) -> list[Row]:
         out.extend(store_rows(r["store"]))
     if "game_ready" in r:
         out.extend(game_ready_rows(r["game_ready"]))
+    if "uv_layouts" in r:
+        out.extend(uv_layout_rows(r["uv_layouts"]))
+    return out
+
+
+def uv_layout_rows(u: dict[str, Any]) -> list[Row]:
+    """Row 10: the report alone at 1.2M triangles, the grid's own UVs against two hostile layouts."""
+    ordinary = u["ordinary"]["report_s"]
+    out = []
+    for layout, g in u.items():
+        said = (g["uv_said"] or f"UV overlap measured: {g['uv_overlap']:.1%}").rstrip(".")
+        own = layout == "ordinary"
+        out.append(
+            Row(
+                10,
+                f"Quality report alone, {g['triangles']:,.0f} triangles, UVs {layout}",
+                f"{g['report_s']:.2f} s ({said})",
+                "— (context)" if own else f"≤ {UV_LAYOUT_RATIO:g}× the grid's own UVs ({ordinary:.2f} s)",
+                None if own else g["report_s"] <= UV_LAYOUT_RATIO * ordinary,
+            )
+        )
     return out
 
 
@@ -246,8 +269,39 @@ def table(all_rows: list[Row]) -> str:
 
 def markdown(all_rows: list[Row]) -> str:
     lines = ["| # | Measure | Result | Target | Met |", "|---|---|---|---|---|"]
-    lines += [f"| {r.number} | {r.what} | {r.result} | {r.target} | {_met(r)} |" for r in all_rows]
+    lines += [_markdown_row(r) for r in all_rows]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_row(row: Row) -> str:
+    return f"| {row.number} | {row.what} | {row.result} | {row.target} | {_met(row)} |"
+
+
+def merge(new_rows: list[Row], command: str, page: Path = RESULTS) -> None:
+    """Write rows measured alone (``command``, e.g. ``python -m bench.uv_layouts``) into ``page``: each
+    in place of the row of the same measure, or after the last row of its number; a line under the
+    run's says which rows are of which day."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    for row in new_rows:
+        body = {i: line.split(" | ") for i, line in enumerate(lines) if line_is_row(line)}
+        same = [i for i, cells in body.items() if cells[1] == row.what]
+        kin = [i for i, cells in body.items() if cells[0] == f"| {row.number}"]
+        if same:
+            lines[same[0]] = _markdown_row(row)
+        else:
+            lines.insert((kin or list(body))[-1] + 1, _markdown_row(row))
+    said = f"Rows measured alone by `{command}`"
+    note = f"{said} on {date.today().isoformat()}: " + ", ".join(f"“{row.what}”" for row in new_rows) + "."
+    for i in [i for i, line in enumerate(lines) if line.startswith(said)][::-1]:
+        del lines[i : i + 2]  # the note and the blank line after it
+    table = next(i for i, line in enumerate(lines) if line.startswith("| # |"))
+    lines[table:table] = [note, ""]
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def line_is_row(line: str) -> bool:
+    """A line of the table's body (not its head or the rule under it)."""
+    return line.startswith("| ") and not line.startswith(("| # |", "|---"))
 
 
 def results_page(machine: dict[str, Any], all_rows: list[Row], day: str) -> str:

@@ -444,7 +444,8 @@ def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> 
     else:
         bpy.ops.wm.read_homefile(use_empty=True)
         bpy.ops.import_scene.gltf(filepath=job.mesh_path)
-        objects = game_ready.finish_in_place(list(bpy.data.objects), job.request.game, job.request.label)
+        options = kiln.api.features.quality.options.GameOptions.from_text(job.request.game)
+        objects = game_ready.finish_in_place(list(bpy.data.objects), options, job.request.label)
     for obj in objects:
         obj["kiln_task_id"] = job.task_id
         obj["kiln_prompt"] = row.get("prompt") or row.get("image", "")

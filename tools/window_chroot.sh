@@ -17,7 +17,7 @@ ROOT=${KILN_WINDOW_ROOT:-/var/cache/kiln-window/$SUITE}
 # own parts import: python3-cattr (Blender's extension manager), python3-numpy (the glTF importer,
 # and Kiln) and python3-requests (Kiln). The suite removes the last two for one test. nodejs and
 # npm run the MCP conformance suite against Kiln's agent server (it needs Node 22 or newer).
-PACKAGES="blender python3-cattr python3-numpy python3-requests xvfb xauth xdotool imagemagick procps nodejs npm"
+PACKAGES="blender python3-cattr python3-numpy python3-requests xvfb xauth xdotool xclip imagemagick procps nodejs npm"
 STAMP="$ROOT/.kiln-window-packages"
 
 cannot_run() {

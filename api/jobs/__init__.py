@@ -4,9 +4,11 @@ Blender-free on purpose (``api/`` never imports bpy). One module per idea, botto
 
 * ``model`` — what a job is: its request, its state, its files.
 * ``disk`` — disk trouble as sentences; ``owner`` — which process works on a job.
-* ``store`` — the SQLite file every Kiln process shares, with ``store_files`` (what Kiln tells of
-  its files before SQLite opens them) and ``recovery`` (damaged and old lists); ``writer`` — the
-  store thread.
+* ``store`` — the SQLite file every Kiln process shares, with ``store_files`` (damage judged before
+  SQLite opens it), ``store_sharing`` (one recovery at a time, never under a process that has it
+  open), ``recovery`` (backups, old lists), ``store_salvage`` (what a kept store gives back) over
+  ``wal`` (SQLite's write-ahead log, read by Kiln) and ``leaf_pages`` (rows off table pages), and
+  ``store_words`` (what the artist reads about it); ``writer`` — the store thread.
 * ``book`` — the job table in memory; ``deadlines`` — time limits during a request.
 * ``import_prep`` — whether a mesh goes through the helper Blender, and its preparation there.
 * ``step_context`` — what a worker step may use, and the ways a step ends; ``sending`` (the send
@@ -42,9 +44,12 @@ marked with where they run. Another process takes a job over only when its owner
 goodbye on shutdown, pid no longer running, or heartbeat older than 30 s). A job taken over while
 "being sent" without a recorded answer becomes **outcome unknown**: it may have cost credits, so
 it is never sent again on Kiln's own; the artist decides. A damaged store or old ``jobs.json`` is
-kept as a timestamped backup beside it, what can be read is recovered, and the sentence is
-offered through ``JobEngine.store_problems()``; records this version cannot read (unknown state,
-newer format) are left in the file untouched, and a store of a newer schema is only read.
+kept as a timestamped backup beside it (the store with its write-ahead log and index, judged before
+SQLite may reset or delete the log, never moved while another process has it open: a process that
+has it open sets it aside itself at its next heartbeat), what can be read is recovered, jobs only
+the log held included, and the sentence is offered through ``JobEngine.store_problems()``;
+records this version cannot read (unknown state, newer format) are left in the file untouched, and
+a store of a newer schema is only read.
 
 Who retries what
 ----------------

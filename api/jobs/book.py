@@ -226,6 +226,10 @@ class JobBook:
     def store_problem(self, sentence: str) -> None:
         self.add_problem(sentence)
 
+    def known(self) -> list[Job]:
+        with self.lock:
+            return list(self.jobs.values())
+
 
 def claimed(job: Job, owner: Owner) -> Job:
     """``job`` as its new owner takes it on; a send that may have left unanswered is never repeated."""

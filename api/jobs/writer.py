@@ -46,6 +46,9 @@ class StoreListener(Protocol):
     def store_problem(self, sentence: str) -> None:
         """Something the artist should read (disk trouble, damage recovered)."""
 
+    def known(self) -> list[Job]:
+        """Every job this process holds (its copy of the list, read from the store and kept since)."""
+
 
 @dataclass
 class _Save:
@@ -106,6 +109,7 @@ class StoreThread:
         next_sync = 0.0
         while True:
             if time.monotonic() >= next_sync:  # due even while saves keep coming: the heartbeat must go on
+                self._guarded(self._watch, "look at the job list's files")
                 self._save_again()
                 self._guarded(self._sync, "read the job list")
                 if not self._checked:  # once, after the first read: SQLite's check of the whole file
@@ -119,6 +123,7 @@ class StoreThread:
                 continue
             if item is None:
                 self._drain()
+                self._guarded(self._watch, "look at the job list's files")  # before SQLite's close
                 self._guarded(lambda: self.store.goodbye(self.owner), "say goodbye")
                 self.store.close()
                 return
@@ -127,16 +132,20 @@ class StoreThread:
             else:
                 self._write(item)
 
-    def _drain(self) -> None:
+    def _drain(self) -> bool:
+        """Handle everything queued; whether a stop was among it."""
+        stop = False
         while True:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
-                return
+                return stop
             if callable(item):
                 self._guarded(item, "tidy the cache")
             elif item is not None:
                 self._write(item)
+            else:
+                stop = True
 
     def _write(self, item: _Save) -> None:
         if not item.future.done() and not item.future.set_running_or_notify_cancel():
@@ -216,13 +225,37 @@ class StoreThread:
     def _check(self) -> None:
         before = len(self.store.problems)
         self.store.check()
-        if len(self.store.problems) == before:
+        if len(self.store.problems) != before:
+            self._reopened(before)
+
+    def _watch(self) -> None:
+        """The files under the open store were damaged, or set aside by another Kiln: what was handed
+        over is written first (into the files about to be kept), then the store is a new file."""
+        if not self.store.files_changed():
             return
+        if self._drain():
+            self._queue.put(None)  # the stop is handled where the loop takes it
+        before = len(self.store.problems)
+        if self.store.set_aside_changed_files():
+            self._reopened(before)
+
+    def _reopened(self, before: int) -> None:
+        """The store is a new file now: say what happened, read everything again, at once, and write
+        back every job this process holds that the recovered list lacks (its pages were lost with
+        the damaged file, while this process still knew it)."""
         for sentence in self.store.problems[before:]:
             self._listener.store_problem(sentence)
-        self._revs.clear()  # a new file: read everything again, at once
+        self._revs.clear()
         self._since = 0
         self._sync()
+        missing = [job for job in self._listener.known() if job.id not in self._revs]
+        for job in missing:
+            try:
+                self._revs[job.id] = self.store.put(job.id, job.state.value, job.to_json(), 0)
+            except Conflict:
+                continue
+        if missing:
+            log.warning("Wrote back %d job(s) this Kiln held that the recovered list lacked", len(missing))
 
     def _guarded(self, action: Callable[[], object], what: str) -> None:
         try:

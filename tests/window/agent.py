@@ -27,7 +27,7 @@ INBOX = AGENT_DIR / "in"
 OUTBOX = AGENT_DIR / "out"
 #: Kiln's module: installed from disk (user_default) unless the test installed it from a repository.
 MODULE = os.environ.get("KILN_AGENT_MODULE", "bl_ext.user_default.kiln")
-TICK = 0.05
+TICK = 0.01
 
 
 def view3d() -> tuple[Any, Any]:

@@ -37,7 +37,7 @@ def copied_under(window: Window, x: int, y: int) -> str:
     """What Ctrl+C copies with the mouse at x, y (an operator button copies its Python command,
     a field its value); over anything else the clipboard keeps what it had."""
     window.display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+c", "sleep", "0.05")
-    return str(window.call("result = bpy.context.window_manager.clipboard"))
+    return window.display.clipboard()
 
 
 def find_in_sidebar(window: Window, wanted: str, step: int = 10) -> tuple[int, int]:

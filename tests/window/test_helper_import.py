@@ -59,7 +59,7 @@ def test_a_large_textured_mesh_goes_through_the_helper_program_without_freezing_
 
     window.call("call_timer.wrap('session.watcher', 'tick')")
     window.call("call_timer.wrap('session.scene_import', '_append_prepared')")
-    window.call("call_timer.wrap('session.library', 'store')")
+    window.call("call_timer.wrap('session.library_store', 'store')")
     window.call("gap_meter.start()")
     prompt = f"textured test grid of {TRIANGLES} triangles"
     window.call(f"with in_view3d('WINDOW'):\n    bpy.ops.kiln.generate_from_text(prompt={prompt!r})")

@@ -7,6 +7,7 @@ arrays, asks these modules what to report and change, and does the Blender work 
 * ``report`` — the report of a result: what was measured, built from the measures below.
 * ``topology`` — holes, flipped faces, loose parts: a mesh's connectivity.
 * ``uv`` — UV coverage and overlap.
+* ``budget`` — how long the report may take: a time that grows with the triangles, never the UVs.
 * ``verdict`` — the report's one-word verdict and its reasons.
 * ``options`` — the fix-ups and outputs a job asks for, as text that travels with its request.
 * ``naming`` — each engine's names for LODs and collision.

@@ -5,18 +5,62 @@ UVs per triangle corner) and a :class:`Inventory` (objects, materials, texture s
 module does the rest without Blender. Each object is analysed on its own (:class:`Analysis`):
 its shape is welded by position (``topology``), so a seamed or flat-shaded mesh reads as one sound
 part. The analyses also tell the fix-ups which triangles to delete or turn round.
+
+A report never fails an import: each measure runs on its own, within the report's deadline
+(``budget``); one that fails or runs out of time leaves its fields out of the count, names them in
+``not_measured`` with a sentence, and the rest of the report stands.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from . import topology, uv, verdict
+from .budget import Deadline, OutOfTime
+
+log = logging.getLogger(__name__)
+
+FAILED = "{what} not measured: something in this mesh stopped the count."
+OUT_OF_TIME = "{what} not measured: the report ran out of time on this mesh."
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure of the report: what a sentence calls it, and the report fields it fills."""
+
+    what: str
+    fields: tuple[str, ...]
+
+
+SIZE = Measure("Size", ("dimensions",))
+#: Welding and the edges and winding of one mesh (:class:`Analysis`): every shape count needs it.
+SHAPE = Measure(
+    "Parts, holes and winding",
+    (
+        "vertices",
+        "parts",
+        "small_parts",
+        "non_manifold_edges",
+        "boundary_edges",
+        "zero_area_faces",
+        "inverted_faces",
+        "inside_out_faces",
+    ),
+)
+PARTS = Measure("Loose parts", ("parts", "small_parts"))
+EDGES = Measure("Holes and shared edges", ("non_manifold_edges", "boundary_edges"))
+ZERO_AREA = Measure("Triangles without area", ("zero_area_faces",))
+WINDING = Measure("Inward-facing triangles", ("inverted_faces",))
+INSIDE_OUT = Measure("Inside-out parts", ("inside_out_faces",))
+UV_OVERLAP = Measure("UV overlap", ("uv_overlap",))
 
 #: A triangle with less area than this share of the squared bounding-box diagonal has none.
 ZERO_AREA_SHARE = 1e-10
@@ -65,6 +109,11 @@ class QualityReport:
     reasons: list[str] = field(default_factory=list)
     #: What the fix-ups changed, in words ("merged 1,204 vertices"); empty when none ran.
     fixes: list[str] = field(default_factory=list)
+    #: Fields not measured (or not for every object), each with the sentence saying why; such a
+    #: field holds what could be counted. Reports written before this key read as all measured.
+    not_measured: dict[str, str] = field(default_factory=dict)
+    #: Fields that are estimates, each with the sentence saying how they were made.
+    estimated: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -76,6 +125,10 @@ class QualityReport:
         if not isinstance(data, dict):
             raise ValueError("not a quality report")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        for key in ("not_measured", "estimated"):
+            said = known.get(key, {})
+            if not isinstance(said, dict) or not all(isinstance(v, str) for v in said.values()):
+                raise ValueError("not a quality report")
         return cls(**known)
 
     def summary(self) -> str:
@@ -130,8 +183,10 @@ class Analysis:
         return int(np.minimum(flipped, total - flipped).sum())
 
     def zero_area(self, diagonal: float) -> int:
-        area = 0.5 * np.linalg.norm(self.cross, axis=1)
-        return int((area <= ZERO_AREA_SHARE * diagonal * diagonal).sum())
+        """Triangles with no area; one whose corners are not numbers (NaN, infinite) has none either."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            area = 0.5 * np.linalg.norm(self.cross, axis=1)
+            return int((~(area > ZERO_AREA_SHARE * diagonal * diagonal)).sum())
 
     def inward(self) -> NDArray[np.bool_]:
         """Triangles to turn round so every part winds one way and faces out (positive volume)."""
@@ -173,40 +228,107 @@ class Analysis:
         return small[self.part_index]
 
 
-def build_report(meshes: Sequence[MeshArrays], inventory: Inventory) -> tuple[QualityReport, list[Analysis]]:
-    """The report of a whole result, and each mesh's analysis (for the fix-ups)."""
-    analyses = [Analysis(mesh) for mesh in meshes]
+def build_report(
+    meshes: Sequence[MeshArrays], inventory: Inventory, *, seconds: float | None = None
+) -> tuple[QualityReport, list[Analysis | None]]:
+    """The report of a whole result, and each mesh's analysis (for the fix-ups; None where its shape
+    could not be analysed). Never raises for what is in the meshes: a measure that fails or passes
+    the deadline (``seconds``, or ``budget``'s default for the triangle count) is named in the
+    report's ``not_measured``.
+    """
+    triangle_counts = [np.asarray(mesh.triangles).size // 3 for mesh in meshes]
+    total = sum(triangle_counts)
+    deadline = Deadline.for_triangles(total, seconds)
     report = QualityReport(
         objects=inventory.objects,
         materials=inventory.materials,
         textures=[f"{w}x{h}" for w, h in sorted(set(inventory.textures), reverse=True)],
+        triangles=total,
+        split_vertices=sum(np.asarray(mesh.positions).size // 3 for mesh in meshes),
+        has_uvs=all(
+            mesh.uvs is not None or count == 0 for mesh, count in zip(meshes, triangle_counts, strict=True)
+        ),
     )
-    # Every vertex, used by a triangle or not: a stray vertex is part of what the engine gets too.
-    meshes_with_points = [a.positions for a in analyses if len(a.positions)]
-    if meshes_with_points:
-        low = np.min(np.array([p.min(axis=0) for p in meshes_with_points]), axis=0)
-        high = np.max(np.array([p.max(axis=0) for p in meshes_with_points]), axis=0)
-        sides: list[float] = (high - low).tolist()
-        report.dimensions = [round(side, 4) for side in sides]
+    report.dimensions = _measured(report, SIZE, deadline, lambda: _dimensions(meshes)) or [0.0, 0.0, 0.0]
     diagonal = float(np.linalg.norm(report.dimensions))
-    total = sum(a.triangle_count for a in analyses)
-    for a in analyses:
-        report.triangles += a.triangle_count
-        report.vertices += a.vertex_count
-        report.split_vertices += len(a.positions)
-        sizes = a.part_sizes()
-        report.parts += len(sizes)
-        report.small_parts += int((sizes < verdict.SMALL_PART_SHARE * total).sum()) if len(sizes) > 1 else 0
-        report.boundary_edges += int((a.edges.uses == 1).sum())
-        report.non_manifold_edges += int((a.edges.uses != 2).sum())
-        report.zero_area_faces += a.zero_area(diagonal)
-        report.inverted_faces += a.inverted()
-        report.inside_out_faces += a.inside_out()
-        if a.uvs is None:
-            report.has_uvs = report.has_uvs and a.triangle_count == 0
-        else:
-            # Per object (each may have its own texture); the worst one is the result's.
-            share = uv.overlap_share(np.asarray(a.uvs, dtype=np.float64).reshape(-1, 3, 2))
-            report.uv_overlap = max(report.uv_overlap, round(share, 4))
+    analyses: list[Analysis | None] = []
+    for mesh in meshes:
+        a = _measured(report, SHAPE, deadline, partial(Analysis, mesh))
+        analyses.append(a)
+        if a is not None:
+            _add_shape(report, a, total, diagonal, deadline)
+        if mesh.uvs is not None:
+            _add_uv_overlap(report, mesh.uvs, deadline)
     report.verdict, report.reasons = verdict.judge(report)
     return report, analyses
+
+
+def _add_shape(report: QualityReport, a: Analysis, total: int, diagonal: float, deadline: Deadline) -> None:
+    """One mesh's shape counts, each measure on its own."""
+    report.vertices += a.vertex_count
+
+    def parts() -> None:
+        sizes = a.part_sizes()
+        small = int((sizes < verdict.SMALL_PART_SHARE * total).sum()) if len(sizes) > 1 else 0
+        report.parts, report.small_parts = report.parts + len(sizes), report.small_parts + small
+
+    def edges() -> None:
+        boundary, odd = int((a.edges.uses == 1).sum()), int((a.edges.uses != 2).sum())
+        report.boundary_edges, report.non_manifold_edges = (
+            report.boundary_edges + boundary,
+            report.non_manifold_edges + odd,
+        )
+
+    _measured(report, PARTS, deadline, parts)
+    _measured(report, EDGES, deadline, edges)
+    report.zero_area_faces += _measured(report, ZERO_AREA, deadline, lambda: a.zero_area(diagonal)) or 0
+    report.inverted_faces += _measured(report, WINDING, deadline, a.inverted) or 0
+    report.inside_out_faces += _measured(report, INSIDE_OUT, deadline, a.inside_out) or 0
+
+
+def _add_uv_overlap(report: QualityReport, uvs: NDArray[np.float64], deadline: Deadline) -> None:
+    """One mesh's UV overlap (each object may have its own texture): the worst one is the result's."""
+    made = _measured(report, UV_OVERLAP, deadline, lambda: uv.overlap(uvs, deadline=deadline))
+    if made is None:
+        return
+    if made.share is None:
+        report.not_measured.setdefault("uv_overlap", made.note)
+        return
+    if made.estimated:
+        report.estimated.setdefault("uv_overlap", made.note)
+    report.uv_overlap = max(report.uv_overlap, round(made.share, 4))
+
+
+def _dimensions(meshes: Sequence[MeshArrays]) -> list[float]:
+    """The bounding box of every vertex, used by a triangle or not (a stray vertex is part of what the
+    engine gets too); coordinates that are not numbers are left out."""
+    lows, highs = [], []
+    for mesh in meshes:
+        points = np.asarray(mesh.positions, dtype=np.float64).reshape(-1, 3)
+        points = points[np.isfinite(points).all(axis=1)]
+        if len(points):
+            lows.append(points.min(axis=0))
+            highs.append(points.max(axis=0))
+    if not lows:
+        return [0.0, 0.0, 0.0]
+    sides: list[float] = (np.max(highs, axis=0) - np.min(lows, axis=0)).tolist()
+    return [round(side, 4) for side in sides]
+
+
+T = TypeVar("T")
+
+
+def _measured(report: QualityReport, measure: Measure, deadline: Deadline, work: Callable[[], T]) -> T | None:
+    """``work()``, or None when it fails or the deadline passes: then ``measure``'s fields are named
+    in the report's ``not_measured`` with a sentence saying why (the first reason stays)."""
+    try:
+        deadline.check()
+        return work()
+    except OutOfTime:
+        why = OUT_OF_TIME
+    except Exception:  # a report never fails an import: the reason goes to the log
+        log.exception("The quality report could not measure %s", measure.what.lower())
+        why = FAILED
+    for name in measure.fields:
+        report.not_measured.setdefault(name, why.format(what=measure.what))
+    return None

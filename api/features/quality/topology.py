@@ -103,26 +103,16 @@ def winding_patches(edges: Edges, triangle_count: int) -> tuple[IntArray, IntArr
 
 
 def two_colour(patch: IntArray, disagree: IntArray) -> IntArray:
-    """0 or 1 per triangle: which way it winds relative to the first patch of its region.
+    """0 or 1 per triangle: which way it winds relative to the smallest patch of its region.
 
-    Patches are few (a sound mesh has one per part), so a breadth-first walk in Python is cheap.
-    A non-orientable region (a Möbius strip) gets the first colouring the walk finds.
+    Each patch has two copies, one per colour; a pair meeting with opposite winding joins each copy
+    of one patch to the other copy of the other. A patch's colour-0 copy then lies with its region's
+    smallest patch's colour-0 copy, or with its colour-1 copy: one union-find over twice the patches,
+    without a Python loop (a mesh with every other triangle flipped has as many patches as triangles).
+    A non-orientable region (a Möbius strip) joins both copies; its patches all get colour 0.
     """
-    neighbours: dict[int, list[int]] = {}
-    for a, b in disagree.tolist():
-        neighbours.setdefault(a, []).append(b)
-        neighbours.setdefault(b, []).append(a)
-    colour_of: dict[int, int] = {}
-    for start in neighbours:
-        if start in colour_of:
-            continue
-        colour_of[start] = 0
-        queue = [start]
-        while queue:
-            node = queue.pop()
-            for other in neighbours[node]:
-                if other not in colour_of:
-                    colour_of[other] = 1 - colour_of[node]
-                    queue.append(other)
-    flipped_patches = np.array([p for p, c in colour_of.items() if c], dtype=np.int64)
-    return np.isin(patch, flipped_patches).astype(np.int64)
+    count = len(patch)  # patch ids are triangle indices (``winding_patches``), so below the count
+    a, b = disagree[:, 0], disagree[:, 1]
+    label = components(2 * count, np.concatenate([2 * a, 2 * a + 1]), np.concatenate([2 * b + 1, 2 * b]))
+    flipped = label[0::2] > label[1::2]
+    return flipped[patch].astype(np.int64)

@@ -2,7 +2,8 @@
 that decides what counts as a problem.
 
 *problems*: an engine or a print would show it (holes, faces pointing in, no triangles).
-*check*: it may be fine, an artist should look (fragments, odd edges, slivers, UVs).
+*check*: it may be fine, an artist should look (fragments, odd edges, slivers, UVs, or something the
+report could not measure).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class Findings(Protocol):
     zero_area_faces: int
     has_uvs: bool
     uv_overlap: float
+    not_measured: dict[str, str]
+    estimated: dict[str, str]
 
 
 def judge(report: Findings) -> tuple[str, list[str]]:
@@ -56,7 +59,13 @@ def judge(report: Findings) -> tuple[str, list[str]]:
     if not report.has_uvs:
         checks.append("It has no UV map.")
     elif report.uv_overlap > UV_OVERLAP_SHARE:
-        checks.append(f"{report.uv_overlap:.0%} of the UV area is used twice.")
+        if "uv_overlap" in report.estimated:
+            checks.append(f"About {report.uv_overlap:.0%} of the UV area is used twice.")
+            checks.append(report.estimated["uv_overlap"])
+        else:
+            checks.append(f"{report.uv_overlap:.0%} of the UV area is used twice.")
+    # What was not measured may hide a problem: an artist should look. One sentence per cause.
+    checks.extend(dict.fromkeys(report.not_measured.values()))
     if problems:
         return PROBLEMS, problems + checks
     return (CHECK, checks) if checks else (READY, [])

@@ -159,19 +159,20 @@ def test_kiln_removes_only_the_asset_library_it_added(blender: Any, kiln_module:
 def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_left_as_it_was(
     blender: Any, fresh_jobs: Path, kiln_module: Any
 ) -> None:
-    library = kiln_module("session.library")
+    library_store = kiln_module("session.library_store")
     jobs = kiln_module("api.jobs")
+    no_outputs = kiln_module("api.features.quality.options").GameOptions()
     blender.ops.mesh.primitive_cube_add(location=(3.0, 0.0, 0.0))
     blender.ops.mesh.primitive_uv_sphere_add(location=(5.0, 0.0, 0.0))
     names = [o.name for o in blender.data.objects]
     request = jobs.JobRequest(kind="text", prompt="a cube and a ball")
     job = jobs.Job(id="0123456789ab", request=request, task_id="task_x")
-    assert library.store(blender.context, job, names) == ""
+    assert library_store.store(blender.context, job, names, no_outputs) == ""
     assert len(blender.data.collections) == 0
     assert all(o.asset_data is None for o in blender.data.objects)
     assert blender.data.objects[names[0]].location.x == 3.0
 
-    blend = library.library_dir() / "a_cube_and_a_ball_0123456789ab.blend"
+    blend = kiln_module("session.library").library_dir() / "a_cube_and_a_ball_0123456789ab.blend"
     with blender.data.libraries.load(str(blend), assets_only=True) as (source, target):
         assert list(source.collections) and not list(source.objects)
         target.collections = list(source.collections)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plain_words import internals_in
 from recording_layout import draw
 
 
@@ -19,7 +20,7 @@ def test_a_damaged_job_list_is_said_in_the_panel_and_the_status_bar(
     (fresh_jobs / "jobs.json").write_text('{"format": 1, "jobs": [{"id": "a", "request": {"ki')
     engine = runtime.engine()
     (problem,) = engine.store_problems()
-    assert "damaged" in problem and "jobs.json.damaged-" in problem
+    assert "old job list was damaged" in problem and str(fresh_jobs) in problem and not internals_in(problem)
     panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
     assert "".join(problem.split()) in "".join(panel.text().split())  # wrapped over several labels
     assert ("WARNING", f"Kiln: {problem}") in watcher.tick(blender.context)
@@ -41,7 +42,8 @@ def test_a_store_sqlite_would_read_as_new_is_kept_and_said(
         p for p in fresh_jobs.glob("jobs.sqlite3.damaged-*") if not p.name.endswith(("-wal", "-shm"))
     ]
     kept = backup if damage == "emptied store" else backup.with_name(backup.name + "-wal")
-    assert kept.read_bytes() == damaged and "damaged" in problem and str(backup) in problem
+    assert kept.read_bytes() == damaged and str(fresh_jobs) in problem and not internals_in(problem)
+    assert any(backup.name in r.getMessage() for r in caplog.records), "the file's name is in the console log"
     panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
     assert "".join(problem.split()) in "".join(panel.text().split())
     assert ("WARNING", f"Kiln: {problem}") in watcher.tick(blender.context)

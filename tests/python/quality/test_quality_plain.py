@@ -25,14 +25,19 @@ def test_weld_joins_bit_identical_positions_and_treats_minus_zero_as_zero() -> N
 
 
 def test_uv_overlap_is_the_share_of_covered_area_covered_twice() -> None:
-    assert uv.overlap_share(square(0.1, 0.1, 0.4)) == 0.0
-    assert uv.overlap_share(np.concatenate([square(0.1, 0.1, 0.4), square(0.1, 0.1, 0.4)])) == 1.0
-    half = uv.overlap_share(np.concatenate([square(0.1, 0.1, 0.4), square(0.3, 0.1, 0.4)]))
+    def share(uvs: np.ndarray) -> float | None:
+        made = uv.overlap(uvs)
+        assert made.note == "", "an ordinary layout is measured in full"
+        return made.share
+
+    assert share(square(0.1, 0.1, 0.4)) == 0.0
+    assert share(np.concatenate([square(0.1, 0.1, 0.4), square(0.1, 0.1, 0.4)])) == 1.0
+    half = share(np.concatenate([square(0.1, 0.1, 0.4), square(0.3, 0.1, 0.4)]))
     assert half == pytest.approx(1 / 3, abs=0.01)
-    tiled = uv.overlap_share(np.concatenate([square(0.1, 0.1, 0.4), square(1.1, 2.1, 0.4)]))
+    tiled = share(np.concatenate([square(0.1, 0.1, 0.4), square(1.1, 2.1, 0.4)]))
     assert tiled == 1.0, "a tile away is the same texels"
     palette = np.full((10, 3, 2), 0.5)
-    assert uv.overlap_share(palette) == 0.0, "zero-area UVs (a palette texture) overlap nothing"
+    assert share(palette) == 0.0, "zero-area UVs (a palette texture) overlap nothing"
 
 
 def test_zero_area_faces_are_counted_and_left_out_of_the_edges() -> None:

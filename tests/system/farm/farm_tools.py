@@ -26,8 +26,19 @@ def venv_bin(venv: Path, name: str) -> Path:
 def make_farm_venv() -> tuple[Path | None, str]:
     """``openjd`` from ``.venv-farm`` (made from this Python and requirements/farm.txt if missing).
 
-    Returns (None, why) only when pip cannot install it (no registry reachable).
+    Returns (None, why) only when pip cannot install it (no registry reachable). `make test` runs the
+    system tests of both Blenders at once, so the making is done under a lock beside the venv.
     """
+    FARM_VENV.parent.mkdir(parents=True, exist_ok=True)
+    with open(FARM_VENV.with_name(".venv-farm.lock"), "w") as lock:
+        if os.name == "posix":
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return _make_farm_venv()
+
+
+def _make_farm_venv() -> tuple[Path | None, str]:
     openjd = venv_bin(FARM_VENV, "openjd")
     pinned = REQUIREMENTS.read_text(encoding="utf-8")
     stamp = FARM_VENV / ".requirements"

@@ -1,20 +1,33 @@
 """Run in a child Python with bpy: Kiln's path for one downloaded GLB (check_glb, then Blender's importer).
 
-Usage: python import_child.py FILE [--unchecked]. Prints one line: ``REFUSED <sentence>`` when
-check_glb refuses the file, ``IMPORTED <objects>`` after a clean import, ``FAILED <error>`` when
+Usage: python import_child.py FILE [--unchecked] [--report]. Prints one line: ``REFUSED <sentence>``
+when check_glb refuses the file, ``IMPORTED <objects>`` after a clean import, ``FAILED <error>`` when
 Blender's importer reports an error. ``--unchecked`` skips check_glb (only to show the harness sees
-what an unchecked file does). A crash shows as a signal in the exit status, seen by the parent.
+what an unchecked file does). ``--report`` then makes Kiln's quality report of the imported meshes
+as the helper does, and prints ``REPORTED <JSON: its triangles and what it did not measure>``. A
+crash shows as a signal in the exit status, seen by the parent.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import runpy
 import sys
 import tempfile
 from pathlib import Path
 
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="kiln-hostile-child-")
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+
+def report(objects: list[object]) -> str:
+    """Kiln's report of the meshes among ``objects``, made by ``helper_blender.game_ready`` loaded as
+    the helper loads it (through its one entry point, ``helper_blender/main.py``)."""
+    game_ready = runpy.run_path(str(ROOT / "helper_blender" / "main.py"))["service"]().game_ready
+    made = game_ready.measure([obj for obj in objects if getattr(obj, "type", "") == "MESH"])
+    return json.dumps({"triangles": made.triangles, "not_measured": made.not_measured}, sort_keys=True)
 
 
 def main() -> None:
@@ -37,6 +50,8 @@ def main() -> None:
         print("FAILED", str(exc).splitlines()[0][:200], flush=True)
         return
     print("IMPORTED", len(bpy.data.objects), flush=True)
+    if "--report" in sys.argv:
+        print("REPORTED", report(list(bpy.data.objects)), flush=True)
 
 
 main()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from checkout import BLENDER_SCRIPTS
+from plain_words import internals_in
 
 SCRIPT = BLENDER_SCRIPTS / "open_job_list.py"
 STORE = "jobs.sqlite3"
@@ -69,8 +70,11 @@ def test_background_blender_says_the_damage_on_its_console(
     backups = [p for p in state.iterdir() if ".damaged-" in p.name and not p.name.endswith("-shm")]
     kept = {p.read_bytes() for p in backups}
     assert damaged in kept, f"the damaged bytes were not kept: {[p.name for p in backups]}"
-    said = [line for line in output.splitlines() if line.startswith("Kiln: ") and "damaged" in line]
+    said = [line for line in output.splitlines() if line.startswith("Kiln: ") and "job list" in line]
     assert said, output[-3000:]
     (sentence,) = said
-    assert any(str(p) in sentence for p in backups), sentence
-    assert sentence.isprintable()
+    assert str(state) in sentence and "Kiln kept a copy of it" in sentence, sentence
+    assert not internals_in(sentence) and sentence.isprintable(), sentence
+    assert any(p.name in output.replace(sentence, "") for p in backups), (
+        "the file's name is in the console log"
+    )
