@@ -22,9 +22,9 @@ def register() -> None:
     if not dependencies.check():
         return
     # Imported here, after the check: they reach modules that need numpy and requests.
-    from . import operators, panels, session
+    from . import agents, operators, panels, session
 
-    _working_rooms = (operators, session, panels)
+    _working_rooms = (operators, session, agents, panels)
     for room in _working_rooms:
         room.register()
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
+from .api.agents.budget import DEFAULT_CREDITS, DEFAULT_JOBS
 from .api.words import Label
 from .api.words import catalogue as words
 
@@ -64,6 +65,11 @@ def _choices(prefix: str, *values: str) -> tuple[tuple[str, Label], ...]:
 
 #: The value of the resolution choice that lets the service decide (no resolution in the request).
 AUTO = "AUTO"
+#: The port agents reach Kiln on unless the artist chooses another.
+AGENT_PORT = 8790
+#: Folders agents may name images in: a few path fields, each with Blender's folder picker (a list
+#: in one text field would need a separator that a folder's name may hold, and no picker).
+AGENT_FOLDERS = ("agent_folder_1", "agent_folder_2", "agent_folder_3")
 
 TABLE: dict[str, Option] = {
     # Where the service is, and how jobs behave.
@@ -124,6 +130,12 @@ TABLE: dict[str, Option] = {
     "wait": Option(words.OPTION_WAIT, True),
     "max_credits": Option(words.OPTION_MAX_CREDITS, -1, -1),
     "fit": Option(words.OPTION_FIT, "CONTAIN", choices=_choices("OPTION_FIT", "CONTAIN", "HEIGHT", "NONE")),
+    # Agents (Kiln's MCP server): preferences only.
+    "allow_agents": Option(words.OPTION_ALLOW_AGENTS, False),
+    "agent_port": Option(words.OPTION_AGENT_PORT, AGENT_PORT, 0, 65535),
+    "agent_credits": Option(words.OPTION_AGENT_CREDITS, DEFAULT_CREDITS, 0, soft_maximum=1000),
+    "agent_jobs": Option(words.OPTION_AGENT_JOBS, DEFAULT_JOBS, 0, soft_maximum=100),
+    **{name: Option(words.OPTION_AGENT_FOLDER, "", subtype="DIR_PATH") for name in AGENT_FOLDERS},
 }
 
 

@@ -5,7 +5,8 @@ same table). The key is not a stored property: ``api.features.secrets.KeyHome`` 
 system's secret store (or a private file), never in a .blend, ``userpref.blend`` included.
 :func:`credentials` is the one place that says where the key and the service address come from
 (the environment over these preferences), asked by the service config, the panels and the setup
-check alike.
+check alike. The Agents section's settings are read by the agents room (``agents.settings``);
+:func:`agent_folders` is the one reading of the folders agents may name images in.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from . import dependencies
+from . import dependencies, language
 from .api import isolation
+from .api.agents import status as agent_status
+from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
 from .api.features import secrets
 from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
@@ -25,7 +28,7 @@ from .api.features.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, ServiceConfig
 from .api.words import catalogue as words
 from .drawing import wrapped_label
-from .options import declare
+from .options import AGENT_FOLDERS, declare
 from .registration import classes_factory
 from .ui_text import human_size, key_hint
 
@@ -114,6 +117,13 @@ class KilnPreferences(bpy.types.AddonPreferences):
     ask_above: declare("ask_above")  # type: ignore[valid-type]
     library_dir: declare("library_dir")  # type: ignore[valid-type]
     log_level: declare("log_level", update=_apply_log_level)  # type: ignore[valid-type]
+    allow_agents: declare("allow_agents")  # type: ignore[valid-type]
+    agent_port: declare("agent_port")  # type: ignore[valid-type]
+    agent_credits: declare("agent_credits")  # type: ignore[valid-type]
+    agent_jobs: declare("agent_jobs")  # type: ignore[valid-type]
+    agent_folder_1: declare("agent_folder_1")  # type: ignore[valid-type]
+    agent_folder_2: declare("agent_folder_2")  # type: ignore[valid-type]
+    agent_folder_3: declare("agent_folder_3")  # type: ignore[valid-type]
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
@@ -156,6 +166,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.column(heading="Library").prop(self, "library_dir")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
+        self._draw_agents(layout, context)
 
     def credentials(self) -> secrets.Credentials:
         """The key and the service address Kiln uses: the environment's over these preferences'."""
@@ -186,6 +197,37 @@ class KilnPreferences(bpy.types.AddonPreferences):
         icon = icons.get(state, "ERROR")
         wrapped_label(answer, context, connection_check.message, icon=icon)
 
+    def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+        """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
+        shown = agent_status.current
+        col = layout.column(heading=language.text(words.AGENTS_HEADING))
+        col.prop(self, "allow_agents")
+        if shown.from_environment:
+            said = language.text(words.AGENTS_FROM_ENVIRONMENT, port=PORT_VARIABLE, token=TOKEN_VARIABLE)
+            wrapped_label(col, context, said, icon="INFO")
+        if shown.running:
+            wrapped_label(col, context, language.text(words.AGENTS_LISTENING, url=shown.url), icon="LINKED")
+        elif shown.problem is not None:
+            problem = col.column()
+            problem.alert = True
+            wrapped_label(problem, context, language.said(shown.problem), icon="ERROR")
+        settings = col.column()
+        settings.active = self.allow_agents or shown.from_environment
+        for name in ("agent_port", "agent_credits", "agent_jobs"):
+            settings.prop(self, name)
+        folders = settings.column(heading=language.text(words.AGENTS_FOLDERS_HEADING), align=True)
+        for name in AGENT_FOLDERS:
+            folders.prop(self, name, text="")
+            chosen = getattr(self, name).strip()
+            if chosen and not agent_folder(chosen).is_dir():
+                said = language.text(words.AGENTS_FOLDER_MISSING, folder=chosen)
+                wrapped_label(folders, context, said, icon="ERROR")
+        row = settings.row(align=True)
+        row.operator_menu_enum(
+            "kiln.copy_agent_config", "client", text=words.OP_COPY_AGENT_CONFIG.name, icon="COPYDOWN"
+        )
+        row.operator("kiln.new_agent_token", icon="FILE_REFRESH")
+
     def _draw_cache(self, col: bpy.types.UILayout) -> None:
         folder = cache_dir()
         col.label(text=f"Cache: {human_size(cache_size.size(folder))} in {folder}", icon="FILE_FOLDER")
@@ -210,6 +252,20 @@ def text_cost(context: bpy.types.Context | None = None) -> int | None:
 def credentials(context: bpy.types.Context | None = None) -> secrets.Credentials:
     """The key and the service address Kiln uses: the environment's over the preferences'."""
     return get(context).credentials()
+
+
+def agent_folder(chosen: str) -> Path:
+    """An allowed folder as the artist chose it, made absolute (a path relative to the .blend, ``//…``,
+    as Blender's folder picker may write it, is read against the open file)."""
+    return Path(bpy.path.abspath(chosen.strip()))
+
+
+def agent_folders(context: bpy.types.Context | None = None) -> tuple[Path, ...]:
+    """The folders agents may name images in (none by default); a relative one that cannot be made
+    absolute (no file is open) is left out."""
+    prefs = get(context)
+    chosen = (getattr(prefs, name).strip() for name in AGENT_FOLDERS)
+    return tuple(folder for folder in map(agent_folder, filter(None, chosen)) if folder.is_absolute())
 
 
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:

@@ -9,12 +9,14 @@ What they set in motion lives in ``session/``. Each module holds operators:
 * ``export_job`` — export a finished job for a game engine.
 * ``prefs_actions`` — the preferences' buttons: test the connection, clear the cache.
 * ``announce`` — the status bar's door for sentences said outside an operator.
+* ``agents`` — the agents' buttons (copy a client configuration, a new token, disconnect) and the
+  serving operator for background mode.
 """
 
 from __future__ import annotations
 
 from ..registration import classes_factory
-from . import announce, batch, blockout, export_job, generate, job_actions, prefs_actions
+from . import agents, announce, batch, blockout, export_job, generate, job_actions, prefs_actions
 
 classes = (
     *announce.classes,
@@ -24,5 +26,6 @@ classes = (
     *job_actions.classes,
     *prefs_actions.classes,
     *export_job.classes,
+    *agents.classes,
 )
 register, unregister = classes_factory(classes)

@@ -5,14 +5,15 @@
   "Already generated" offer.
 * ``jobs`` — the job list and the details of the chosen job; ``thumbnails`` — their previews;
   ``quality`` — a result's quality line in the details.
+* ``agents`` — the Agents panel (who is connected, what each spent) and an agent's job's mark.
 """
 
 from __future__ import annotations
 
 from ..registration import classes_factory
-from . import generate, jobs, props, thumbnails
+from . import agents, generate, jobs, props, thumbnails
 
-classes = (*props.classes, *generate.classes, *jobs.classes)
+classes = (*props.classes, *generate.classes, *jobs.classes, *agents.classes)
 _register_classes, _unregister_classes = classes_factory(classes)
 
 

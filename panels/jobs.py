@@ -20,7 +20,7 @@ from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrappe
 from ..main_thread import cancel, later
 from ..session import results_here, runtime, spending
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
-from . import quality, thumbnails
+from . import agents, quality, thumbnails
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -145,7 +145,8 @@ class KILN_UL_jobs(bpy.types.UIList):
         # One line a row: the name, shortened in the middle to what fits (the details show all of
         # it), with the state's icon; an active job's progress bar beside it while there is room.
         elsewhere = engine is not None and bool(engine.where(job))
-        fixed = 1.0 if elsewhere else 0.0  # the icon saying another Blender works on the job
+        agent = agents.mark(job)  # an agent asked for it
+        fixed = float(elsewhere) + float(agent is not None)  # icons after the name
         with_bar = job.state.is_active
         if with_bar:
             name_room = text_room(
@@ -169,6 +170,8 @@ class KILN_UL_jobs(bpy.types.UIList):
             name_row.label(text=name, icon_value=thumb)
         if elsewhere:
             name_row.label(text="", icon=ELSEWHERE_ICON)  # another Blender works on it
+        if agent is not None:
+            name_row.label(text="", icon=agent)
         if with_bar:
             share = 1.0 - NAME_SHARE
             words = fit(
@@ -303,6 +306,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     elif job.refused_task_id:
         wrapped_label(col, context, f"Task “{job.refused_task_id}” (Kiln cannot follow it)", boxes=1)
     quality.draw_quality(col, context, job)
+    agents.draw_asked_by(col, context, job)
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else ""
     if where:

@@ -30,6 +30,17 @@ def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions
     )
 
 
+def preferred_game(context: bpy.types.Context | None = None) -> GameOptions:
+    """The fix-ups set in the preferences, for a job no operator's arguments chose (an agent's)."""
+    prefs = preferences.get(context)
+    return GameOptions(
+        fix_merge=prefs.fix_merge,
+        fix_normals=prefs.fix_normals,
+        fix_loose=prefs.fix_loose,
+        triangles=prefs.triangles,
+    )
+
+
 class ImportOptionProperties:
     """The import options as operator arguments (a mixin); one not given takes its preference."""
 

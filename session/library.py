@@ -116,7 +116,13 @@ def _record_added(folders: set[str]) -> None:
 
 def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Entry | None:
     """The library's copy of an identical request, or None."""
-    return index(context).lookup(image_key(request))
+    return lookup_key(image_key(request), context)
+
+
+def lookup_key(key: str | None, context: bpy.types.Context | None = None) -> Entry | None:
+    """The library's copy of the request with this key (``library_index.request_key``; an image's
+    key made from its bytes, where no file of it exists yet), or None."""
+    return index(context).lookup(key)
 
 
 def append(context: bpy.types.Context, entry: Entry, how: Placement, request: JobRequest) -> list[str]:

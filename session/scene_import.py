@@ -159,3 +159,10 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     else:
         obj["kiln_image"] = job.request.blender_image or job.request.image_path or job.request.image_url
     obj["kiln_resolution"] = job.resolution or job.request.resolution or 0
+    stamp_agent(obj, job.request.agent)
+
+
+def stamp_agent(obj: bpy.types.Object, agent: str) -> None:
+    """An agent's result says which agent asked for it (a fresh import, or the library's copy)."""
+    if agent:
+        obj["kiln_agent"] = agent

@@ -2,9 +2,10 @@
 
 Each beat runs on the main thread and stays bounded: drain the engine's events (never
 waiting), import at most one finished job, conclude a batch whose jobs have all settled, tag the
-Sidebar for redraw, hand sentences to the status bar. It beats every 0.25 s while a job is
-active or waits to be imported, and once a second otherwise, so jobs another Kiln hands to this
-one are still seen.
+Sidebar for redraw, hand sentences to the status bar, then the duties rooms above this one gave it
+(the agents' calls waiting for the main thread). It beats every 0.25 s while a job is active or
+waits to be imported, and once a second otherwise, so jobs another Kiln hands to this one are
+still seen; sooner when a duty asks (an agent connected waits on its answers).
 
 Why a timer and not a modal operator: Blender postpones autosave while any modal operator
 runs, and jobs can run for half an hour. The timer is persistent, so it survives file loads;
@@ -16,6 +17,7 @@ Timers never fire in background mode; there the operators wait and import themse
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import bpy
@@ -40,6 +42,37 @@ BUSY_SECONDS = 0.25
 #: Seconds between beats otherwise: cheap, and no job goes unnoticed for long.
 IDLE_SECONDS = 1.0
 UNEXPECTED_ERROR = "Kiln hit an unexpected error while updating jobs; see the system console"
+
+#: Work rooms above this one do on each beat, on the main thread (the agents' calls): each returns
+#: how many seconds it wants at most until the next beat, or None when it does not mind.
+Duty = Callable[[], float | None]
+_duties: list[Duty] = []
+
+
+def add_duty(duty: Duty) -> None:
+    if duty not in _duties:
+        _duties.append(duty)
+
+
+def remove_duty(duty: Duty) -> None:
+    if duty in _duties:
+        _duties.remove(duty)
+
+
+def _do_duties() -> list[float]:
+    """Each duty once; how soon they want the next beat. A duty that raises is logged and skipped."""
+    soon = []
+    for duty in list(_duties):
+        try:
+            seconds = duty()
+        except Exception:
+            log.exception(
+                "Kiln's job watcher hit an unexpected error in %s", getattr(duty, "__qualname__", duty)
+            )
+            continue
+        if seconds is not None:
+            soon.append(seconds)
+    return soon
 
 
 def _importable_here(job: Job) -> bool:
@@ -109,7 +142,8 @@ def is_idle() -> bool:
 
 
 def beat() -> float:
-    """The timer function: one tick, its sentences to the status bar, and the wait until the next.
+    """The timer function: one tick, the duties, the sentences to the status bar, and the wait until
+    the next.
 
     Never raises: Blender unregisters a timer whose function raises, which would stop every
     job's import for the rest of the session.
@@ -120,11 +154,12 @@ def beat() -> float:
     except Exception:
         log.exception("Kiln's job watcher hit an unexpected error")
         messages, idle = [("ERROR", UNEXPECTED_ERROR)], False
+    soon = _do_duties()
     try:
         messenger.show(messages)
     except Exception:
         log.exception("Kiln could not put a sentence in the status bar")
-    return IDLE_SECONDS if idle else BUSY_SECONDS
+    return min([IDLE_SECONDS if idle else BUSY_SECONDS, *soon])
 
 
 def ensure_running() -> None:

@@ -31,6 +31,7 @@ SHIPPED_TOP_LEVEL = {
     "api",
     "helper_blender",
     "session",
+    "agents",
     "operators",
     "panels",
 }

@@ -24,6 +24,7 @@ ADDON_PARTS = (
     "api",
     "helper_blender",
     "session",
+    "agents",
     "operators",
     "panels",
 )

@@ -23,8 +23,9 @@ handshake and the methods), ``sessions`` and ``budget`` (who is connected, what 
 ``tools`` (the catalogue) with ``generate`` and ``job_tools`` (what each tool does), ``arguments``
 and ``images`` (checking what an agent sends), ``results`` (what a tool answers), ``host`` (what the
 Blender side provides), ``bridge`` (the hand-off to Blender's main thread), ``calls`` (one call's
-surroundings), ``server`` (start, show, stop), ``environment`` (``KILN_AGENT_PORT`` and
-``KILN_AGENT_TOKEN``), ``client_config`` (what clients are given),
+surroundings), ``server`` (start, show, stop), ``status`` (what the artist is shown of the server
+in their Blender), ``environment`` (``KILN_AGENT_PORT`` and ``KILN_AGENT_TOKEN``), ``client_config``
+(what clients are given),
 ``logs`` (the room's logger, with secrets masked) and ``words`` (the sentences).
 
 This is the top room of ``api/``: it may use every room below it; nothing in ``api/`` uses it.

@@ -75,6 +75,10 @@ class Budget:
         self._jobs = 0
         self._unpriced = 0
 
+    def set_limits(self, limits: BudgetLimits) -> None:
+        with self._lock:
+            self.limits = limits
+
     def spending(self) -> Spending:
         with self._lock:
             return Spending(self._credits, self._jobs, self._unpriced, self.limits)

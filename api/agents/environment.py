@@ -33,6 +33,12 @@ def agent_settings_from(environ: Mapping[str, str]) -> tuple[int, str] | None:
         raise InputError(words.ENV_HALF.format(port=PORT_VARIABLE, token=TOKEN_VARIABLE))
     if not port_text.isascii() or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise InputError(words.ENV_BAD_PORT.format(name=PORT_VARIABLE))
-    if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS or not _TOKEN.fullmatch(token):
+    if not usable_token(token):
         raise InputError(words.ENV_WEAK_TOKEN.format(name=TOKEN_VARIABLE, least=MIN_TOKEN_CHARS))
     return int(port_text), token
+
+
+def usable_token(token: str) -> bool:
+    """Long enough that nobody guesses it, and carried by a header as is (the environment's, an
+    operator's argument, or one read back from the secret store)."""
+    return MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS and _TOKEN.fullmatch(token) is not None

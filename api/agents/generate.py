@@ -8,6 +8,7 @@ that would go over is refused), then the host starts the job and the answer carr
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..checks.inputs import MAX_PROMPT_CHARS, MAX_URL_CHARS, check_prompt
@@ -101,13 +102,15 @@ def image_ask(call: Call, args: dict[str, Any], resolution: int | None) -> Agent
         raise ArgumentError(words.ONE_IMAGE)
     image: bytes | None = None
     url = ""
+    name = _name(args)
     if "image_base64" in args:
         image = images.from_base64(args["image_base64"])
     elif "image_path" in args:
         image = images.from_file(args["image_path"], call.allowed_folders)
+        name = name or Path(args["image_path"]).stem[:MAX_NAME_CHARS]  # Kiln keeps a copy under its own name
     else:
         url = args["image_url"]
-    request = JobRequest(kind="image", image_url=url, resolution=resolution, name=_name(args))
+    request = JobRequest(kind="image", image_url=url, resolution=resolution, name=name)
     return AgentRequest(request, image, call.session.agent)
 
 

@@ -3,7 +3,8 @@
 ``AgentServer(host, AgentSettings(token=…, port=…))``, then :meth:`~AgentServer.start` (binds
 127.0.0.1 only and serves on a thread of its own; a port that is taken is a sentence),
 :meth:`~AgentServer.sessions` for the Sidebar (who is connected, what each has spent),
-:meth:`~AgentServer.disconnect` for its Disconnect button, and :meth:`~AgentServer.stop`, which
+:meth:`~AgentServer.disconnect` for its Disconnect button, :meth:`~AgentServer.change` when the
+artist changes the budget or the allowed folders while it runs, and :meth:`~AgentServer.stop`, which
 returns at once (the socket closes on a thread of its own) unless told to wait.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import errno
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import KilnError
@@ -29,7 +30,13 @@ POLL_INTERVAL = 0.1
 
 
 class AgentServerError(KilnError):
-    """The server could not start (the port is taken, …)."""
+    """The server could not start: ``port_taken``, or the system's ``reason`` (for the artist's words)."""
+
+    def __init__(self, message: str, port: int, *, port_taken: bool = False, reason: str = "") -> None:
+        super().__init__(message)
+        self.port = port
+        self.port_taken = port_taken
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,7 @@ class AgentServer:
         self.settings = settings
         self._stop = threading.Event()
         self._sessions = Sessions(settings.budget)
+        self._protocol: Protocol | None = None
         self._httpd: AgentHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._secrets: tuple[str, ...] = ()
@@ -80,7 +88,7 @@ class AgentServer:
     def start(self) -> None:
         if self._httpd is not None:
             raise RuntimeError("the agent server was started already")
-        protocol = Protocol(
+        protocol = self._protocol = Protocol(
             self.host,
             self._sessions,
             self.settings.allowed_folders,
@@ -95,11 +103,12 @@ class AgentServer:
             )
         except OSError as exc:
             SECRETS.discard(self._secrets)
+            port = self.settings.port
             if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
-                raise AgentServerError(words.PORT_IN_USE.format(port=self.settings.port)) from None
+                raise AgentServerError(words.PORT_IN_USE.format(port=port), port, port_taken=True) from None
             reason = exc.strerror or str(exc)
             raise AgentServerError(
-                words.CANNOT_LISTEN.format(port=self.settings.port, reason=reason)
+                words.CANNOT_LISTEN.format(port=port, reason=reason), port, reason=reason
             ) from None
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, args=(POLL_INTERVAL,), name="kiln-agents", daemon=True
@@ -109,6 +118,15 @@ class AgentServer:
 
     def sessions(self) -> list[SessionView]:
         return self._sessions.views()
+
+    def change(self, budget: BudgetLimits, allowed_folders: tuple[Path, ...]) -> None:
+        """New limits and folders while serving: live sessions keep what they spent under the new
+        limits (an artist who raises the budget lets an agent go on), and the next call reads the
+        folders anew."""
+        self.settings = replace(self.settings, budget=budget, allowed_folders=allowed_folders)
+        self._sessions.set_limits(budget)
+        if self._protocol is not None:
+            self._protocol.allowed_folders = allowed_folders
 
     def disconnect(self) -> int:
         """End every agent session (each agent is told to start again); how many there were."""

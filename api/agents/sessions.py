@@ -72,6 +72,13 @@ class Sessions:
                 session.last_seen = time.monotonic()
             return session
 
+    def set_limits(self, limits: BudgetLimits) -> None:
+        """New limits for every session, live ones included (what each has spent stays)."""
+        with self._lock:
+            self.limits = limits
+            for session in self._sessions.values():
+                session.budget.set_limits(limits)
+
     def end(self, session_id: str) -> bool:
         with self._lock:
             return self._sessions.pop(session_id, None) is not None

@@ -97,6 +97,21 @@ NO_SUCH_JOB = "There is no job {job_id} among the jobs agents asked for; list_jo
 NO_PREVIEW_YET = "Job {job_id} has no preview picture yet; get_job says when it is ready."
 PREVIEW_SHOWN = "The preview picture of job {job_id}."
 PREVIEW_UNUSABLE = "The preview picture of job {job_id} cannot be shown: {reason}."
+NOT_READY_TO_IMPORT = "Job {job_id} has no mesh to import yet; get_job says when it is ready."
+MESH_GONE = (
+    "The mesh of job {job_id} is no longer in Kiln's cache (the artist may have cleared it), so it cannot "
+    "be imported again."
+)
+UPLOAD_FAILED = "Kiln could not keep the image to send it: {reason}."
+LIBRARY_COPY_GONE = (
+    "The library's copy is no longer there (the artist may have removed it); call again with "
+    "reuse='never' to generate a new one."
+)
+LIBRARY_COPY_UNREADABLE = "The library's copy of “{label}” could not be opened: {reason}."
+SECRET_IN_REQUEST = (
+    "The request contains Kiln's access token or the artist's API key; Kiln never sends either "
+    "anywhere. Leave it out and call again."
+)
 
 # --- the main thread ---------------------------------------------------------------------------
 BLENDER_BUSY = (

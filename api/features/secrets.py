@@ -1,12 +1,14 @@
 """The API key's home: the system's secret store where there is one, else a private file; never a .blend.
 
-Blender saves add-on preferences into ``userpref.blend``, so the key is not a stored property.
-Where it goes instead, by system:
+The agents' access token (``AGENT_TOKEN``) lives the same way, in an entry of its own: each
+:class:`Secret` names its entry in the store, its file in Kiln's user folder and itself in sentences.
+Blender saves add-on preferences into ``userpref.blend``, so neither is a stored property.
+Where they go instead, by system:
 
 * **Windows**: a file in Kiln's user folder encrypted with DPAPI for the signed-in Windows account
   (``CryptProtectData``, the protection Credential Manager itself uses): another account, or anyone
   who copies the file off a shared or network folder, cannot read it. File modes mean nothing there.
-* **macOS**: the login Keychain (service "Kiln", account "api_key").
+* **macOS**: the login Keychain (service "Kiln", account "api_key" or "agent_token").
 * **Linux desktops**: the Secret Service (GNOME Keyring, KWallet) through ``secret-tool``, the key
   passed on its standard input, never on a command line.
 * **Elsewhere** (headless farms, containers, a desktop whose keyring is locked or missing): a file
@@ -28,7 +30,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -39,14 +41,31 @@ from ..words import english
 
 log = logging.getLogger(__name__)
 
-KEY_FILE_NAME = "api_key"
 SERVICE = "Kiln"
-ACCOUNT = "api_key"
 TOOL_TIMEOUT = 5.0
 #: The environment's names for the key and the service address: set, they win over the preferences
 #: (render farms and CI set them). Named here only.
 ENV_KEY = "KILN_API_KEY"
 ENV_BASE_URL = "KILN_BASE_URL"
+
+
+@dataclass(frozen=True)
+class Secret:
+    """One secret Kiln keeps: its account in the system's store (also its file's name), and what
+    sentences call it."""
+
+    account: str
+    what: str = field(compare=False)
+
+    @property
+    def file_name(self) -> str:
+        return self.account
+
+
+API_KEY = Secret("api_key", "API key")
+#: The bearer token agents send to Kiln's agent server (``api.agents``); made by Kiln.
+AGENT_TOKEN = Secret("agent_token", "agents' access token")
+KEY_FILE_NAME = API_KEY.file_name
 
 
 @dataclass(frozen=True)
@@ -94,8 +113,9 @@ class PrivateFile:
 
     label = "a private file in Kiln's user folder"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, secret: Secret = API_KEY) -> None:
         self.path = path
+        self.secret = secret
 
     def read(self) -> str:
         try:
@@ -116,19 +136,20 @@ class PrivateFile:
                 fh.flush()
                 os.fsync(fh.fileno())
         except OSError as exc:
-            raise KeyStoreError(_not_saved(self.path, exc)) from None
+            raise KeyStoreError(_not_saved(self.secret, self.path, exc)) from None
         try:
             fs.replace(tmp, self.path)
         except KilnError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            raise KeyStoreError(f"The API key was not saved. {exc.user_message}") from None
+            raise KeyStoreError(f"The {self.secret.what} was not saved. {exc.user_message}") from None
 
     def delete(self) -> None:
         try:
             fs.unlink(self.path)
         except KilnError as exc:
-            raise KeyStoreError(f"The old API key could not be removed. {exc.user_message}") from None
+            said = f"The old {self.secret.what} could not be removed. {exc.user_message}"
+            raise KeyStoreError(said) from None
 
 
 class WindowsProtectedFile(PrivateFile):
@@ -144,14 +165,17 @@ class WindowsProtectedFile(PrivateFile):
         try:
             return _dpapi(blob, protect=False).decode("utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:
-            log.warning("The saved API key cannot be decrypted for this Windows account (%s)", exc)
+            what = self.secret.what
+            log.warning("The saved %s cannot be decrypted for this Windows account (%s)", what, exc)
             return ""
 
     def write(self, key: str) -> None:
         try:
             blob = _dpapi(key.encode("utf-8"), protect=True)
         except OSError as exc:
-            raise KeyStoreError(f"Windows could not encrypt the API key ({exc}); it was not saved.") from None
+            raise KeyStoreError(
+                f"Windows could not encrypt the {self.secret.what} ({exc}); it was not saved."
+            ) from None
         self.write_bytes(blob)
 
 
@@ -160,20 +184,24 @@ class MacKeychain:
 
     label = "the macOS Keychain"
 
+    def __init__(self, secret: Secret = API_KEY) -> None:
+        self.secret = secret
+
     def read(self) -> str:
-        return _keychain().find() or ""
+        return _keychain(self.secret).find() or ""
 
     def write(self, key: str) -> None:
         try:
-            _keychain().store(key)
+            _keychain(self.secret).store(key)
         except OSError as exc:
-            raise KeyStoreError(f"The macOS Keychain did not take the API key ({exc}).") from None
+            raise KeyStoreError(f"The macOS Keychain did not take the {self.secret.what} ({exc}).") from None
 
     def delete(self) -> None:
         try:
-            _keychain().delete()
+            _keychain(self.secret).delete()
         except OSError as exc:
-            raise KeyStoreError(f"The macOS Keychain did not remove the API key ({exc}).") from None
+            said = f"The macOS Keychain did not remove the {self.secret.what} ({exc})."
+            raise KeyStoreError(said) from None
 
 
 class SecretService:
@@ -181,15 +209,16 @@ class SecretService:
 
     label = "your desktop's keyring (Secret Service)"
 
-    def __init__(self, tool: str) -> None:
+    def __init__(self, tool: str, secret: Secret = API_KEY) -> None:
         self.tool = tool
+        self.secret = secret
 
     def read(self) -> str:
         result = self._run("lookup", check=False)
         return result.stdout.strip() if result.returncode == 0 else ""
 
     def write(self, key: str) -> None:
-        self._run("store", f"--label={SERVICE} API key", key=key)
+        self._run("store", f"--label={SERVICE} {self.secret.what}", key=key)
 
     def delete(self) -> None:
         self._run("clear", check=False)
@@ -205,7 +234,7 @@ class SecretService:
     def _run(
         self, verb: str, *extra: str, key: str = "", check: bool = True
     ) -> subprocess.CompletedProcess[str]:
-        command = [self.tool, verb, *extra, "service", SERVICE, "account", ACCOUNT]
+        command = [self.tool, verb, *extra, "service", SERVICE, "account", self.secret.account]
         try:
             result = subprocess.run(
                 command, input=key, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False
@@ -214,32 +243,32 @@ class SecretService:
             raise KeyStoreError(f"The desktop keyring did not answer ({exc}).") from None
         if check and result.returncode != 0:
             said = result.stderr.strip().splitlines()[-1:] or ["no reason given"]
-            raise KeyStoreError(f"The desktop keyring did not take the API key ({said[0]}).")
+            raise KeyStoreError(f"The desktop keyring did not take the {self.secret.what} ({said[0]}).")
         return result
 
 
-def system_store(directory: Path) -> KeyStore | None:
+def system_store(directory: Path, secret: Secret = API_KEY) -> KeyStore | None:
     """This system's secret store, or None where there is none (then the private file is used)."""
     if sys.platform == "win32":
-        return WindowsProtectedFile(directory / f"{KEY_FILE_NAME}.dpapi")
+        return WindowsProtectedFile(directory / f"{secret.file_name}.dpapi", secret)
     if sys.platform == "darwin":
-        return MacKeychain()
+        return MacKeychain(secret)
     tool = shutil.which("secret-tool")
     if tool and os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        store = SecretService(tool)
+        store = SecretService(tool, secret)
         if store.available():
             return store
     return None
 
 
-def key_store(directory: Path) -> KeyStore:
-    return system_store(directory) or PrivateFile(directory / KEY_FILE_NAME)
+def key_store(directory: Path, secret: Secret = API_KEY) -> KeyStore:
+    return system_store(directory, secret) or PrivateFile(directory / secret.file_name, secret)
 
 
-def read_key(directory: Path) -> str:
-    """The saved key, or "" when none was saved; a key left in the plain file moves to the system store."""
-    plain = PrivateFile(directory / KEY_FILE_NAME)
-    store = system_store(directory)
+def read_key(directory: Path, secret: Secret = API_KEY) -> str:
+    """The saved secret, or "" when none was saved; one left in the plain file moves to the system store."""
+    plain = PrivateFile(directory / secret.file_name, secret)
+    store = system_store(directory, secret)
     if store is None:
         return plain.read()
     key = store.read()
@@ -248,36 +277,38 @@ def read_key(directory: Path) -> str:
         try:
             store.write(legacy)
             plain.delete()
-            log.info("Moved the API key from its plain file into %s", store.label)
+            log.info("Moved the %s from its plain file into %s", secret.what, store.label)
         except KeyStoreError as exc:
             log.warning("%s", exc.user_message)
         return legacy
     return key
 
 
-def write_key(directory: Path, key: str) -> str:
-    """Save (or, for an empty key, forget) the key; returns where it went. Raises KeyStoreError."""
-    store = key_store(directory)
+def write_key(directory: Path, key: str, secret: Secret = API_KEY) -> str:
+    """Save (or, for an empty one, forget) the secret; returns where it went. Raises KeyStoreError."""
+    store = key_store(directory, secret)
     key = key.strip()
     if key:
         store.write(key)
     else:
         store.delete()
-    if not isinstance(store, PrivateFile) or store.path.name != KEY_FILE_NAME:
-        PrivateFile(directory / KEY_FILE_NAME).delete()  # no stale plain copy beside the store
+    if not isinstance(store, PrivateFile) or store.path.name != secret.file_name:
+        PrivateFile(directory / secret.file_name, secret).delete()  # no stale plain copy beside the store
     return store.label
 
 
 class KeyHome:
-    """The key as the add-on keeps it: read once from its store, saved on a thread of its own.
+    """A secret as the add-on keeps it (the key, or the agents' token): read once from its store,
+    saved on a thread of its own.
 
     A system keyring, or a file an antivirus holds for a moment, must not stall Blender's UI, so a
     save runs on one thread (saves land in the order they were made) and ``status`` says the last
     one's outcome in words. ``directory`` is asked on each use (Kiln's user folder may move).
     """
 
-    def __init__(self, directory: Callable[[], Path]) -> None:
+    def __init__(self, directory: Callable[[], Path], secret: Secret = API_KEY) -> None:
         self._directory = directory
+        self.secret = secret
         self._key: str | None = None
         self._saves: ThreadPoolExecutor | None = None
         #: The last save's outcome in words ("" before any save).
@@ -286,7 +317,7 @@ class KeyHome:
 
     def read(self) -> str:
         if self._key is None:
-            self._key = read_key(self._directory())
+            self._key = read_key(self._directory(), self.secret)
         return self._key
 
     def write(self, key: str) -> None:
@@ -297,7 +328,7 @@ class KeyHome:
 
     def _save(self, directory: Path, key: str) -> None:
         try:
-            where = write_key(directory, key)
+            where = write_key(directory, key, self.secret)
         except KeyStoreError as exc:
             self.saved, self.status = False, english(words.KEY_NOT_SAVED, reason=exc.user_message)
             log.warning("%s", exc.user_message)
@@ -315,8 +346,8 @@ class KeyHome:
         self._key = None
 
 
-def _not_saved(path: Path, exc: OSError) -> str:
-    return f"The API key was not saved: {path.parent} is not writable ({exc.strerror or exc})."
+def _not_saved(secret: Secret, path: Path, exc: OSError) -> str:
+    return f"The {secret.what} was not saved: {path.parent} is not writable ({exc.strerror or exc})."
 
 
 # --------------------------------------------------------------------------------- system calls
@@ -349,7 +380,7 @@ def _dpapi(data: bytes, *, protect: bool) -> bytes:
 class _Keychain:
     """The legacy generic-password calls of Security.framework: small, and in every macOS since 10.0."""
 
-    def __init__(self) -> None:
+    def __init__(self, account: str) -> None:
         import ctypes
         import ctypes.util
 
@@ -362,7 +393,7 @@ class _Keychain:
             ctypes.util.find_library("CoreFoundation")
             or "/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation"
         )
-        self.service, self.account = SERVICE.encode(), ACCOUNT.encode()
+        self.service, self.account = SERVICE.encode(), account.encode()
 
     def _find(self) -> tuple[bytes | None, object]:
         ct = self.ct
@@ -418,5 +449,5 @@ class _Keychain:
                 raise OSError(f"Security framework status {status}")
 
 
-def _keychain() -> _Keychain:
-    return _Keychain()
+def _keychain(secret: Secret) -> _Keychain:
+    return _Keychain(secret.account)

@@ -259,7 +259,9 @@ class JobEngine:
             self.book.remove(job_id)
             self.book.discard(job.blend_path)
             upload = Path(job.request.image_path)
-            if job.request.blender_image and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
+            # A copy Kiln saved (of a Blender image, or of an agent's image), never the artist's own file.
+            kilns_copy = job.request.blender_image or job.request.agent
+            if kilns_copy and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
                 self._writer.later(lambda: fs.discard(upload))
 
     def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:

@@ -97,6 +97,9 @@ class JobRequest:
     #: Fix-ups and game outputs the helper applies (``api.features.quality.options.GameOptions`` as
     #: JSON); "": none.
     game: str = ""
+    #: Who asked for it when an agent did (its client's name, through Kiln's agent server): the
+    #: job list marks it and its objects say so (``kiln_agent``). "": the artist or a script.
+    agent: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))

@@ -77,7 +77,7 @@ ProgressCallback = Callable[[int, int | None], object]
 T = TypeVar("T")
 
 
-def _kiln_version() -> str:
+def kiln_version() -> str:
     """The add-on version from the manifest next to this package (shipped in the zip)."""
     try:
         with (Path(__file__).resolve().parent.parent / "blender_manifest.toml").open("rb") as f:
@@ -86,7 +86,7 @@ def _kiln_version() -> str:
         return "unknown"
 
 
-DEFAULT_USER_AGENT = f"Kiln/{_kiln_version()} python-requests/{requests.__version__}"
+DEFAULT_USER_AGENT = f"Kiln/{kiln_version()} python-requests/{requests.__version__}"
 
 
 class Client:

@@ -12,7 +12,7 @@ which Copy Details puts on the clipboard, and to the console. Translations
 
 from __future__ import annotations
 
-from .kinds import Label
+from .kinds import Label, Plural
 
 # ------------------------------------------------------------------ settings and operator arguments
 # Made into the preferences' properties and the operators' arguments by ``options.py``.
@@ -157,3 +157,108 @@ KEY_NOT_SAVED = "{reason} It is used until Blender quits."
 
 # ================================================================= what the Blender side says
 # Sidebar panels, preferences, operators' labels, tooltips and reports, the status bar.
+
+
+# ---- agents (issue 32)
+# Kiln's MCP server for agents, as the artist meets it: the preferences' Agents section, its buttons,
+# the Sidebar's Agents panel, the mark on an agent's job. What the tools say to agents themselves is
+# English for the model to read (``api/agents/words.py``).
+
+OPTION_ALLOW_AGENTS = Label(
+    "Allow Agents",
+    "Let AI agents on this computer (Claude, Cursor, VS Code and other MCP clients) generate meshes into "
+    "this Blender through Kiln. They need the access token (Copy Client Config), spend within the budget "
+    "below, and cannot run code or read files outside the allowed folders",
+)
+OPTION_AGENT_PORT = Label(
+    "Port", "The port agents reach Kiln on, on this computer only (127.0.0.1). 0: any free port"
+)
+OPTION_AGENT_CREDITS = Label(
+    "Credit Budget",
+    "Credits one agent session may spend. A call that would go over is refused before anything is sent",
+)
+OPTION_AGENT_JOBS = Label("Job Budget", "Jobs one agent session may start, those of unknown price included")
+OPTION_AGENT_FOLDER = Label(
+    "Allowed Folder",
+    "A folder whose PNG, JPEG and WebP images agents may name by their path (empty: none). Agents can "
+    "always send an image itself or its https address",
+)
+AGENTS_HEADING = "Agents"
+AGENTS_FOLDERS_HEADING = "Allowed Folders"
+AGENTS_LISTENING = "Agents can reach Kiln at {url}"
+AGENTS_FROM_ENVIRONMENT = (
+    "{port} and {token} are set: they choose the port and the token, and agents can reach Kiln even "
+    "with Allow Agents off"
+)
+AGENTS_ENVIRONMENT_UNUSABLE = (
+    "{port} and {token} are set but cannot be used: set both, the port as a number from 0 to 65535 and "
+    "the token as at least {least} letters, digits and - . _ ~ + / ="
+)
+AGENTS_PORT_TAKEN = (
+    "Port {port} is taken by another program, so agents cannot reach Kiln. Choose another port, or 0 "
+    "to let Kiln pick a free one"
+)
+AGENTS_CANNOT_LISTEN = "Agents cannot reach Kiln: port {port} could not be opened ({reason})"
+AGENTS_FOLDER_MISSING = "{folder} is not a folder: agents cannot name images in it"
+AGENTS_NOT_RUNNING = "Agents cannot reach Kiln yet: turn on Allow Agents in Kiln's preferences"
+
+OP_COPY_AGENT_CONFIG = Label(
+    "Copy Client Config",
+    "Copy what an MCP client needs to reach Kiln (its address and the access token) to the clipboard. "
+    "Paste it only into your agent's settings: it holds the token",
+)
+AGENT_CLIENT_HTTP = Label(
+    "Claude Code, Cursor", "The mcpServers entry of an mcp.json file, over HTTP (most clients take it)"
+)
+AGENT_CLIENT_VSCODE = Label("VS Code", "The servers entry of VS Code's mcp.json file, over HTTP")
+AGENT_CLIENT_BRIDGE = Label(
+    "Claude Desktop, Other Local Clients",
+    "For clients that start only local servers: the mcp-remote bridge, run by npx (needs Node.js)",
+)
+AGENT_CLIENT_COMMAND = Label("Claude Code Command", "The claude mcp add command that adds Kiln")
+AGENT_CONFIG_COPIED = (
+    "Copied the configuration for {client}. It holds the access token: paste it only into your "
+    "agent's settings"
+)
+OP_NEW_AGENT_TOKEN = Label(
+    "Make New Token",
+    "Make a new access token. Agents using the old one are disconnected and need the new client "
+    "configuration",
+)
+AGENT_TOKEN_MADE = "Made a new access token: give your agents the new client configuration"
+AGENT_TOKEN_FROM_ENVIRONMENT = "{token} is set and chooses the token: change it there"
+OP_DISCONNECT_AGENTS = Label(
+    "Disconnect",
+    "End every agent's session now. An agent that connects again starts with a fresh budget",
+)
+AGENTS_DISCONNECTED = Plural("Disconnected {n} agent", "Disconnected {n} agents")
+OP_SERVE_AGENTS = Label(
+    "Serve Agents",
+    "Background mode (blender -b): serve agents until stopped (Ctrl+C, a termination signal, the time "
+    "limit or the stop file)",
+)
+SERVE_PORT = Label(
+    "Port", "The port to listen on. -1: KILN_AGENT_PORT, or the preferences' port; 0: any free port"
+)
+SERVE_TOKEN = Label(
+    "Token", "The access token agents must send. Empty: KILN_AGENT_TOKEN, or Kiln's own token"
+)
+SERVE_SECONDS = Label("Seconds", "Stop after this many seconds (0: until stopped)")
+SERVE_STOP_FILE = Label("Stop File", "Stop as soon as this file exists (empty: none)")
+SERVE_IN_A_WINDOW = (
+    "In a window, turn on Allow Agents in Kiln's preferences instead: this operator serves agents in "
+    "background mode (blender -b)"
+)
+SERVE_WEAK_TOKEN = (
+    "The token must be at least {least} letters, digits and - . _ ~ + / =, so that nobody can guess it"
+)
+SERVING = "Serving agents at {url} until stopped"
+SERVED = "Stopped serving agents"
+
+PANEL_AGENTS = "Agents"
+AGENTS_WAITING = "Waiting for agents on port {port}"
+AGENTS_CONNECTED = Plural("{n} agent connected", "{n} agents connected")
+AGENT_SPENT_CREDITS = Plural("Spent {spent} of {n} credit", "Spent {spent} of {n} credits")
+AGENT_STARTED_JOBS = Plural("Started {started} of {n} job", "Started {started} of {n} jobs")
+AGENT_UNPRICED_JOBS = Plural("{n} job of unknown price", "{n} jobs of unknown price")
+AGENT_ASKED_FOR = "Asked for by an agent ({agent})"

@@ -22,14 +22,28 @@ from mcp.client.streamable_http import streamable_http_client
 
 T = TypeVar("T")
 
+#: The tools, by the names the issue gives them, in the order tools/list names them.
+TOOL_NAMES = [
+    "estimate_cost",
+    "generate_from_text",
+    "generate_from_image",
+    "get_job",
+    "list_jobs",
+    "cancel_job",
+    "import_job",
+    "get_preview",
+]
 
-def with_client(url: str, token: str, scenario: Callable[[Client], Awaitable[T]]) -> T:
+
+def with_client(url: str, token: str, scenario: Callable[[Client], Awaitable[T]], **options: Any) -> T:
+    """``options``: the SDK ``Client``'s own (``client_info`` names the agent, as Claude Desktop would)."""
+
     async def run() -> T:
         headers = {"Authorization": f"Bearer {token}"}
         timeout = httpx2.Timeout(30.0, read=60.0)
         async with (
             httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
-            Client(streamable_http_client(url, http_client=http)) as client,
+            Client(streamable_http_client(url, http_client=http), **options) as client,
         ):
             return await scenario(client)
 

@@ -6,11 +6,19 @@ every other header pass as sent, and the answer streams back as it comes (an eve
 one). The ``Host`` a client sends for the proxy itself becomes the server's, so a well-behaved
 request stays well-behaved; any other ``Host`` (a DNS-rebinding page's name) passes unchanged, so
 the server's own check decides about it.
+
+From a shell (docs/agents.md, "Running the MCP conformance suite"):
+``KILN_AGENT_TOKEN=… python tests/support/bearer_proxy.py http://127.0.0.1:8790/mcp`` prints the
+proxy's address and serves until Ctrl+C. The token is read from the environment, never from an
+argument, which other users of the machine could read in the process list.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import http.client
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -84,3 +92,22 @@ def _handler(proxy: BearerProxy) -> type[BaseHTTPRequestHandler]:
         do_POST = do_GET = do_DELETE = do_PUT = do_OPTIONS = forward
 
     return Forward
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Add Kiln's bearer token to every request for a client that cannot."
+    )
+    parser.add_argument("url", help="Kiln's agent server, e.g. http://127.0.0.1:8790/mcp")
+    target = parser.parse_args().url
+    token = os.environ.get("KILN_AGENT_TOKEN", "").strip()
+    if not token:
+        parser.error("set KILN_AGENT_TOKEN to the token of the client configuration Kiln copied")
+    with BearerProxy(target, token) as proxy:
+        print(proxy.url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

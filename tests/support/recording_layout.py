@@ -81,6 +81,10 @@ class Recorder:
     def operator(self, idname: str, **kwargs: Any) -> OperatorProps:
         return self._record("operator", idname, **kwargs).props
 
+    def operator_menu_enum(self, idname: str, property: str, **kwargs: Any) -> None:
+        """A menu of an operator's choices: recorded as the operator, with the property it offers."""
+        self._record("operator", idname, menu_of=property, **kwargs)
+
     def progress(self, **kwargs: Any) -> None:
         self._record("progress", **kwargs)
 
@@ -127,6 +131,23 @@ def draw(panel: type, context: Any) -> Recorder:
     layout = Recorder()
     panel.draw(SimpleNamespace(layout=layout), context)
     return layout
+
+
+def draw_preferences(preferences: Any) -> Recorder:
+    """Run the real ``KilnPreferences.draw()`` (``preferences``: Kiln's module) into a recorder."""
+    layout = Recorder()
+    preferences.KilnPreferences.draw(_WithLayout(preferences.get(), layout), SimpleNamespace(region=None))
+    return layout
+
+
+class _WithLayout:
+    """The real preferences, drawn into a recorder (``layout`` of the real one is read-only)."""
+
+    def __init__(self, real: Any, layout: Recorder) -> None:
+        self._real, self.layout = real, layout
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from guards import main_thread_must_not_wait
-from recording_layout import Recorder, wait_for
+from recording_layout import Recorder, draw_preferences, wait_for
 
 
 def draw_prefs(ui: Any) -> Recorder:
-    prefs = ui.preferences.get()
-    layout = Recorder()
-    ui.preferences.KilnPreferences.draw(_WithLayout(prefs, layout), SimpleNamespace(region=None))
-    return layout
-
-
-class _WithLayout:
-    """The real preferences, drawn into a recorder (``layout`` of the real one is read-only)."""
-
-    def __init__(self, real: Any, layout: Recorder) -> None:
-        self._real, self.layout = real, layout
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
+    return draw_preferences(ui.preferences)
 
 
 @pytest.fixture
@@ -73,9 +59,22 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "ask_above",
         "library_dir",
         "log_level",
+        "allow_agents",
+        "agent_port",
+        "agent_credits",
+        "agent_jobs",
+        "agent_folder_1",
+        "agent_folder_2",
+        "agent_folder_3",
     ]
     ops = layout.operator_ids()
-    assert {"kiln.test_connection", "kiln.open_cache_folder", "kiln.clear_cache"} <= set(ops)
+    assert {
+        "kiln.test_connection",
+        "kiln.open_cache_folder",
+        "kiln.clear_cache",
+        "kiln.copy_agent_config",
+        "kiln.new_agent_token",
+    } <= set(ops)
     prefs = ui.preferences.get()
     assert prefs.bl_rna.properties["api_key"].subtype == "PASSWORD"
     assert (

@@ -13,24 +13,13 @@ from typing import Any
 
 import mcp_types
 import pytest
-from agent_client import with_client
+from agent_client import TOOL_NAMES, with_client
 from agent_stand_in import StandInHost
 from concepts import CONCEPTS
 from mcp import Client
 
 from api.agents import AgentServer
 from api.jobs import JobRequest
-
-TOOL_NAMES = [
-    "estimate_cost",
-    "generate_from_text",
-    "generate_from_image",
-    "get_job",
-    "list_jobs",
-    "cancel_job",
-    "import_job",
-    "get_preview",
-]
 
 
 def text_of(result: mcp_types.CallToolResult) -> str:

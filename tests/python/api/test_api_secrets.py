@@ -16,15 +16,17 @@ from api.features.secrets import KEY_FILE_NAME, KeyStoreError, read_key, write_k
 
 KEY = "tsk_live_Secret0123456789abcdef"
 
-#: A stand-in for libsecret's `secret-tool`: keeps secrets in a folder, logs its command lines.
+#: A stand-in for libsecret's `secret-tool`: keeps secrets in a folder, one file per account (the last
+#: argument), and logs its command lines.
 SECRET_TOOL = """#!/bin/sh
 store="$(dirname "$0")/keyring"
 echo "$@" >> "$store.argv"
+for account; do :; done
 if [ -n "$KEYRING_LOCKED" ]; then echo "Cannot create an item in a locked collection" >&2; exit 1; fi
 case "$1" in
-  store) mkdir -p "$store"; cat > "$store/item" ;;
-  lookup) [ -f "$store/item" ] && cat "$store/item" || exit 1 ;;
-  clear) rm -f "$store/item" ;;
+  store) mkdir -p "$store"; cat > "$store/$account" ;;
+  lookup) [ -f "$store/$account" ] && cat "$store/$account" || exit 1 ;;
+  clear) rm -f "$store/$account" ;;
 esac
 """
 
@@ -101,7 +103,7 @@ def test_a_key_file_locked_for_good_is_a_sentence_and_leaves_nothing_behind(
 def test_desktop_keyring_holds_the_key_never_on_a_command_line(tmp_path: Path, keyring: Path) -> None:
     folder = tmp_path / "kiln"
     assert write_key(folder, KEY) == "your desktop's keyring (Secret Service)"
-    assert (keyring / "keyring" / "item").read_text() == KEY
+    assert (keyring / "keyring" / "api_key").read_text() == KEY
     assert not (folder / KEY_FILE_NAME).exists()
     assert read_key(folder) == KEY
     assert KEY not in (keyring / "keyring.argv").read_text()
@@ -114,7 +116,7 @@ def test_a_key_left_in_the_plain_file_moves_into_the_keyring(tmp_path: Path, key
     folder.mkdir()
     (folder / KEY_FILE_NAME).write_text(KEY)
     assert read_key(folder) == KEY
-    assert (keyring / "keyring" / "item").read_text() == KEY
+    assert (keyring / "keyring" / "api_key").read_text() == KEY
     assert not (folder / KEY_FILE_NAME).exists()
 
 
@@ -126,3 +128,25 @@ def test_a_locked_keyring_falls_back_to_the_private_file(
     assert secrets.system_store(tmp_path) is None
     assert write_key(tmp_path, KEY) == "a private file in Kiln's user folder"
     assert read_key(tmp_path) == KEY
+
+
+def test_the_agents_token_has_an_entry_of_its_own_beside_the_key(tmp_path: Path, keyring: Path) -> None:
+    folder = tmp_path / "kiln"
+    token = "a-token-made-by-kiln-0123456789abcdefghijklmno"
+    write_key(folder, KEY)
+    write_key(folder, token, secrets.AGENT_TOKEN)
+    assert read_key(folder) == KEY and read_key(folder, secrets.AGENT_TOKEN) == token
+    argv = (keyring / "keyring.argv").read_text()
+    assert "account agent_token" in argv and "Kiln agents' access token" in argv and token not in argv
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="file modes are POSIX")
+def test_headless_the_token_is_a_private_file_of_its_own(tmp_path: Path, no_keyring: None) -> None:
+    token = "a-token-made-by-kiln-0123456789abcdefghijklmno"
+    write_key(tmp_path, KEY)
+    write_key(tmp_path, token, secrets.AGENT_TOKEN)
+    path = tmp_path / secrets.AGENT_TOKEN.file_name
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert read_key(tmp_path, secrets.AGENT_TOKEN) == token and read_key(tmp_path) == KEY
+    write_key(tmp_path, "", secrets.AGENT_TOKEN)
+    assert not path.exists() and read_key(tmp_path) == KEY

@@ -40,6 +40,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the option table", ("options",)),
     ("preferences", ("preferences",)),
     ("the Blender side of a running Kiln", ("session",)),
+    ("the Blender side of agents", ("agents",)),
     ("operators", ("operators",)),
     ("panels", ("panels",)),
     ("registration of the rooms", ("",)),

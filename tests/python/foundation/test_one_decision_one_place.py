@@ -16,7 +16,7 @@ from checkout import ROOT
 #: The Blender-side code (api/ never imports bpy).
 BLENDER_SIDE = [
     *ROOT.glob("*.py"),
-    *(path for room in ("session", "operators", "panels") for path in (ROOT / room).rglob("*.py")),
+    *(path for room in ("session", "agents", "operators", "panels") for path in (ROOT / room).rglob("*.py")),
 ]
 
 #: Where ``bpy.app.background`` may be read, and what it means there.
