@@ -10,6 +10,8 @@ crash shows as a signal in the exit status, seen by the parent.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import runpy
@@ -18,6 +20,17 @@ import tempfile
 from pathlib import Path
 
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="kiln-hostile-child-")
+
+
+@atexit.register
+def say_peak() -> None:
+    """The process's own high-water mark (its memory since exec), for the parent's ceiling."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                print("PEAK", int(line.split()[1]) * 1024, flush=True)
+
+
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
