@@ -498,17 +498,19 @@ KEY_HOME_PRIVATE_FILE = "a private file in Kiln's user folder"
 KEY_HOME_WINDOWS = "Kiln's user folder, encrypted for your Windows account"
 KEY_HOME_KEYCHAIN = "the macOS Keychain"
 KEY_HOME_KEYRING = "your desktop's keyring"
-KEY_FILE_NOT_WRITTEN = "The API key was not saved: Kiln's user folder cannot be written."
-KEY_FILE_NOT_REMOVED = "The old API key could not be removed from Kiln's user folder."
+SECRET_API_KEY = "API key"
+SECRET_AGENT_TOKEN = "agents' access token"
+KEY_FILE_NOT_WRITTEN = "The {what} was not saved: Kiln's user folder cannot be written."
+KEY_FILE_NOT_REMOVED = "The old {what} could not be removed from Kiln's user folder."
 KEY_FILE_LOCKED = (
-    "The API key was not saved because another program (an antivirus, a backup or sync tool, another "
+    "The {what} was not saved because another program (an antivirus, a backup or sync tool, another "
     "Blender) keeps its file open. Try again in a moment."
 )
-KEY_NOT_ENCRYPTED = "Windows could not encrypt the API key, so it was not saved."
-KEYCHAIN_REFUSED_KEY = "The macOS Keychain did not take the API key."
-KEYCHAIN_KEPT_KEY = "The macOS Keychain did not remove the API key."
-KEYRING_NO_ANSWER = "Your desktop's keyring did not answer, so the API key was not saved there."
-KEYRING_REFUSED_KEY = "Your desktop's keyring did not take the API key."
+KEY_NOT_ENCRYPTED = "Windows could not encrypt the {what}, so it was not saved."
+KEYCHAIN_REFUSED_KEY = "The macOS Keychain did not take the {what}."
+KEYCHAIN_KEPT_KEY = "The macOS Keychain did not remove the {what}."
+KEYRING_NO_ANSWER = "Your desktop's keyring did not answer, so the {what} was not saved there."
+KEYRING_REFUSED_KEY = "Your desktop's keyring did not take the {what}."
 
 # ------------------------------------------------------------------------------ credits
 CREDITS_COUNT = Plural("{n:,} credit", "{n:,} credits")
