@@ -222,7 +222,7 @@ class UnsafeAddressError(InputError):
     ``what`` (which address) and ``problem`` (why) are for the details.
     """
 
-    def __init__(self, what: str, problem: str) -> None:
+    def __init__(self, *, what: str, problem: str) -> None:
         super().__init__(words.SERVICE_SENT_BAD_ADDRESS, details=f"{what}: {problem}")
         self.what = what
         self.problem = problem
@@ -259,7 +259,7 @@ class UnsupportedMeshError(InvalidMeshError):
 class InvalidPreviewError(KilnError):
     """A downloaded preview image is not a plausible PNG/JPEG/WebP; ``problem`` is for the details."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, *, problem: str) -> None:
         super().__init__(words.PREVIEW_DAMAGED, details=problem)
         self.problem = problem
 

@@ -197,22 +197,22 @@ def check_preview(path: str | Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_PREVIEW_BYTES:
-            raise InvalidPreviewError(f"it is {size} bytes, more than a preview should be")
+            raise InvalidPreviewError(problem=f"it is {size} bytes, more than a preview should be")
         data = path.read_bytes()
     except OSError as exc:
-        raise InvalidPreviewError(f"the file could not be read: {exc.strerror or exc}") from exc
+        raise InvalidPreviewError(problem=f"the file could not be read: {exc.strerror or exc}") from exc
     kind = image_kind(data[:16])
     if kind == "png":
         _check_png(data)
     elif kind == "jpeg":
         if not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
-            raise InvalidPreviewError("the JPEG has no end marker (truncated)")
+            raise InvalidPreviewError(problem="the JPEG has no end marker (truncated)")
     elif kind == "webp":
         riff_size = struct.unpack("<I", data[4:8])[0]
         if riff_size + 8 not in (len(data), len(data) - 1) or data[12:16] not in (b"VP8 ", b"VP8L", b"VP8X"):
-            raise InvalidPreviewError("the WebP container is inconsistent (truncated or damaged)")
+            raise InvalidPreviewError(problem="the WebP container is inconsistent (truncated or damaged)")
     else:
-        raise InvalidPreviewError("it is not a PNG, JPEG or WebP image")
+        raise InvalidPreviewError(problem="it is not a PNG, JPEG or WebP image")
     return kind
 
 
@@ -221,25 +221,27 @@ def _check_png(data: bytes) -> None:
     seen: list[bytes] = []
     while offset < len(data):
         if len(data) - offset < 12:
-            raise InvalidPreviewError("the PNG ends inside a chunk header (truncated)")
+            raise InvalidPreviewError(problem="the PNG ends inside a chunk header (truncated)")
         (length,) = struct.unpack(">I", data[offset : offset + 4])
         ctype = data[offset + 4 : offset + 8]
         end = offset + 12 + length
         if end > len(data):
-            raise InvalidPreviewError(f"the PNG chunk {ctype!r} runs past the end of the file (truncated)")
+            raise InvalidPreviewError(
+                problem=f"the PNG chunk {ctype!r} runs past the end of the file (truncated)"
+            )
         body = data[offset + 8 : offset + 8 + length]
         (crc,) = struct.unpack(">I", data[end - 4 : end])
         if zlib.crc32(ctype + body) != crc:
-            raise InvalidPreviewError(f"the PNG chunk {ctype!r} fails its checksum")
+            raise InvalidPreviewError(problem=f"the PNG chunk {ctype!r} fails its checksum")
         if not seen and (ctype != b"IHDR" or length != 13 or b"\x00\x00\x00\x00" in (body[:4], body[4:8])):
-            raise InvalidPreviewError("the PNG does not start with a valid IHDR header")
+            raise InvalidPreviewError(problem="the PNG does not start with a valid IHDR header")
         seen.append(ctype)
         offset = end
         if ctype == b"IEND":
             break
     if not seen or seen[-1] != b"IEND":
-        raise InvalidPreviewError("the PNG has no IEND chunk (truncated)")
+        raise InvalidPreviewError(problem="the PNG has no IEND chunk (truncated)")
     if b"IDAT" not in seen:
-        raise InvalidPreviewError("the PNG has no image data")
+        raise InvalidPreviewError(problem="the PNG has no image data")
     if offset != len(data):
-        raise InvalidPreviewError(f"the PNG has {len(data) - offset} stray bytes after IEND")
+        raise InvalidPreviewError(problem=f"the PNG has {len(data) - offset} stray bytes after IEND")

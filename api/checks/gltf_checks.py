@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InvalidMeshError, UnsupportedMeshError
 from ..words import catalogue as words
+from ..words import shorten
 
 # What the bundled importers read (``extensions_managed`` in io_imp/gltf2_io_gltf.py): the list of
 # Blender 4.2 LTS, which Blender 5.2 extends; the oldest supported Blender decides.
@@ -119,7 +120,7 @@ def _check_asset(doc: Mapping[str, Any]) -> None:
     if not isinstance(asset, Mapping) or "version" not in asset:
         raise _fail("it has no glTF asset version")
     if asset["version"] != "2.0":  # Blender's importer accepts exactly "2.0"
-        raise _fail(f"the glTF asset version is {str(asset['version'])[:20]!r}; Blender reads 2.0")
+        raise _fail(f"the glTF asset version is {shorten(str(asset['version']), 20)!r}; Blender reads 2.0")
 
 
 def _check_extensions(doc: Mapping[str, Any]) -> None:
@@ -129,7 +130,11 @@ def _check_extensions(doc: Mapping[str, Any]) -> None:
             raise _fail(f"'{name}' is not a list of names")
     for extension in required:
         if extension not in SUPPORTED_EXTENSIONS:
-            shown = extension if extension.isprintable() and len(extension) <= 64 else ascii(extension[:64])
+            shown = (
+                extension
+                if extension.isprintable() and len(extension) <= 64
+                else ascii(shorten(extension, 64))
+            )
             raise UnsupportedMeshError(shown, EXTENSION_SENTENCES.get(extension, words.MESH_NEEDS_EXTENSION))
         if extension not in used:
             raise _fail(f"it requires {extension} without listing it as used")
@@ -170,7 +175,8 @@ def _data_uri_size(uri: object, where: str) -> int:
 
 
 def _shown(text: str) -> str:
-    return ascii(text[:60] + ("…" if len(text) > 60 else ""))
+    """A name from the file, for the details: escaped, shortened when long."""
+    return ascii(shorten(text, 60))
 
 
 def _check_views(doc: Mapping[str, Any], buffers: list[int], file_size: int) -> list[tuple[int, int, int]]:

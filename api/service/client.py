@@ -299,7 +299,7 @@ class Client:
                 parse_json(body)
             except ValueError:
                 raise NotFoundError(
-                    "its answer is not JSON", said=words.SERVICE_NOT_THE_SERVICE, host=host_label(url)
+                    detail="its answer is not JSON", said=words.SERVICE_NOT_THE_SERVICE, host=host_label(url)
                 ) from None
         return message(words.CONNECTION_OK, host=host_label(url))
 
@@ -348,13 +348,13 @@ class Client:
 
     def _download_url(self, url: object) -> str:
         if not isinstance(url, str) or not url.strip():
-            raise UnsafeAddressError("download address", "it is empty")
+            raise UnsafeAddressError(what="download address", problem="it is empty")
         url = url.strip()
         if not urlsplit(url).scheme:  # the spec says "URL"; a relative one is taken relative to the service
             url = urljoin(self.base_url + "/", url)
         problem = self._http.problem(url)
         if problem is not None:
-            raise UnsafeAddressError("download address", problem_words(problem, loggable(url)))
+            raise UnsafeAddressError(what="download address", problem=problem_words(problem, loggable(url)))
         return url
 
     def _submit(

@@ -108,11 +108,13 @@ class Transport:
                 method, url, headers={**session.headers, **(headers or {})}, **kwargs
             ).prepare()
         except (requests.RequestException, ValueError, UnicodeError) as exc:
-            raise UnsafeAddressError("web address", f"it cannot be prepared ({type(exc).__name__})") from None
+            raise UnsafeAddressError(
+                what="web address", problem=f"it cannot be prepared ({type(exc).__name__})"
+            ) from None
         target = prepared.url or ""
         problem = self.problem(target)
         if problem is not None:
-            raise UnsafeAddressError("web address", problem_words(problem, loggable(target)))
+            raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
         with_key = connect_origin(target) == self._origin
         if with_key:
             prepared.headers["Authorization"] = f"Bearer {self._key}"
@@ -154,7 +156,7 @@ class Transport:
                 target = self.session().get_redirect_target(resp)
             except (ValueError, UnicodeError):
                 resp.close()
-                raise UnsafeAddressError("redirect", "its address cannot be read") from None
+                raise UnsafeAddressError(what="redirect", problem="its address cannot be read") from None
             if target is None:
                 return resp
             resp.close()
@@ -163,7 +165,7 @@ class Transport:
             next_url = target if "\\" in target else urljoin(url, target)
             problem = self.problem(next_url)
             if problem is not None:
-                raise UnsafeAddressError("redirect", problem_words(problem, loggable(next_url)))
+                raise UnsafeAddressError(what="redirect", problem=problem_words(problem, loggable(next_url)))
             url = next_url
             logger.debug("Redirected to %s", loggable(url))
         raise ServiceError(status, "too many redirects")
@@ -232,7 +234,7 @@ class Transport:
         if isinstance(exc, requests.exceptions.SSLError):
             return TLSError(host, _tls_detail(exc))
         if isinstance(exc, requests.exceptions.InvalidHeader | requests.exceptions.InvalidURL):
-            return UnsafeAddressError("web address", f"it cannot be used ({type(exc).__name__})")
+            return UnsafeAddressError(what="web address", problem=f"it cannot be used ({type(exc).__name__})")
         if isinstance(exc, requests.RequestException):
             said, reason = _network_reason(exc)
             return NetworkError(host, reason, sent=not _surely_not_sent(exc), said=said)
