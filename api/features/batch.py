@@ -221,6 +221,8 @@ def summarize(jobs: Iterable[Job], reports: Mapping[str, QualityReport] | None =
                 "triangles": report.triangles if report else job.triangles,
                 "seconds": round(job.finished_at - job.created_at, 1) if job.finished_at else None,
                 "error": job.error,
+                #: What is behind the error (the service's own words, statuses), for support.
+                "error_details": job.error_message.details if job.error_message else "",
                 "verdict": report.verdict if report else None,
                 "reasons": report.reasons if report else [],
                 "quality": asdict(report) if report else None,

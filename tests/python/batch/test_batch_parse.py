@@ -139,6 +139,7 @@ def test_summary_per_job_and_as_json(tmp_path: Path) -> None:
         "triangles": 3072,
         "seconds": 4.2,
         "error": "",
+        "error_details": "",
         "verdict": None,
         "reasons": [],
         "quality": None,
