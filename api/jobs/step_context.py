@@ -118,7 +118,12 @@ class WorkerStep:
             attempt = self._failures[job_id] = self._failures.get(job_id, 0) + 1
             delay = self.host.policy.delay(attempt, exc, base=config.poll_interval)
             log.info(
-                "%s of job %s failed (%s); next try in %.1f s", step.value, job_id, type(exc).__name__, delay
+                "%s of job %s failed (%s: %s); next try in %.1f s",
+                step.value,
+                job_id,
+                type(exc).__name__,
+                exc.details,
+                delay,
             )
             self.book.note(job_id, message(again, problem=exc.message, seconds=round(delay)))
             self.host.schedule(job_id, step, delay)

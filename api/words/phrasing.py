@@ -100,7 +100,7 @@ def fill(template: str, values: Mapping[str, Any]) -> str:
     traceback (a translation may name fields the code does not give)."""
     try:
         return template.format_map(_Lenient(values))
-    except (ValueError, IndexError, AttributeError):
+    except (ValueError, IndexError, AttributeError, TypeError):
         return template
 
 
