@@ -49,7 +49,7 @@ from api.isolation import (
 )
 from api.jobs.disk import StoreError, store_error
 from api.jobs.engine import EngineNotRunning, JobElsewhere
-from api.words import Plural, english_message
+from api.words import Plural, english_message, message
 from api.words import catalogue as words
 
 #: Words of the machine room an artist never reads in a sentence (they belong in the details).
@@ -131,7 +131,11 @@ CASES: dict[type[KilnError], tuple[Callable[[], KilnError], str]] = {
         "process 4242",
     ),
     KeyStoreError: (
-        lambda: KeyStoreError(words.KEYRING_REFUSED_KEY, details="secret-tool store: no keyring"),
+        lambda: KeyStoreError(
+            words.KEYRING_REFUSED_KEY,
+            details="secret-tool store: no keyring",
+            what=message(words.SECRET_AGENT_TOKEN),
+        ),
         "secret-tool",
     ),
 }
