@@ -114,9 +114,10 @@ def run() -> dict[str, Any]:
         jobs_panel.sync_rows(bpy.context.window_manager, engine.jobs(), roster)
         _draw_all_panels(bpy)  # the first draw loads what later draws reuse (icons, the rows)
         some = engine.jobs()[0].id
+        words = addon.module("api.words")
         draws = []
         for n in range(DRAWS):  # a job changes before every draw, as while jobs run: nothing cached helps
-            engine.book.note(some, f"Downloading {n}%")
+            engine.book.note(some, words.message(words.catalogue.NOTE_DOWNLOADING, percent=n))
             draws.append(_time(lambda: _draw_all_panels(bpy)))
         results["draw"] = summary_ms(draws)
 

@@ -308,9 +308,9 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     quality.draw_quality(col, context, job)
     agents.draw_asked_by(col, context, job)
     engine = runtime.engine_if_started()
-    where = engine.where(job) if engine is not None else ""
-    if where:
-        wrapped_label(col, context, f"This job {where}.", icon=ELSEWHERE_ICON, boxes=1)
+    where = engine.where(job) if engine is not None else None
+    if where is not None:
+        wrapped_label(col, context, str(where), icon=ELSEWHERE_ICON, boxes=1)
     _draw_actions(layout, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
 
 

@@ -204,4 +204,4 @@ def _failed(context: bpy.types.Context | None, job: Job, exc: Exception | str) -
 
 def _index_problem(context: bpy.types.Context | None) -> str:
     problems = library.index(context).problems
-    return problems.pop(0) if problems else ""
+    return str(problems.pop(0)) if problems else ""

@@ -1,10 +1,10 @@
 """Checks a downloaded file before Blender ever sees it.
 
 Blender's glTF importer reports a damaged GLB with a traceback or, worse, half a scene, and
-trusts the file's structure (sizes, counts, references) blindly; checking here lets Kiln name
-what is wrong in a sentence before any importer sees the bytes. The container is checked here,
-the document's structure in :mod:`api.checks.gltf_checks`. Previews are checked by their bytes
-without Pillow, which Blender does not bundle.
+trusts the file's structure (sizes, counts, references) blindly; checking here lets Kiln say so
+in a sentence (what is wrong goes to its details) before any importer sees the bytes. The container
+is checked here, the document's structure in :mod:`api.checks.gltf_checks`. Previews are checked
+by their bytes without Pillow, which Blender does not bundle.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InvalidMeshError, InvalidPreviewError
+from ..words import shorten
 from .gltf_checks import check_document
 
 GLB_MAGIC = b"glTF"
@@ -59,23 +60,23 @@ def check_glb(path: str | Path) -> GlbInfo:
             f.seek(0)
             return _check_glb_stream(f, size)
     except OSError as exc:
-        raise InvalidMeshError(f"the file could not be read: {exc.strerror or exc}") from exc
+        raise InvalidMeshError(problem=f"the file could not be read: {exc.strerror or exc}") from exc
     except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:
         # Belt and braces: the checks below raise InvalidMeshError themselves.
-        raise InvalidMeshError(f"its structure could not be read ({type(exc).__name__})") from None
+        raise InvalidMeshError(problem=f"its structure could not be read ({type(exc).__name__})") from None
 
 
 def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
     if size < _HEADER.size + _CHUNK_HEADER.size:
-        raise InvalidMeshError(f"the file is only {size} bytes, too short to be a GLB")
+        raise InvalidMeshError(problem=f"the file is only {size} bytes, too short to be a GLB")
     magic, version, length = _HEADER.unpack(f.read(_HEADER.size))
     if magic != GLB_MAGIC:
-        raise InvalidMeshError(f"it does not start with the GLB magic 'glTF' (found {magic!r})")
+        raise InvalidMeshError(problem=f"it does not start with the GLB magic 'glTF' (found {magic!r})")
     if version != 2:
-        raise InvalidMeshError(f"it is GLB version {version}; Blender needs version 2")
+        raise InvalidMeshError(problem=f"it is GLB version {version}; Blender needs version 2")
     if length != size:
         raise InvalidMeshError(
-            f"the header says {length} bytes but the file has {size} (truncated or padded)"
+            problem=f"the header says {length} bytes but the file has {size} (truncated or padded)"
         )
 
     # Blender reads the JSON chunk, then a BIN chunk only as the second chunk, and ignores the
@@ -90,20 +91,20 @@ def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
         if size - offset < _CHUNK_HEADER.size:
             if index >= 2:
                 break  # trailing bytes after the chunks Blender reads: ignored, like Blender does
-            raise InvalidMeshError(f"chunk {index} at byte {offset} has an incomplete header")
+            raise InvalidMeshError(problem=f"chunk {index} at byte {offset} has an incomplete header")
         f.seek(offset)
         chunk_length, chunk_type = _CHUNK_HEADER.unpack(f.read(_CHUNK_HEADER.size))
         start = offset + _CHUNK_HEADER.size
         if start + chunk_length > size:
             raise InvalidMeshError(
-                f"chunk {index} claims {chunk_length} bytes but only {size - start} remain in the file"
+                problem=f"chunk {index} claims {chunk_length} bytes but only {size - start} remain"
             )
         if index == 0:
             if chunk_type != CHUNK_JSON:
-                raise InvalidMeshError(f"the first chunk is type 0x{chunk_type:08x}, not JSON")
+                raise InvalidMeshError(problem=f"the first chunk is type 0x{chunk_type:08x}, not JSON")
             if chunk_length > MAX_JSON_BYTES:
                 raise InvalidMeshError(
-                    f"its JSON part is {chunk_length / 1e6:.0f} MB; Kiln reads at most "
+                    problem=f"its JSON part is {chunk_length / 1e6:.0f} MB; Kiln reads at most "
                     f"{MAX_JSON_BYTES / 1e6:.0f} MB"
                 )
             json_length = chunk_length
@@ -153,15 +154,16 @@ def _parse_json_chunk(raw: bytes) -> dict[str, object]:
         # NaN and Infinity, so Kiln does too.
         document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except UnicodeDecodeError as exc:
-        raise InvalidMeshError(f"the JSON chunk is not UTF-8 text (byte {exc.start})") from None
+        raise InvalidMeshError(problem=f"the JSON chunk is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
-        raise InvalidMeshError(f"the JSON chunk does not parse: {exc.msg} at character {exc.pos}") from None
+        problem = f"the JSON chunk does not parse: {exc.msg} at character {exc.pos}"
+        raise InvalidMeshError(problem=problem) from None
     except RecursionError:
-        raise InvalidMeshError("the JSON chunk is nested too deeply") from None
+        raise InvalidMeshError(problem="the JSON chunk is nested too deeply") from None
     except ValueError as exc:
-        raise InvalidMeshError(f"the JSON chunk does not parse: {str(exc)[:80]}") from None
+        raise InvalidMeshError(problem=f"the JSON chunk does not parse: {shorten(str(exc), 80)}") from None
     if not isinstance(document, dict):
-        raise InvalidMeshError("the JSON chunk is not a JSON object")
+        raise InvalidMeshError(problem="the JSON chunk is not a JSON object")
     return document
 
 
@@ -195,22 +197,22 @@ def check_preview(path: str | Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_PREVIEW_BYTES:
-            raise InvalidPreviewError(f"it is {size} bytes, more than a preview should be")
+            raise InvalidPreviewError(problem=f"it is {size} bytes, more than a preview should be")
         data = path.read_bytes()
     except OSError as exc:
-        raise InvalidPreviewError(f"the file could not be read: {exc.strerror or exc}") from exc
+        raise InvalidPreviewError(problem=f"the file could not be read: {exc.strerror or exc}") from exc
     kind = image_kind(data[:16])
     if kind == "png":
         _check_png(data)
     elif kind == "jpeg":
         if not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
-            raise InvalidPreviewError("the JPEG has no end marker (truncated)")
+            raise InvalidPreviewError(problem="the JPEG has no end marker (truncated)")
     elif kind == "webp":
         riff_size = struct.unpack("<I", data[4:8])[0]
         if riff_size + 8 not in (len(data), len(data) - 1) or data[12:16] not in (b"VP8 ", b"VP8L", b"VP8X"):
-            raise InvalidPreviewError("the WebP container is inconsistent (truncated or damaged)")
+            raise InvalidPreviewError(problem="the WebP container is inconsistent (truncated or damaged)")
     else:
-        raise InvalidPreviewError("it is not a PNG, JPEG or WebP image")
+        raise InvalidPreviewError(problem="it is not a PNG, JPEG or WebP image")
     return kind
 
 
@@ -219,25 +221,27 @@ def _check_png(data: bytes) -> None:
     seen: list[bytes] = []
     while offset < len(data):
         if len(data) - offset < 12:
-            raise InvalidPreviewError("the PNG ends inside a chunk header (truncated)")
+            raise InvalidPreviewError(problem="the PNG ends inside a chunk header (truncated)")
         (length,) = struct.unpack(">I", data[offset : offset + 4])
         ctype = data[offset + 4 : offset + 8]
         end = offset + 12 + length
         if end > len(data):
-            raise InvalidPreviewError(f"the PNG chunk {ctype!r} runs past the end of the file (truncated)")
+            raise InvalidPreviewError(
+                problem=f"the PNG chunk {ctype!r} runs past the end of the file (truncated)"
+            )
         body = data[offset + 8 : offset + 8 + length]
         (crc,) = struct.unpack(">I", data[end - 4 : end])
         if zlib.crc32(ctype + body) != crc:
-            raise InvalidPreviewError(f"the PNG chunk {ctype!r} fails its checksum")
+            raise InvalidPreviewError(problem=f"the PNG chunk {ctype!r} fails its checksum")
         if not seen and (ctype != b"IHDR" or length != 13 or b"\x00\x00\x00\x00" in (body[:4], body[4:8])):
-            raise InvalidPreviewError("the PNG does not start with a valid IHDR header")
+            raise InvalidPreviewError(problem="the PNG does not start with a valid IHDR header")
         seen.append(ctype)
         offset = end
         if ctype == b"IEND":
             break
     if not seen or seen[-1] != b"IEND":
-        raise InvalidPreviewError("the PNG has no IEND chunk (truncated)")
+        raise InvalidPreviewError(problem="the PNG has no IEND chunk (truncated)")
     if b"IDAT" not in seen:
-        raise InvalidPreviewError("the PNG has no image data")
+        raise InvalidPreviewError(problem="the PNG has no image data")
     if offset != len(data):
-        raise InvalidPreviewError(f"the PNG has {len(data) - offset} stray bytes after IEND")
+        raise InvalidPreviewError(problem=f"the PNG has {len(data) - offset} stray bytes after IEND")

@@ -4,8 +4,8 @@ Blender's importer (``io_scene_gltf2``) reads every accessor with ``numpy.frombu
 ``numpy.zeros(count)``, opens any buffer or image ``uri`` as a path next to the file, and
 follows node children recursively. So a small hostile file can make it allocate gigabytes
 (an accessor count of 2 billion), read a device file (``uri: /dev/zero``) or recurse forever.
-These checks refuse such files with one sentence naming the first problem, without reading the
-binary chunk (only image headers are peeked at, through ``peek``).
+These checks refuse such files (the damaged-mesh sentence, the first problem named in its details)
+without reading the binary chunk (only image headers are peeked at, through ``peek``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidMeshError, UnsupportedMeshError
+from ..words import catalogue as words
+from ..words import shorten
 
 # What the bundled importers read (``extensions_managed`` in io_imp/gltf2_io_gltf.py): the list of
 # Blender 4.2 LTS, which Blender 5.2 extends; the oldest supported Blender decides.
@@ -42,16 +44,16 @@ SUPPORTED_EXTENSIONS = frozenset(
         "KHR_materials_anisotropy",
     }
 )
-# How an artist would call what a missing extension carries.
-EXTENSION_FEATURES = {
-    "KHR_texture_basisu": "KTX2 textures",
-    "EXT_texture_avif": "AVIF textures",
-    "EXT_meshopt_compression": "meshopt compression",
-    "KHR_meshopt_compression": "meshopt compression",
-    "KHR_materials_dispersion": "dispersion materials",
-    "KHR_materials_iridescence": "iridescent materials",
-    "KHR_materials_diffuse_transmission": "diffuse transmission materials",
-    "KHR_gaussian_splatting": "Gaussian splats",
+#: The sentence for a missing extension an artist would recognise by what it carries.
+EXTENSION_SENTENCES = {
+    "KHR_texture_basisu": words.MESH_NEEDS_KTX2_TEXTURES,
+    "EXT_texture_avif": words.MESH_NEEDS_AVIF_TEXTURES,
+    "EXT_meshopt_compression": words.MESH_NEEDS_MESHOPT,
+    "KHR_meshopt_compression": words.MESH_NEEDS_MESHOPT,
+    "KHR_materials_dispersion": words.MESH_NEEDS_DISPERSION,
+    "KHR_materials_iridescence": words.MESH_NEEDS_IRIDESCENCE,
+    "KHR_materials_diffuse_transmission": words.MESH_NEEDS_DIFFUSE_TRANSMISSION,
+    "KHR_gaussian_splatting": words.MESH_NEEDS_GAUSSIAN_SPLATS,
 }
 
 COMPONENT_BYTES = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
@@ -81,7 +83,8 @@ def check_document(doc: Mapping[str, Any], bin_length: int | None, file_size: in
 
 
 def _fail(problem: str) -> InvalidMeshError:
-    return InvalidMeshError(problem)
+    """The mesh is damaged; ``problem`` names the field (for the details, never the sentence)."""
+    return InvalidMeshError(problem=problem)
 
 
 def _list(doc: Mapping[str, Any], name: str) -> Sequence[Any]:
@@ -117,7 +120,7 @@ def _check_asset(doc: Mapping[str, Any]) -> None:
     if not isinstance(asset, Mapping) or "version" not in asset:
         raise _fail("it has no glTF asset version")
     if asset["version"] != "2.0":  # Blender's importer accepts exactly "2.0"
-        raise _fail(f"the glTF asset version is {str(asset['version'])[:20]!r}; Blender reads 2.0")
+        raise _fail(f"the glTF asset version is {shorten(str(asset['version']), 20)!r}; Blender reads 2.0")
 
 
 def _check_extensions(doc: Mapping[str, Any]) -> None:
@@ -127,8 +130,12 @@ def _check_extensions(doc: Mapping[str, Any]) -> None:
             raise _fail(f"'{name}' is not a list of names")
     for extension in required:
         if extension not in SUPPORTED_EXTENSIONS:
-            shown = extension if extension.isprintable() and len(extension) <= 64 else ascii(extension[:64])
-            raise UnsupportedMeshError(shown, EXTENSION_FEATURES.get(extension))
+            shown = (
+                extension
+                if extension.isprintable() and len(extension) <= 64
+                else ascii(shorten(extension, 64))
+            )
+            raise UnsupportedMeshError(shown, EXTENSION_SENTENCES.get(extension, words.MESH_NEEDS_EXTENSION))
         if extension not in used:
             raise _fail(f"it requires {extension} without listing it as used")
 
@@ -168,7 +175,8 @@ def _data_uri_size(uri: object, where: str) -> int:
 
 
 def _shown(text: str) -> str:
-    return ascii(text[:60] + ("…" if len(text) > 60 else ""))
+    """A name from the file, for the details: escaped, shortened when long."""
+    return ascii(shorten(text, 60))
 
 
 def _check_views(doc: Mapping[str, Any], buffers: list[int], file_size: int) -> list[tuple[int, int, int]]:

@@ -12,6 +12,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..errors import InputError
+from ..words import Entry, english, shorten
+from ..words import catalogue as words
 from .glb import image_kind
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # the spec shows no limit; 20 MB is generous for a concept image
@@ -29,19 +31,13 @@ def check_prompt(prompt: object) -> str:
     what the artist sees; tab and line breaks are ordinary text and pass.
     """
     if not isinstance(prompt, str) or not prompt.strip():
-        raise InputError("The prompt is empty. Describe the object you want, for example 'a red chair'.")
+        raise InputError(words.PROMPT_EMPTY)
     prompt = prompt.strip()
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise InputError(
-            f"The prompt is {len(prompt):,} characters long; Kiln sends at most {MAX_PROMPT_CHARS:,}. "
-            "Shorten it to the object's main features."
-        )
+        raise InputError(words.PROMPT_TOO_LONG, length=len(prompt), limit=MAX_PROMPT_CHARS)
     bad = next((c for c in prompt if _is_hidden_control(c)), None)
     if bad is not None:
-        raise InputError(
-            f"The prompt contains an invisible control character (U+{ord(bad):04X}). "
-            "Retype it or paste it as plain text."
-        )
+        raise InputError(words.PROMPT_HIDDEN_CHARACTER, code=f"U+{ord(bad):04X}")
     return prompt
 
 
@@ -66,73 +62,108 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
-def url_problem(url: str) -> str | None:
-    """Why a web address is refused before any connection, in a few words; None when it is usable.
+def url_problem(url: str) -> Entry | None:
+    """Why a web address is refused before any connection (a catalogue sentence whose ``url`` names
+    it); None when it is usable.
 
     Refused: anything but http(s), plain http beyond this computer, user info (``user@``),
     backslashes, white space or control characters (parsers disagree on such addresses, which
     can send a request, and the key, to a host other than the one Kiln judged).
     """
     if len(url) > MAX_URL_CHARS:
-        return f"it is {len(url):,} characters long (at most {MAX_URL_CHARS:,})"
+        return words.ADDRESS_TOO_LONG
     if "\\" in url:
-        return "it contains a backslash"
+        return words.ADDRESS_HAS_BACKSLASH
     if any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in url):
-        return "it contains spaces or control characters"
+        return words.ADDRESS_HAS_SPACES
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
-        return "it is not a web address starting with https://"
+        return words.ADDRESS_NOT_WEB
     if "@" in parts.netloc:
-        return "it carries a user name or password before '@'"
+        return words.ADDRESS_HAS_USER
     try:
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
-        return "it has an invalid port"
+        return words.ADDRESS_BAD_PORT
     if not parts.hostname:
-        return "it names no host"
+        return words.ADDRESS_NO_HOST
     if scheme == "http" and not is_loopback_host(parts.hostname):
-        return "it must start with https:// (plain http is only allowed to this computer)"
+        return words.ADDRESS_NOT_HTTPS
     return None
 
 
+def shown_url(url: str) -> str:
+    """An address as a sentence shows it: one printable line, shortened when long."""
+    return shorten(url if url.isprintable() else ascii(url)[1:-1], 200)
+
+
+def problem_words(problem: Entry, url: str) -> str:
+    """What :func:`url_problem` found, in English, for the details of an error about ``url``."""
+    return english(problem, url=shown_url(url), length=len(url), limit=MAX_URL_CHARS)
+
+
+#: The sentence for an empty address, by what the address is for (any other: an image's).
+_EMPTY = {"service URL": words.SERVICE_ADDRESS_MISSING, "webhook URL": words.WEBHOOK_ADDRESS_EMPTY}
+
+
 def check_web_url(url: object, what: str) -> str:
-    """Return ``url`` stripped if :func:`url_problem` finds nothing; else raise InputError."""
+    """Return ``url`` stripped if :func:`url_problem` finds nothing; else raise InputError.
+
+    ``what`` says what the address is for ("service URL", "image URL", "webhook URL"): it picks the
+    sentence for an empty one, and goes to the details.
+    """
     if not isinstance(url, str) or not url.strip():
-        raise InputError(f"The {what} is empty.")
+        raise InputError(_EMPTY.get(what, words.IMAGE_ADDRESS_EMPTY))
     url = url.strip()
     problem = url_problem(url)
     if problem is not None:
-        shown = url if len(url) <= 200 and url.isprintable() else ascii(url[:200])
-        raise InputError(f"The {what} cannot be used: {problem} ({shown}).")
+        raise InputError(
+            problem, details=f"the {what}", url=shown_url(url), length=len(url), limit=MAX_URL_CHARS
+        )
     return url
 
 
-def check_image_bytes(data: object, what: str) -> bytes:
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise InputError(f"{what} must be bytes.")
-    data = bytes(data)
-    if not data:
-        raise InputError(f"{what} is empty.")
-    if len(data) > MAX_IMAGE_BYTES:
-        raise InputError(f"{what} is {len(data) / 1e6:.1f} MB; the limit is {MAX_IMAGE_BYTES / 1e6:.0f} MB.")
-    if image_kind(data[:16]) is None:
-        raise InputError(f"{what} is not a PNG, JPEG or WebP image (judged by its content).")
-    return data
+def check_image_bytes(data: object, what: str = "the image data") -> bytes:
+    """The image's bytes, or InputError: not bytes, empty, too large, or not a PNG, JPEG or WebP
+    picture by its content. ``what`` goes to the details."""
+    return _checked_image(data, None, what)
 
 
 def read_image_file(path: Path) -> bytes:
-    """Read and check the image before anything is sent, so a bad file never costs a request."""
-    what = f"The image file {path}"
+    """Read and check the image before anything is sent, so a bad file never costs a request.
+
+    The artist chose the file, so the sentences name it.
+    """
+    shown = str(path)
     try:
         size = path.stat().st_size
         if not path.is_file():
-            raise InputError(f"{what} is not a file.")
+            raise InputError(words.IMAGE_FILE_NOT_A_FILE, path=shown)
         if size > MAX_IMAGE_BYTES:
-            raise InputError(f"{what} is {size / 1e6:.1f} MB; the limit is {MAX_IMAGE_BYTES / 1e6:.0f} MB.")
+            limit = MAX_IMAGE_BYTES / 1e6
+            raise InputError(words.IMAGE_FILE_TOO_LARGE, path=shown, size=size / 1e6, limit=limit)
         data = path.read_bytes()
     except FileNotFoundError:
-        raise InputError(f"{what} does not exist.") from None
+        raise InputError(words.IMAGE_FILE_MISSING, path=shown) from None
     except OSError as exc:
-        raise InputError(f"{what} cannot be read: {exc.strerror or exc}.") from None
-    return check_image_bytes(data, what)
+        raise InputError(words.IMAGE_FILE_UNREADABLE, details=str(exc.strerror or exc), path=shown) from None
+    return _checked_image(data, path, "the image file")
+
+
+def _checked_image(data: object, path: Path | None, what: str) -> bytes:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise InputError(words.IMAGE_DATA_NOT_BYTES, details=f"{what} is {type(data).__name__}")
+    data = bytes(data)
+    if not data:
+        raise InputError(words.IMAGE_DATA_EMPTY, details=what)
+    if len(data) > MAX_IMAGE_BYTES:
+        size, limit = len(data) / 1e6, MAX_IMAGE_BYTES / 1e6
+        if path is not None:
+            raise InputError(words.IMAGE_FILE_TOO_LARGE, path=str(path), size=size, limit=limit)
+        raise InputError(words.IMAGE_DATA_TOO_LARGE, details=what, size=size, limit=limit)
+    if image_kind(data[:16]) is None:
+        if path is not None:
+            raise InputError(words.IMAGE_FILE_NOT_AN_IMAGE, path=str(path))
+        raise InputError(words.IMAGE_DATA_NOT_AN_IMAGE, details=what)
+    return data

@@ -17,6 +17,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
+from ..words import Message, message
+from ..words import catalogue as words
+
 #: Byte-order marks, longest first (a UTF-32 LE mark starts like a UTF-16 LE one).
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -35,7 +38,7 @@ class DecodedText:
     text: str
     encoding: str
     #: Set when Kiln guessed the encoding: worth telling the artist, who can save as UTF-8 to be sure.
-    note: str = ""
+    note: Message | None = None
 
 
 def decode_text(data: bytes, name: str) -> DecodedText:
@@ -53,10 +56,7 @@ def decode_text(data: bytes, name: str) -> DecodedText:
     except UnicodeDecodeError:
         # cp1252 leaves five byte values undefined; Latin-1 reads every byte, so nothing is refused.
         code_page, text = "latin-1", data.decode("latin-1")
-    note = (
-        f"{name} is not UTF-8, so it was read as {code_page} (what Excel's plain CSV uses on Windows). "
-        "If a prompt looks wrong, save the file as “CSV UTF-8” or “UTF-8” and run it again."
-    )
+    note = message(words.PROMPT_FILE_GUESSED_ENCODING, name=name, encoding=code_page)
     return DecodedText(text, code_page, note)
 
 

@@ -24,6 +24,9 @@ from ..checks.inputs import check_prompt, check_web_url, read_image_file
 from ..checks.text_files import csv_dialect, decode_text, relative_path
 from ..errors import InputError
 from ..jobs import Job, JobRequest, JobState
+from ..words import Message, english, shorten
+from ..words import catalogue as words
+from ..words import message as msg
 from .quality.options import RowOptions, parse_row
 from .quality.report import QualityReport
 
@@ -46,12 +49,18 @@ class BatchItem:
 
 @dataclass(frozen=True)
 class LineProblem:
-    """A skipped line and why, worded for the artist."""
+    """A skipped line and why (``message``: about the line, "It has …")."""
 
     line: int
-    message: str
+    message: Message
+
+    @property
+    def said(self) -> Message:
+        """ "Line 5 was skipped: It has both a prompt and an image; …"."""
+        return msg(words.LINE_SKIPPED, line=self.line, problem=self.message)
 
     def __str__(self) -> str:
+        """For a log line: the line number and why."""
         return f"line {self.line}: {self.message}"
 
 
@@ -60,25 +69,27 @@ class Batch:
     items: list[BatchItem]
     problems: list[LineProblem]
     #: Things worth saying that skipped nothing (e.g. the encoding had to be guessed).
-    notes: list[str] = field(default_factory=list)
+    notes: list[Message] = field(default_factory=list)
 
 
 def read_batch(path: Path, *, resolution: int | None = None) -> Batch:
     """Parse a .txt or .csv prompt file; raises InputError only when the whole file is unusable."""
     suffix = path.suffix.lower()
     if suffix not in (".txt", ".csv"):
-        raise InputError(f"{path.name} is not a prompt file: use a .txt (one prompt a line) or a .csv.")
+        raise InputError(words.PROMPT_FILE_WRONG_KIND, name=path.name)
     try:
         decoded = decode_text(path.read_bytes(), path.name)
     except FileNotFoundError:
-        raise InputError(f"The prompt file {path} does not exist.") from None
+        raise InputError(words.PROMPT_FILE_MISSING, path=str(path)) from None
     except OSError as exc:
-        raise InputError(f"The prompt file {path} cannot be read: {exc.strerror or exc}.") from None
+        raise InputError(
+            words.PROMPT_FILE_UNREADABLE, details=str(exc.strerror or exc), path=str(path)
+        ) from None
     if suffix == ".txt":
         batch = parse_txt(decoded.text, resolution=resolution)
     else:
         batch = parse_csv(decoded.text, folder=path.parent, resolution=resolution)
-    if decoded.note:
+    if decoded.note is not None:
         batch.notes.append(decoded.note)
     return batch
 
@@ -91,7 +102,7 @@ def parse_txt(text: str, *, resolution: int | None = None) -> Batch:
         if not prompt or prompt.startswith("#"):
             continue
         if _has_control_characters(prompt):
-            problems.append(LineProblem(number, "contains control characters (is this a text file?)"))
+            problems.append(LineProblem(number, msg(words.LINE_HAS_CONTROL_CHARACTERS)))
             continue
         items.append(BatchItem(number, JobRequest(kind="text", prompt=prompt, resolution=resolution)))
     return Batch(items, problems)
@@ -117,7 +128,7 @@ def parse_csv(text: str, *, folder: Path, resolution: int | None = None) -> Batc
             try:
                 items.append(BatchItem(line, _row_request(values, folder, resolution), parse_row(values)))
             except InputError as exc:
-                problems.append(LineProblem(line, exc.user_message))
+                problems.append(LineProblem(line, exc.message))
         line = skipped + reader.line_num + 1
     return Batch(items, problems)
 
@@ -130,20 +141,18 @@ def _header(reader: Any, skipped: int) -> tuple[dict[str, int], int]:
             continue
         header = {name: cells.index(name) for name in CSV_COLUMNS if name in cells}
         if "prompt" not in header and "image" not in header:
-            raise InputError(
-                f"The CSV header (line {skipped + reader.line_num}) needs a 'prompt' or an 'image' column; "
-                f"it has: {', '.join(c for c in cells if c) or 'nothing'}."
-            )
+            columns: str | Message = ", ".join(c for c in cells if c) or msg(words.CSV_HEADER_EMPTY)
+            raise InputError(words.CSV_NO_PROMPT_COLUMN, line=skipped + reader.line_num, columns=columns)
         return header, skipped + reader.line_num
-    raise InputError("The CSV file is empty: it needs a header line with a 'prompt' or 'image' column.")
+    raise InputError(words.CSV_EMPTY)
 
 
 def _row_request(values: dict[str, str], folder: Path, default: int | None) -> JobRequest:
     prompt, image = values.get("prompt", ""), values.get("image", "")
     if prompt and image:
-        raise InputError("has both a prompt and an image; give one of them.")
+        raise InputError(words.LINE_HAS_PROMPT_AND_IMAGE)
     if not prompt and not image:
-        raise InputError("has neither a prompt nor an image.")
+        raise InputError(words.LINE_HAS_NOTHING)
     resolution = parse_resolution(values.get("resolution", ""), default)
     name = values.get("name", "")
     if prompt:
@@ -164,7 +173,7 @@ def parse_resolution(value: str, default: int | None) -> int | None:
     if value == "auto":
         return None
     if value not in RESOLUTIONS:
-        raise InputError(f"the resolution '{value}' is not one of auto, 1024, 1536.")
+        raise InputError(words.RESOLUTION_NOT_A_CHOICE, value=value)
     return RESOLUTIONS[value]
 
 
@@ -188,9 +197,9 @@ def group_names(labels: Iterable[str], taken: Iterable[str] = ()) -> list[str]:
 
 
 def _clip(text: str) -> str:
-    text = text[:MAX_GROUP_CHARS]
+    text = shorten(text, MAX_GROUP_CHARS)
     while len(text.encode("utf-8")) > MAX_GROUP_BYTES:
-        text = text[:-1]
+        text = shorten(text, len(text) - 1)
     return text.rstrip()
 
 
@@ -212,6 +221,8 @@ def summarize(jobs: Iterable[Job], reports: Mapping[str, QualityReport] | None =
                 "triangles": report.triangles if report else job.triangles,
                 "seconds": round(job.finished_at - job.created_at, 1) if job.finished_at else None,
                 "error": job.error,
+                #: What is behind the error (the service's own words, statuses), for support.
+                "error_details": job.error_message.details if job.error_message else "",
                 "verdict": report.verdict if report else None,
                 "reasons": report.reasons if report else [],
                 "quality": asdict(report) if report else None,
@@ -225,13 +236,13 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     """A readable table: one line a job (name, task id, triangles, seconds or error)."""
     lines = []
     for row in summary["jobs"]:
-        name = row["name"] if len(row["name"]) <= 30 else row["name"][:29] + "…"
+        name = shorten(row["name"], 30)
         if row["state"] == JobState.IMPORTED.value:
             outcome = f"{row['triangles'] or 0:>8,} triangles  {row['seconds'] or 0:>6.1f} s"
         else:
             outcome = f"{row['state']}: {row['error']}"
         lines.append(f"{name:<30}  {row['task_id'] or '-':<38}  {outcome}")
-    lines.append(f"{summary['imported']} of {len(summary['jobs'])} imported")
+    lines.append(english(words.BATCH_IMPORTED, imported=summary["imported"], n=len(summary["jobs"])))
     return lines
 
 

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable
 
 from ..errors import KilnError
+from ..words import Message, english_message, message
+from ..words import catalogue as words
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +25,7 @@ class CheckState(enum.StrEnum):
     FAILED = "failed"
 
 
-def _ask_service(base_url: str, api_key: str) -> str:
+def _ask_service(base_url: str, api_key: str) -> Message:
     from ..service.client import Client  # on the worker: keeps requests out of Blender's start-up
 
     with Client(base_url, api_key) as client:
@@ -31,13 +33,13 @@ def _ask_service(base_url: str, api_key: str) -> str:
 
 
 class ConnectionCheck:
-    """One check at a time; ``state``/``message`` are safe to read from the main thread at any moment."""
+    """One check at a time; ``state``/``answer`` are safe to read from the main thread at any moment."""
 
-    def __init__(self, ask: Callable[[str, str], str] = _ask_service) -> None:
+    def __init__(self, ask: Callable[[str, str], Message] = _ask_service) -> None:
         self._ask = ask
         self._lock = threading.Lock()
         self._state = CheckState.IDLE
-        self._message = ""
+        self._answer: Message | None = None
         self._generation = 0
 
     @property
@@ -46,9 +48,16 @@ class ConnectionCheck:
             return self._state
 
     @property
-    def message(self) -> str:
+    def answer(self) -> Message | None:
+        """What the check says (asking, connected, or what went wrong); None before any check."""
         with self._lock:
-            return self._message
+            return self._answer
+
+    @property
+    def message(self) -> str:
+        """The answer in English ("" before any check)."""
+        answer = self.answer
+        return english_message(answer) if answer is not None else ""
 
     def begin(self, base_url: str, api_key: str) -> Callable[[], None] | None:
         """Mark a check as running; returns its work, to run off the main thread (None: one runs)."""
@@ -56,7 +65,7 @@ class ConnectionCheck:
             if self._state is CheckState.RUNNING:
                 return None
             self._generation += 1
-            self._state, self._message = CheckState.RUNNING, "Asking the service…"
+            self._state, self._answer = CheckState.RUNNING, message(words.CONNECTION_ASKING)
             generation = self._generation
         return functools.partial(self._run, generation, base_url, api_key)
 
@@ -64,20 +73,20 @@ class ConnectionCheck:
         """Forget the last answer (the URL or key changed); a check still running is ignored when it ends."""
         with self._lock:
             self._generation += 1
-            self._state, self._message = CheckState.IDLE, ""
+            self._state, self._answer = CheckState.IDLE, None
 
     def _run(self, generation: int, base_url: str, api_key: str) -> None:
         try:
-            state, message = CheckState.OK, self._ask(base_url, api_key)
+            state, answer = CheckState.OK, self._ask(base_url, api_key)
         except KilnError as exc:
-            state, message = CheckState.FAILED, exc.user_message
+            state, answer = CheckState.FAILED, exc.message
         except Exception:
             log.exception("Connection check failed unexpectedly")
-            state, message = CheckState.FAILED, "Kiln hit an unexpected error; see the system console."
-        log.info("Connection check: %s", message)
+            state, answer = CheckState.FAILED, message(words.CONNECTION_UNEXPECTED)
+        log.info("Connection check: %s (%s)", answer, answer.details)
         with self._lock:
             if generation == self._generation:
-                self._state, self._message = state, message
+                self._state, self._answer = state, answer
 
 
 #: The check the preferences show (one per Blender session).

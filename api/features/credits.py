@@ -3,7 +3,9 @@
 The service publishes image-to-3D prices only (2 credits at 1024, 4 at 1536, 1536 by default).
 Text-to-3D's price is not published: the artist may enter their own figure (a preference);
 until then a text job's cost is unknown, and estimates say how many such jobs they leave out
-rather than guess. Following a task by its id costs nothing: it was paid when it was sent.
+rather than guess; a run of more than one job with an unknown price is never taken as free
+(:meth:`CreditEstimate.exceeds`). Following a task by its id costs nothing: it was paid when it
+was sent.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
+
+from ..words import Message, english_message, message
+from ..words import catalogue as words
 
 IMAGE_COSTS = {1024: 2, 1536: 4}
 IMAGE_DEFAULT_RESOLUTION = 1536
@@ -38,29 +43,48 @@ def request_cost(request: Priced, text_cost: int | None = None) -> int | None:
 
 @dataclass(frozen=True)
 class CreditEstimate:
-    """Credits a run will cost: ``known`` for sure, plus ``unpriced`` jobs whose price is unknown."""
+    """Credits a run will cost: ``known`` for sure, ``unpriced`` jobs whose price is unknown, out of
+    ``jobs`` in all. A job of unknown price is never counted as free."""
 
     known: int
     unpriced: int = 0
+    jobs: int = 0
 
     def exceeds(self, limit: int) -> bool:
-        """More than ``limit`` for sure (unpriced jobs count as free: they cannot be held against it)."""
-        return self.known > limit
+        """More than ``limit`` for sure, or a price that cannot be held against it: a job of unknown
+        price in a run of more than one (a single job of unknown price is the artist's own click)."""
+        return self.known > limit or (self.unpriced > 0 and self.jobs > 1)
 
-    def __str__(self) -> str:
-        credits = f"{self.known:,} credit{'s' if self.known != 1 else ''}"
+    @property
+    def message(self) -> Message:
+        """The estimate in plain numbers: "4 credits", "price unknown", "8 credits and 1 text job of
+        unknown price" (a count inside a sentence is a message of its own, said first)."""
+        credits = message(words.CREDITS_COUNT, n=self.known)
         if not self.unpriced:
             return credits
-        jobs = f"{self.unpriced} text job{'s' if self.unpriced != 1 else ''}"
-        return f"{credits} plus {jobs} at a price not set (Kiln's preferences: Text-to-3D cost)"
+        if not self.known:
+            unknown_one = self.unpriced == 1 and self.jobs <= 1
+            return (
+                message(words.PRICE_UNKNOWN) if unknown_one else message(words.UNPRICED_JOBS, n=self.unpriced)
+            )
+        return message(
+            words.CREDITS_AND_UNPRICED,
+            credits=credits,
+            unpriced=message(words.UNPRICED_JOBS, n=self.unpriced),
+        )
+
+    def __str__(self) -> str:
+        return english_message(self.message)
 
 
 def estimate(requests: Iterable[Priced], text_cost: int | None = None) -> CreditEstimate:
-    known = unpriced = 0
+    """What sending ``requests`` will cost, with the artist's text price (None: not set) where known."""
+    known = unpriced = jobs = 0
     for request in requests:
+        jobs += 1
         cost = request_cost(request, text_cost)
         if cost is None:
             unpriced += 1
         else:
             known += cost
-    return CreditEstimate(known, unpriced)
+    return CreditEstimate(known, unpriced, jobs)

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..jobs import Job, JobKind
+from ..words import Message, english_message, message
+from ..words import catalogue as words
 from .credits import CreditEstimate, request_cost
 
 
@@ -30,15 +32,18 @@ def sent_since(jobs: Iterable[Job], since: float) -> list[Job]:
 
 
 def spent(jobs: Iterable[Job], text_cost: int | None = None, *, since: float = 0.0) -> CreditEstimate:
-    """What the jobs sent at or after ``since`` (a Unix time) cost: known credits, plus unpriced jobs."""
-    known = unpriced = 0
+    """What the jobs sent at or after ``since`` (a Unix time) cost: known credits, plus unpriced jobs,
+    out of the jobs that reached the service (a followed task is none: it cost nothing here)."""
+    known = unpriced = sent = 0
     for job in sent_since(jobs, since):
         cost = job_cost(job, text_cost)
+        if job.request.kind is not JobKind.TASK and (job.submit_sent or job.task_id):
+            sent += 1
         if cost is None:
             unpriced += 1
         else:
             known += cost
-    return CreditEstimate(known, unpriced)
+    return CreditEstimate(known, unpriced, sent)
 
 
 def month_start(now: float | None = None) -> float:
@@ -49,17 +54,36 @@ def month_start(now: float | None = None) -> float:
 
 @dataclass(frozen=True)
 class Spending:
-    """The two figures the panel shows."""
+    """What was spent this session (the line the panel shows) and this month on this computer (for a
+    tooltip or a second line: every Kiln's jobs here, not the account's balance)."""
 
     session: CreditEstimate
     month: CreditEstimate
 
+    @property
+    def message(self) -> Message:
+        """ "This session: 3 jobs, 8 credits, and 1 text job of unknown price"."""
+        if not self.session.jobs:
+            return message(words.SPENT_NOTHING_THIS_SESSION)
+        return _spent(self.session, words.SPENT_THIS_SESSION, words.SPENT_THIS_SESSION_UNPRICED)
+
+    @property
+    def month_message(self) -> Message:
+        """ "This month on this computer: 12 jobs, 30 credits"."""
+        return _spent(self.month, words.SPENT_THIS_MONTH, words.SPENT_THIS_MONTH_UNPRICED)
+
     def __str__(self) -> str:
-        return f"Credits spent: {_short(self.session)} this session, {_short(self.month)} this month"
+        return english_message(self.message)
 
 
-def _short(value: CreditEstimate) -> str:
-    return f"{value.known:,}" + (f" + {value.unpriced} unpriced" if value.unpriced else "")
+def _spent(value: CreditEstimate, entry: str, unpriced_entry: str) -> Message:
+    """A spending line in plain numbers; its counts are messages of their own, said first."""
+    jobs = message(words.JOBS_COUNT, n=value.jobs)
+    credits = message(words.CREDITS_COUNT, n=value.known)
+    if not value.unpriced:
+        return message(entry, jobs=jobs, credits=credits)
+    unpriced = message(words.UNPRICED_JOBS, n=value.unpriced)
+    return message(unpriced_entry, jobs=jobs, credits=credits, unpriced=unpriced)
 
 
 def spending(

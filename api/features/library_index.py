@@ -35,6 +35,8 @@ from pathlib import Path
 from .. import fs
 from ..errors import StorageError
 from ..jobs import JobKind, JobRequest
+from ..words import Message, message
+from ..words import catalogue as words
 
 log = logging.getLogger(__name__)
 
@@ -190,8 +192,9 @@ class LibraryIndex:
         self.folder = folder
         self.entries_dir = folder / ENTRIES_DIR
         self.legacy_path = folder / INDEX_FILE
-        #: Sentences for the artist, each said once per session and folder.
-        self.problems: list[str] = []
+        #: Sentences for the artist, each said once per session and folder (the folder and the
+        #: file are in their details).
+        self.problems: list[Message] = []
         self._said: set[str] = set()
         self._legacy_stamp: tuple[int, int] | None = None
         self._legacy: dict[str, Entry] = {}
@@ -239,7 +242,7 @@ class LibraryIndex:
         if data is None:
             return None
         if _format(data) > ENTRY_FORMAT:
-            self._say("newer", "newer")
+            self._say("newer", f"{path.name} was written by a newer Kiln")
             return None
         return self._entry(data, path)
 
@@ -264,7 +267,7 @@ class LibraryIndex:
         if data is None:
             return {}
         if _format(data) > INDEX_FORMAT:
-            self._say("newer", "newer")
+            self._say("newer", f"{self.legacy_path.name} was written by a newer Kiln")
             return {}
         items = data.get("entries")
         if not isinstance(items, list):
@@ -306,19 +309,17 @@ class LibraryIndex:
         if kind in self._said:
             return
         self._said.add(kind)
-        sentence = {
-            "newer": (
-                f"Parts of the Kiln library index in {self.folder} were written by a newer version of "
-                "Kiln. This Kiln leaves them as they are and does not offer those results for reuse."
-            ),
-            "damaged": (
-                f"Kiln's library index in {self.folder} has a damaged part ({detail}). It is left as it "
-                "is; the results it listed are not offered for reuse (their .blend files stay)."
-            ),
-            "unreadable": f"Kiln could not read its library index in {self.folder}: {detail}.",
-        }[kind]
-        log.warning("%s", sentence)
-        self.problems.append(sentence)
+        said = message(_PROBLEMS[kind], details=f"{self.folder}: {detail}")
+        log.warning("%s (%s)", said, said.details)
+        self.problems.append(said)
+
+
+#: What is wrong with a library's index, by kind.
+_PROBLEMS = {
+    "newer": words.LIBRARY_INDEX_NEWER,
+    "damaged": words.LIBRARY_INDEX_DAMAGED,
+    "unreadable": words.LIBRARY_INDEX_UNREADABLE,
+}
 
 
 def _format(data: dict[str, object]) -> int:

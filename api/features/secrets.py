@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import fs
-from ..errors import KilnError
+from ..errors import KilnError, StorageError
+from ..words import Message, english, english_message, message
 from ..words import catalogue as words
-from ..words import english
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ class Secret:
     sentences call it."""
 
     account: str
+    #: What sentences call it: a catalogue entry ("API key").
     what: str = field(compare=False)
 
     @property
@@ -62,9 +63,9 @@ class Secret:
         return self.account
 
 
-API_KEY = Secret("api_key", "API key")
+API_KEY = Secret("api_key", words.SECRET_API_KEY)
 #: The bearer token agents send to Kiln's agent server (``api.agents``); made by Kiln.
-AGENT_TOKEN = Secret("agent_token", "agents' access token")
+AGENT_TOKEN = Secret("agent_token", words.SECRET_AGENT_TOKEN)
 KEY_FILE_NAME = API_KEY.file_name
 
 
@@ -96,7 +97,7 @@ class KeyStoreError(KilnError):
 
 
 class KeyStore(Protocol):
-    #: Where the key is, in words for the preferences ("the macOS Keychain").
+    #: Where the key is, in words for the preferences ("the macOS Keychain"): a catalogue entry.
     label: str
 
     def read(self) -> str:
@@ -111,7 +112,7 @@ class KeyStore(Protocol):
 class PrivateFile:
     """A file only its owner may read (mode 0600 where the system honours modes)."""
 
-    label = "a private file in Kiln's user folder"
+    label = words.KEY_HOME_PRIVATE_FILE
 
     def __init__(self, path: Path, secret: Secret = API_KEY) -> None:
         self.path = path
@@ -136,26 +137,30 @@ class PrivateFile:
                 fh.flush()
                 os.fsync(fh.fileno())
         except OSError as exc:
-            raise KeyStoreError(_not_saved(self.secret, self.path, exc)) from None
+            details = f"{self.path}: {exc.strerror or exc}"
+            raise KeyStoreError(
+                words.KEY_FILE_NOT_WRITTEN, details=details, what=_said(self.secret)
+            ) from None
         try:
             fs.replace(tmp, self.path)
-        except KilnError as exc:
+        except StorageError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            raise KeyStoreError(f"The {self.secret.what} was not saved. {exc.user_message}") from None
+            said = words.KEY_FILE_LOCKED if exc.locked else words.KEY_FILE_NOT_WRITTEN
+            raise KeyStoreError(said, details=exc.details, what=_said(self.secret)) from None
 
     def delete(self) -> None:
         try:
             fs.unlink(self.path)
-        except KilnError as exc:
-            said = f"The old {self.secret.what} could not be removed. {exc.user_message}"
-            raise KeyStoreError(said) from None
+        except StorageError as exc:
+            said = words.KEY_FILE_LOCKED if exc.locked else words.KEY_FILE_NOT_REMOVED
+            raise KeyStoreError(said, details=exc.details, what=_said(self.secret)) from None
 
 
 class WindowsProtectedFile(PrivateFile):
     """The private file's bytes encrypted for the signed-in Windows account (DPAPI)."""
 
-    label = "Kiln's user folder, encrypted for your Windows account"
+    label = words.KEY_HOME_WINDOWS
 
     def read(self) -> str:
         try:
@@ -165,7 +170,7 @@ class WindowsProtectedFile(PrivateFile):
         try:
             return _dpapi(blob, protect=False).decode("utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:
-            what = self.secret.what
+            what = english(self.secret.what)
             log.warning("The saved %s cannot be decrypted for this Windows account (%s)", what, exc)
             return ""
 
@@ -173,16 +178,14 @@ class WindowsProtectedFile(PrivateFile):
         try:
             blob = _dpapi(key.encode("utf-8"), protect=True)
         except OSError as exc:
-            raise KeyStoreError(
-                f"Windows could not encrypt the {self.secret.what} ({exc}); it was not saved."
-            ) from None
+            raise KeyStoreError(words.KEY_NOT_ENCRYPTED, details=str(exc), what=_said(self.secret)) from None
         self.write_bytes(blob)
 
 
 class MacKeychain:
     """The login Keychain, through the Security framework (ctypes; no process, no command line)."""
 
-    label = "the macOS Keychain"
+    label = words.KEY_HOME_KEYCHAIN
 
     def __init__(self, secret: Secret = API_KEY) -> None:
         self.secret = secret
@@ -194,20 +197,21 @@ class MacKeychain:
         try:
             _keychain(self.secret).store(key)
         except OSError as exc:
-            raise KeyStoreError(f"The macOS Keychain did not take the {self.secret.what} ({exc}).") from None
+            raise KeyStoreError(
+                words.KEYCHAIN_REFUSED_KEY, details=str(exc), what=_said(self.secret)
+            ) from None
 
     def delete(self) -> None:
         try:
             _keychain(self.secret).delete()
         except OSError as exc:
-            said = f"The macOS Keychain did not remove the {self.secret.what} ({exc})."
-            raise KeyStoreError(said) from None
+            raise KeyStoreError(words.KEYCHAIN_KEPT_KEY, details=str(exc), what=_said(self.secret)) from None
 
 
 class SecretService:
     """The desktop's Secret Service (GNOME Keyring, KWallet) through ``secret-tool``."""
 
-    label = "your desktop's keyring (Secret Service)"
+    label = words.KEY_HOME_KEYRING
 
     def __init__(self, tool: str, secret: Secret = API_KEY) -> None:
         self.tool = tool
@@ -218,7 +222,7 @@ class SecretService:
         return result.stdout.strip() if result.returncode == 0 else ""
 
     def write(self, key: str) -> None:
-        self._run("store", f"--label={SERVICE} {self.secret.what}", key=key)
+        self._run("store", f"--label={SERVICE} {english(self.secret.what)}", key=key)
 
     def delete(self) -> None:
         self._run("clear", check=False)
@@ -240,10 +244,12 @@ class SecretService:
                 command, input=key, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False
             )
         except (OSError, subprocess.SubprocessError) as exc:
-            raise KeyStoreError(f"The desktop keyring did not answer ({exc}).") from None
+            details = f"secret-tool {verb}: {exc}"
+            raise KeyStoreError(words.KEYRING_NO_ANSWER, details=details, what=_said(self.secret)) from None
         if check and result.returncode != 0:
             said = result.stderr.strip().splitlines()[-1:] or ["no reason given"]
-            raise KeyStoreError(f"The desktop keyring did not take the {self.secret.what} ({said[0]}).")
+            details = f"secret-tool {verb}: {said[0]}"
+            raise KeyStoreError(words.KEYRING_REFUSED_KEY, details=details, what=_said(self.secret))
         return result
 
 
@@ -277,9 +283,9 @@ def read_key(directory: Path, secret: Secret = API_KEY) -> str:
         try:
             store.write(legacy)
             plain.delete()
-            log.info("Moved the %s from its plain file into %s", secret.what, store.label)
+            log.info("Moved the %s from its plain file into %s", english(secret.what), english(store.label))
         except KeyStoreError as exc:
-            log.warning("%s", exc.user_message)
+            log.warning("%s (%s)", exc.user_message, exc.details)
         return legacy
     return key
 
@@ -311,8 +317,9 @@ class KeyHome:
         self.secret = secret
         self._key: str | None = None
         self._saves: ThreadPoolExecutor | None = None
-        #: The last save's outcome in words ("" before any save).
+        #: The last save's outcome in English ("" before any save), and as a message to say.
         self.status = ""
+        self.status_message: Message | None = None
         self.saved = True
 
     def read(self) -> str:
@@ -330,10 +337,12 @@ class KeyHome:
         try:
             where = write_key(directory, key, self.secret)
         except KeyStoreError as exc:
-            self.saved, self.status = False, english(words.KEY_NOT_SAVED, reason=exc.user_message)
-            log.warning("%s", exc.user_message)
+            self.saved, self.status_message = False, message(words.KEY_NOT_SAVED, reason=exc.message)
+            log.warning("%s (%s)", exc.user_message, exc.details)
         else:
-            self.saved, self.status = True, (english(words.KEY_STORED_IN, where=where) if key else "")
+            said = message(words.KEY_STORED_IN, where=message(where)) if key else None
+            self.saved, self.status_message = True, said
+        self.status = english_message(self.status_message) if self.status_message is not None else ""
 
     def finish(self) -> None:
         """Let a pending save finish (on unregister, and before tests look at the disk)."""
@@ -346,8 +355,9 @@ class KeyHome:
         self._key = None
 
 
-def _not_saved(secret: Secret, path: Path, exc: OSError) -> str:
-    return f"The {secret.what} was not saved: {path.parent} is not writable ({exc.strerror or exc})."
+def _said(secret: Secret) -> Message:
+    """What a sentence calls ``secret``, said in the artist's words before the sentence around it."""
+    return message(secret.what)
 
 
 # --------------------------------------------------------------------------------- system calls

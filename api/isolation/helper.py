@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import fs
 from ..errors import CancelledError, StorageError
+from ..words import catalogue as words
 from .errors import (
     HelperCrashed,
     HelperOutOfMemory,
@@ -135,7 +136,7 @@ class _Child:
             )
         except OSError as exc:
             raise HelperUnavailable(
-                f"its helper Blender could not start ({argv[0]}: {exc.strerror or exc})"
+                details=f"the helper Blender could not start ({argv[0]}: {exc.strerror or exc})"
             ) from exc
         for target, name in ((self._read, "reader"), (self._watch, "memory")):
             threading.Thread(target=target, name=f"kiln-helper-{name}", daemon=True).start()
@@ -198,7 +199,7 @@ class _Child:
                 message = self.messages.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 if cancelled():
-                    raise CancelledError("The import preparation was cancelled.") from None
+                    raise CancelledError(words.OPENING_CANCELLED) from None
                 if time.monotonic() > deadline:
                     raise late() from None
                 continue
@@ -217,7 +218,7 @@ class _Child:
         detail = f"exit code {code}: {said or 'no output'}"
         if self.ran_out_of_memory():
             return HelperOutOfMemory(self.ceiling, detail)
-        return HelperCrashed(detail)
+        return HelperCrashed(details=detail)
 
     def ran_out_of_memory(self) -> bool:
         """Over the ceiling, or its output said an allocation failed (before a crash, or before an
@@ -286,10 +287,10 @@ class ImportHelper:
         the job; the helper is restarted for the next mesh) or CancelledError.
         """
         if not command:
-            raise HelperUnavailable(NO_BLENDER_PROGRAM)
+            raise HelperUnavailable(words.MESHES_OPEN_HERE_NO_PROGRAM, details=NO_BLENDER_PROGRAM)
         if tuple(command) in self._unstartable:
             # It failed to start once this session: do not make every job wait for it again.
-            raise HelperUnavailable(self._unstartable[tuple(command)])
+            raise HelperUnavailable(details=self._unstartable[tuple(command)])
         self._take_turn(cancelled)
         generation = self._generation
         part = blend.with_name(blend.name + ".part")
@@ -317,10 +318,10 @@ class ImportHelper:
                 raise (
                     HelperOutOfMemory(child.ceiling, detail)
                     if answer.get("error") == "memory" or child.ran_out_of_memory()
-                    else MeshRejected(detail)
+                    else MeshRejected(details=detail)
                 )
             if not part.is_file():
-                raise HelperCrashed("the helper answered but wrote no file")
+                raise HelperCrashed(details="the helper answered but wrote no file")
             fs.replace(part, blend)
             log.debug(
                 "Helper made %s in %.3f s (%.3f s of it importing, finishing and saving)",
@@ -334,8 +335,10 @@ class ImportHelper:
         except IsolationError as exc:
             self._discard()
             if generation != self._generation:
-                raise CancelledError("Kiln stopped its helper Blender.") from exc
-            log.warning("The helper Blender failed on %s: %s (%s)", glb.name, type(exc).__name__, exc.detail)
+                raise CancelledError(
+                    words.OPENING_CANCELLED, details="Kiln stopped its helper Blender"
+                ) from exc
+            log.warning("The helper Blender failed on %s: %s (%s)", glb.name, type(exc).__name__, exc.details)
             raise
         except BaseException:
             self._discard()
@@ -358,7 +361,7 @@ class ImportHelper:
     def _take_turn(self, cancelled: Callable[[], bool]) -> None:
         while not self._busy.acquire(timeout=POLL_SECONDS):
             if cancelled():
-                raise CancelledError("The import preparation was cancelled.")
+                raise CancelledError(words.OPENING_CANCELLED)
 
     def _ready_child(
         self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]
@@ -370,7 +373,7 @@ class ImportHelper:
         try:
             return self._start(command, limits, cancelled)
         except HelperUnavailable as exc:
-            self._unstartable[command] = exc.user_message
+            self._unstartable[command] = exc.details
             raise
 
     def _start(self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]) -> _Child:
@@ -382,13 +385,15 @@ class ImportHelper:
                 started + limits.start_seconds,
                 cancelled,
                 lambda: HelperUnavailable(
-                    f"its helper Blender did not start within {limits.start_seconds:.0f} s"
+                    details=f"the helper Blender did not start within {limits.start_seconds:.0f} s"
                 ),
             )
         except HelperCrashed as exc:
-            raise HelperUnavailable(f"its helper Blender stopped while starting ({exc.detail})") from exc
+            raise HelperUnavailable(
+                details=f"the helper Blender stopped while starting ({exc.details})"
+            ) from exc
         if not hello.get("ready"):
-            raise HelperUnavailable(f"its helper Blender answered {hello!r} instead of starting")
+            raise HelperUnavailable(details=f"the helper Blender answered {hello!r} instead of starting")
         log.info(
             "Helper Blender %s started (pid %d) in %.1f s",
             hello.get("blender", ""),

@@ -17,11 +17,14 @@ import threading
 from pathlib import Path
 from typing import Protocol
 
+from ..words import Message
+
 log = logging.getLogger(__name__)
 
 #: The helper's entry point: ``..`` taken out but links kept (resolve() would follow a linked add-on folder
 #: and lose the name it is mounted under, which the entry point imports it by).
 SCRIPT = Path(os.path.abspath(__file__)).parents[2] / "helper_blender" / "main.py"  # noqa: PTH100
+#: Why no helper runs under the ``bpy`` module (the details of ``MESHES_OPEN_HERE_NO_PROGRAM``).
 NO_BLENDER_PROGRAM = (
     "Blender runs here as the bpy module, which has no Blender program to start a helper with"
 )
@@ -87,36 +90,34 @@ def is_large(settings: ImportSettings, mesh: Path, triangles: int | None) -> boo
 class InPlaceNotice:
     """ "No helper can run, so meshes import in this Blender": logged and shown once per session.
 
-    Workers record the reason; the main thread takes the sentence once, after an in-place import.
+    Workers record the sentence (``HelperUnavailable``'s); the main thread takes it once, after an
+    in-place import.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._reason = ""
+        self._said: Message | None = None
         self._shown = False
 
-    def record(self, reason: str) -> None:
-        """A worker found no helper; the first reason is logged, and kept for the status bar."""
+    def record(self, said: Message) -> None:
+        """A worker found no helper; the first sentence is logged (with why), and kept for the status bar."""
         with self._lock:
-            if self._reason:
+            if self._said is not None:
                 return
-            self._reason = reason
-        log.warning("Kiln imports meshes in this Blender: %s", reason)
+            self._said = said
+        log.warning("%s (%s)", said, said.details)
 
-    def take(self) -> str:
-        """The sentence for the artist, the first time only; "" after that or when all is well."""
+    def take(self) -> Message | None:
+        """The sentence for the artist, the first time only; None after that or when all is well."""
         with self._lock:
-            if not self._reason or self._shown:
-                return ""
+            if self._said is None or self._shown:
+                return None
             self._shown = True
-            return (
-                f"Kiln imports meshes in this Blender ({self._reason}); "
-                "a damaged mesh could take this Blender down with it"
-            )
+            return self._said
 
     def reset(self) -> None:
         with self._lock:
-            self._reason, self._shown = "", False
+            self._said, self._shown = None, False
 
 
 in_place_notice = InPlaceNotice()

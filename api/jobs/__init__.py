@@ -2,7 +2,8 @@
 
 Blender-free on purpose (``api/`` never imports bpy). One module per idea, bottom first:
 
-* ``model`` — what a job is: its request, its state, its files.
+* ``model`` — what a job is: its request, its state, its files; ``details`` — what Copy Details
+  says of one.
 * ``disk`` — disk trouble as sentences; ``owner`` — which process works on a job.
 * ``store`` — the SQLite file every Kiln process shares, with ``store_files`` (damage judged before
   SQLite opens it), ``store_sharing`` (one recovery at a time, never under a process that has it
@@ -62,6 +63,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .details import job_details
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError
 from .model import (
     ACTIVE_STATES,
@@ -120,4 +122,5 @@ __all__ = [
     "RetryPolicy",
     "ServiceConfig",
     "StoreError",
+    "job_details",
 ]

@@ -19,18 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import fs
+from ..words import Message, message
+from ..words import catalogue as words
 from .disk import inside
-from .model import OWNED_STATES, Job, JobEvent, JobState, Owner
+from .model import OWNED_STATES, Job, JobEvent, JobState, Owner, sentence
 from .owner import is_gone
 from .store import Row
 from .writer import StoreThread
 
 log = logging.getLogger(__name__)
-
-UNKNOWN_AFTER_TAKEOVER = (
-    "The Kiln that was sending this job stopped before the service's answer was recorded, so it may or "
-    "may not have reached the service. Check your dashboard before pressing Retry (a retry costs credits)."
-)
 
 
 class JobBook:
@@ -45,7 +42,8 @@ class JobBook:
         self.open: set[str] = set()
         self.events: queue.SimpleQueue[JobEvent] = queue.SimpleQueue()
         self.writer: StoreThread | None = None
-        self.problems: list[str] = []
+        #: Sentences about the job store the artist should read (damage recovered, disk trouble).
+        self.problems: list[Message] = []
         self.on_taken: Callable[[Job], None] = lambda job: None
         #: Bumped on every change (``revision``) and when a job comes or goes (``roster``): the panels
         #: redo their work over 5,000 rows only when these move.
@@ -70,15 +68,22 @@ class JobBook:
             return None
         return job
 
-    def where(self, job: Job) -> str:
-        """Where another process works on ``job`` ("" for this process's or a finished job)."""
+    def where(self, job: Job) -> Message | None:
+        """Where another process works on ``job``, as a sentence (None for this process's or a
+        finished job). The process id goes to the details."""
         if job.state not in OWNED_STATES or self.is_own(job):
-            return ""
+            return None
+        if job.owner is None or self.owner_gone(job):
+            return message(words.JOB_OWNER_STOPPED)
+        return self.elsewhere(words.JOB_RUNS_ELSEWHERE, job)
+
+    def elsewhere(self, entry: str, job: Job) -> Message:
+        """``entry`` about a job another live process works on (``{blender}`` names that Blender)."""
         owner = job.owner
-        if owner is None or self.owner_gone(job):
-            return "its Kiln has stopped; Retry or Resume here takes it over"
-        label = self._labels.get(owner.key) or owner.label or "another Blender"
-        return f"runs in {label} (process {owner.pid})"
+        assert owner is not None
+        label = self._labels.get(owner.key) or owner.label
+        blender: str | Message = label or message(words.ANOTHER_BLENDER)
+        return message(entry, details=f"process {owner.pid}", blender=blender)
 
     def owner_gone(self, job: Job) -> bool:
         return not self.is_own(job) and (job.owner is None or job.owner.key in self._gone)
@@ -121,28 +126,33 @@ class JobBook:
             self.put(job)
             return job
 
-    def note(self, job_id: str, note: str) -> None:
+    def note(self, job_id: str, note: Message) -> None:
         """A passing remark shown while a job runs; not worth a write."""
         with self.lock:
             job = self.jobs.get(job_id)
-            if job is not None and job.note != note:
+            if job is not None and job.note_message != note:
                 self.revision += 1
-                self.keep(replace(job, note=note))
+                self.keep(replace(job, **sentence("note", note)))
                 self.emit(self.jobs[job_id])
 
-    def settle(self, job_id: str, state: JobState, *, note: str = "", error: str | None = None) -> Job:
-        """A final (or ready) state: saved, announced, and a helper .blend no longer needed is deleted."""
+    def settle(
+        self, job_id: str, state: JobState, *, note: Message | None = None, error: Message | None = None
+    ) -> Job:
+        """A final (or ready) state: saved, announced, and a helper .blend no longer needed is deleted.
+
+        ``note`` replaces the job's note (none: cleared); ``error`` its error (none: kept as it is).
+        """
         with self.lock:
             job = self.jobs[job_id]
-            changes: dict[str, Any] = {"state": state, "note": note, "finished_at": time.time()}
+            changes: dict[str, Any] = {"state": state, "finished_at": time.time(), **sentence("note", note)}
             if error is not None:
-                changes["error"] = error
+                changes.update(sentence("error", error))
             if state is not JobState.READY and job.blend_path:
                 self.discard(job.blend_path)
                 changes["blend_path"] = ""
             job = replace(job, **changes)
             self.put(job)
-            self.emit(job, job.error or note)
+            self.emit(job, job.error_message or note)
             return job
 
     def remove(self, job_id: str) -> Job | None:
@@ -157,8 +167,8 @@ class JobBook:
             self.changed.notify_all()
             return job
 
-    def emit(self, job: Job, message: str = "") -> None:
-        self.events.put(JobEvent(job.id, job.state, message))
+    def emit(self, job: Job, said: Message | None = None) -> None:
+        self.events.put(JobEvent(job.id, job.state, said))
         with self.lock:
             self.changed.notify_all()
 
@@ -167,10 +177,10 @@ class JobBook:
         if path and inside(path, self.cache_dir) and self.writer is not None:
             self.writer.later(lambda: fs.discard(Path(path)))
 
-    def add_problem(self, sentence: str) -> None:
+    def add_problem(self, problem: Message) -> None:
         with self.lock:
-            if sentence not in self.problems:
-                self.problems.append(sentence)
+            if all((p.name, p.values) != (problem.name, problem.values) for p in self.problems):
+                self.problems.append(problem)
 
     def _save(self, job: Job) -> Future[int] | None:
         if self.writer is None:
@@ -220,11 +230,11 @@ class JobBook:
         log.info("Took over job %s (%s) from a Kiln that has stopped", job.id, job.state.value)
         with self.lock:
             self.keep(job)
-            self.emit(job, job.error)
+            self.emit(job, job.error_message)
         self.on_taken(job)
 
-    def store_problem(self, sentence: str) -> None:
-        self.add_problem(sentence)
+    def store_problem(self, problem: Message) -> None:
+        self.add_problem(problem)
 
     def known(self) -> list[Job]:
         with self.lock:
@@ -240,7 +250,7 @@ def claimed(job: Job, owner: Owner) -> Job:
             job,
             owner=owner,
             state=JobState.OUTCOME_UNKNOWN,
-            error=UNKNOWN_AFTER_TAKEOVER,
             finished_at=time.time(),
+            **sentence("error", message(words.JOB_OUTCOME_UNKNOWN_AFTER_STOP)),
         )
     return replace(job, owner=owner)

@@ -1,7 +1,8 @@
-"""Disk trouble as sentences: which folder, and why (read-only, full, not a folder, permission).
+"""Disk trouble as sentences: why Kiln's folder cannot be written (read-only, full, not a folder,
+permission); which folder, and the system's own words, go to the details.
 
 The engine catches ``OSError`` and ``sqlite3.Error`` where it touches the disk and raises or
-stores :class:`StoreError`, whose ``user_message`` every operator can show as it is.
+stores :class:`StoreError`, whose ``message`` every operator can say as it is.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import KilnError
+from ..words import Entry, Message
+from ..words import catalogue as words
 
 #: Below this much free space a failed write is put down to a full disk.
 LOW_SPACE_BYTES = 1024 * 1024
@@ -25,41 +28,53 @@ UPLOADS_DIR = "uploads"
 class StoreError(KilnError):
     """Kiln's folder cannot hold what it must record; nothing is sent until it can."""
 
-    def __init__(self, user_message: str, folder: Path | None = None) -> None:
-        super().__init__(user_message)
+    def __init__(self, said: Entry | Message, folder: Path | None = None, *, details: str = "") -> None:
+        super().__init__(said, details=details)
         self.folder = folder
 
 
-def cause(folder: Path, exc: BaseException | None = None) -> str:
-    """Why ``folder`` cannot be written, in a few words ("is read-only", "is full", …)."""
+#: What keeps Kiln's folder from being written, by cause: the sentence while it records its jobs,
+#: and while it saves any other file of its own.
+_CAUSES: dict[str, tuple[Entry, Entry]] = {
+    "not a folder": (words.JOB_LIST_NOT_A_FOLDER, words.FILES_NOT_A_FOLDER),
+    "read-only": (words.JOB_LIST_READ_ONLY, words.FILES_READ_ONLY),
+    "full": (words.JOB_LIST_DISK_FULL, words.FILES_DISK_FULL),
+    "no permission": (words.JOB_LIST_NO_PERMISSION, words.FILES_NO_PERMISSION),
+    "other": (words.JOB_LIST_FAILED, words.FILES_FAILED),
+}
+#: What Kiln was doing when its folder failed it, unless said otherwise.
+RECORD_JOBS = "record its jobs"
+
+
+def cause(folder: Path, exc: BaseException | None = None) -> tuple[str, str]:
+    """Why ``folder`` cannot be written: a cause of ``_CAUSES``, and the facts for the details."""
     code = exc.errno if isinstance(exc, OSError) else None
     name = getattr(exc, "sqlite_errorname", "") if isinstance(exc, sqlite3.Error) else ""
     probe = _nearest_existing(folder)
+    said = f"{type(exc).__name__}: {exc}" if exc is not None else ""
     if probe is not None and probe != folder and not probe.is_dir():
-        return f"{probe} is a file, not a folder"
+        return "not a folder", f"{probe} is a file, not a folder; {said}"
     if code in (errno.ENOTDIR, errno.EEXIST) or (folder.exists() and not folder.is_dir()):
-        return "it is a file, not a folder"
+        return "not a folder", f"{folder} is a file, not a folder; {said}"
     if code == errno.EROFS or name == "SQLITE_READONLY" or (probe is not None and _read_only(probe)):
-        return "the disk or folder is read-only"
+        return "read-only", said
     if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)) or name == "SQLITE_FULL" or _full(probe):
-        return "the disk is full"
+        return "full", said
     if code in (errno.EACCES, errno.EPERM) or (probe is not None and not os.access(probe, os.W_OK)):
-        return "Kiln has no permission to write there"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return str(exc) if exc is not None else "it cannot be written"
+        return "no permission", said
+    return "other", said
 
 
-def store_error(folder: Path, exc: BaseException, doing: str = "record its jobs") -> StoreError:
-    """The sentence for a failed write into ``folder`` (while Kiln tried to ``doing``)."""
-    return StoreError(
-        f"Kiln could not {doing} in {folder}: {cause(folder, exc)}. "
-        "Nothing was sent. Free some space or fix the folder's permissions, then try again.",
-        folder,
-    )
+def store_error(folder: Path, exc: BaseException, doing: str = RECORD_JOBS) -> StoreError:
+    """The error for a failed write into ``folder`` (while Kiln tried to ``doing``); the folder, the
+    cause's facts and what Kiln was doing go to the details."""
+    kind, facts = cause(folder, exc)
+    job_list, files = _CAUSES[kind]
+    details = f"could not {doing} in {folder}: {facts}"
+    return StoreError(job_list if doing == RECORD_JOBS else files, folder, details=details)
 
 
-def ensure_folder(folder: Path, doing: str = "record its jobs") -> None:
+def ensure_folder(folder: Path, doing: str = RECORD_JOBS) -> None:
     """Create ``folder`` (and its parents); raises StoreError with the reason."""
     try:
         folder.mkdir(parents=True, exist_ok=True)

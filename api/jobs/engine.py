@@ -13,7 +13,6 @@ import contextlib
 import logging
 import os
 import queue
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -25,6 +24,8 @@ from .. import fs
 from ..errors import KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import DEFAULT_POLICY, RetryPolicy
+from ..words import Message, as_message, message
+from ..words import catalogue as words
 from .book import JobBook, claimed
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
@@ -37,6 +38,7 @@ from .model import (
     Owner,
     ServiceConfig,
     new_job_id,
+    sentence,
 )
 from .owner import this_process
 from .scheduler import Scheduler
@@ -48,11 +50,6 @@ if TYPE_CHECKING:
     from ..service.client import Client
 
 log = logging.getLogger(__name__)
-
-NOT_RUNNING = (
-    "Kiln's job engine is not running, so nothing would move these jobs on. "
-    "Disable and enable Kiln (or restart Blender); the jobs are kept."
-)
 
 
 class EngineNotRunning(KilnError):
@@ -77,7 +74,9 @@ class JobEngine:
     ) -> None:
         self.state_dir = Path(state_dir)
         self.cache_dir = self.state_dir / CACHE_DIR
-        self._label = label or f"{Path(sys.argv[0]).name or 'Python'} (pid {os.getpid()})"
+        #: How other processes' job lists name this one ("": "another Blender"); never its pid, which
+        #: they keep for the details.
+        self._label = label
         self._writer: StoreThread | None = None
         book = JobBook(Owner(os.getpid(), 0.0), self.cache_dir)
         self.scheduler = Scheduler(book, workers, client_factory, policy, self.cache_dir)
@@ -203,8 +202,12 @@ class JobEngine:
             if error is None:
                 self.scheduler.schedule(job_id, step, 0.0)
                 return
-            message = error.user_message if isinstance(error, KilnError) else str(error)
-            self.book.settle(job_id, JobState.FAILED, error=message)
+            said = (
+                error.message
+                if isinstance(error, KilnError)
+                else message(words.JOB_LIST_FAILED, details=f"{type(error).__name__}: {error}")
+            )
+            self.book.settle(job_id, JobState.FAILED, error=said)
 
     def resume(self, job_id: str) -> None:
         """Poll a timed-out (or failed-while-polling) task again, with a fresh time limit."""
@@ -213,7 +216,11 @@ class JobEngine:
             if not job.task_id:
                 raise KeyError(job_id)
             self.book.change(
-                job_id, state=JobState.QUEUED, error="", note="", deadline=restart_clock(self.scheduler)
+                job_id,
+                state=JobState.QUEUED,
+                deadline=restart_clock(self.scheduler),
+                **sentence("error", None),
+                **sentence("note", None),
             )
             self.book.emit(self.book.jobs[job_id])
             self.scheduler.schedule(job_id, Step.POLL, 0.0)
@@ -245,7 +252,7 @@ class JobEngine:
             job = self._own_or_take(job_id)
             if job.state in (JobState.IMPORTED, JobState.CANCELLED):
                 return
-            self.book.settle(job_id, JobState.CANCELLED, note="Cancelled: Kiln stopped tracking it")
+            self.book.settle(job_id, JobState.CANCELLED, note=message(words.NOTE_STOPPED_WAITING))
         self.scheduler.deadlines.cancel(job_id)
 
     def remove(self, job_id: str) -> None:
@@ -255,7 +262,7 @@ class JobEngine:
             if job is None:
                 return
             if job.state.is_active and not self.book.is_own(job) and not self.book.owner_gone(job):
-                raise JobElsewhere(f"This job {self.book.where(job)}: cancel it there first.")
+                raise JobElsewhere(self.book.elsewhere(words.JOB_RUNS_ELSEWHERE_CANCEL_THERE, job))
             self.book.remove(job_id)
             self.book.discard(job.blend_path)
             upload = Path(job.request.image_path)
@@ -273,12 +280,13 @@ class JobEngine:
             self.book.change(job_id, objects=list(objects), imported_into=into)
             self.book.settle(job_id, JobState.IMPORTED)
 
-    def mark_failed(self, job_id: str, message: str) -> None:
-        """A step on the main thread (the import) failed; keep the job with the sentence."""
+    def mark_failed(self, job_id: str, said: Message | str) -> None:
+        """A step on the main thread (the import) failed; keep the job with the sentence (a text from
+        outside the catalogue is kept as it is)."""
         with self.book.lock:
             if self.runs_elsewhere(self.book.jobs[job_id]):
                 return
-            self.book.settle(job_id, JobState.FAILED, error=message)
+            self.book.settle(job_id, JobState.FAILED, error=as_message(said))
 
     def set_origin(self, old: str, new: str) -> None:
         """The .blend a job belongs to (or its result went into) was saved under a (new) name."""
@@ -317,8 +325,8 @@ class JobEngine:
     def is_own(self, job: Job) -> bool:
         return self.book.is_own(job)
 
-    def where(self, job: Job) -> str:
-        """For the panel: where another Kiln works on ``job`` ("" when here, or finished)."""
+    def where(self, job: Job) -> Message | None:
+        """For the panel: where another Kiln works on ``job``, as a sentence (None when here, or finished)."""
         return self.book.where(job)
 
     def runs_elsewhere(self, job: Job) -> bool:
@@ -326,7 +334,12 @@ class JobEngine:
         return job.state in OWNED_STATES and not self.book.is_own(job) and not self.book.owner_gone(job)
 
     def store_problems(self) -> list[str]:
-        """Sentences about the job store the artist should read (damage recovered, disk trouble)."""
+        """Sentences about the job store the artist should read (damage recovered, disk trouble), in
+        English; :meth:`store_problem_messages` has them to say in the artist's language."""
+        return [str(problem) for problem in self.store_problem_messages()]
+
+    def store_problem_messages(self) -> list[Message]:
+        """What :meth:`store_problems` says, as messages (their details name files and causes)."""
         with self.book.lock:
             return list(self.book.problems)
 
@@ -362,7 +375,7 @@ class JobEngine:
         Raises EngineNotRunning at once when no worker runs (nothing would ever settle them).
         """
         if not self.threads:
-            raise EngineNotRunning(NOT_RUNNING)
+            raise EngineNotRunning(words.ENGINE_NOT_RUNNING)
         ids = list(job_ids)
         deadline = None if timeout is None else time.monotonic() + timeout
         with self.book.changed:
@@ -379,7 +392,7 @@ class JobEngine:
 
     def _refuse_if_unrecordable(self) -> None:
         if self._writer is None:
-            raise EngineNotRunning(NOT_RUNNING)
+            raise EngineNotRunning(words.ENGINE_NOT_RUNNING)
         if self._writer.store.read_only:
             raise StoreError(self.book.problems[0], self.state_dir)
 
@@ -389,7 +402,7 @@ class JobEngine:
         if self.book.is_own(job):
             return job
         if job.state in OWNED_STATES and not self.book.owner_gone(job):
-            raise JobElsewhere(f"This job {self.book.where(job)}: do this there.")
+            raise JobElsewhere(self.book.elsewhere(words.JOB_RUNS_ELSEWHERE_DO_THERE, job))
         job = replace(job, owner=self.book.owner)
         self.book.put(job)
         return job

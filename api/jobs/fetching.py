@@ -16,9 +16,11 @@ from ..checks.glb import check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..isolation import IsolationError
 from ..service.models import Task, TaskStatus
+from ..words import catalogue as words
+from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
-from .model import JobState, cache_name
+from .model import JobState, cache_name, sentence
 from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:
@@ -50,18 +52,14 @@ class Fetcher(WorkerStep):
         except CancelledError:
             self._interrupted(job_id, Step.POLL)
             return
-        except NotFoundError:
-            self._fail(
-                job_id,
-                f"The service no longer knows task {job.task_id} (it may have expired or been lost). "
-                "Press Retry to generate it again (costs credits).",
-            )
+        except NotFoundError as exc:
+            self._fail(job_id, message(words.SERVICE_FORGOT_JOB, details=exc.details))
             return
         except KilnError as exc:
             if self.host.policy.poll_again(exc):
-                self._later(job_id, Step.POLL, exc, "Trying again")
+                self._later(job_id, Step.POLL, exc, words.NOTE_TRYING_AGAIN)
             else:
-                self._fail(job_id, exc.user_message)
+                self._fail(job_id, exc.message)
             return
         finally:
             self.host.deadlines.done(job_id)
@@ -74,7 +72,7 @@ class Fetcher(WorkerStep):
             if job is None or config is None:
                 return
             self._failures.pop(job_id, None)
-            changes: dict[str, Any] = {"note": ""}
+            changes: dict[str, Any] = sentence("note", None)
             if task.progress is not None:
                 changes["progress"] = float(task.progress)
             if task.eta_seconds is not None:
@@ -84,7 +82,7 @@ class Fetcher(WorkerStep):
                     book.settle(
                         job_id,
                         JobState.FAILED,
-                        error="The service reported the task done but sent no mesh address. Press Retry.",
+                        error=message(words.SERVICE_DONE_WITHOUT_MESH, details=f"task {task.id}"),
                     )
                     return
                 changes.update(
@@ -120,7 +118,7 @@ class Fetcher(WorkerStep):
         try:
             ensure_folder(self.host.cache_dir, "save the downloaded mesh")
         except StoreError as exc:
-            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            self._fail(job_id, exc.message, JobState.DOWNLOADING)
             return
         name = cache_name(job)
         mesh, preview = self.host.cache_dir / f"{name}.glb", self.host.cache_dir / f"{name}.png"
@@ -131,7 +129,7 @@ class Fetcher(WorkerStep):
                     job.mesh_url, mesh, progress=self._progress(job_id), check=check_glb, cancel=cancel
                 )
         except InvalidMeshError as exc:
-            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            self._fail(job_id, exc.message, JobState.DOWNLOADING)
             return
         except CancelledError:
             self._interrupted(job_id, Step.DOWNLOAD)
@@ -139,11 +137,13 @@ class Fetcher(WorkerStep):
         except KilnError as exc:
             attempt = self._failures.get(job_id, 0) + 1
             if self.host.policy.download_again(exc, attempt):
-                self._later(job_id, Step.DOWNLOAD, exc, "Trying the download again")
-            else:
-                self._fail(
-                    job_id, f"The mesh could not be downloaded: {exc.user_message}", JobState.DOWNLOADING
-                )
+                self._later(job_id, Step.DOWNLOAD, exc, words.NOTE_DOWNLOAD_TRYING_AGAIN)
+            elif self.host.policy.transient(exc):  # tried in vain: the connection or the service's
+                details = f"{exc.user_message} ({exc.details})" if exc.details else exc.user_message
+                said = message(words.MESH_DOWNLOAD_FAILED, details=details)
+                self._fail(job_id, said, JobState.DOWNLOADING)
+            else:  # a link refused, an address Kiln will not open, the disk here: said as it is
+                self._fail(job_id, exc.message, JobState.DOWNLOADING)
             return
         finally:
             self.host.deadlines.done(job_id)
@@ -158,14 +158,14 @@ class Fetcher(WorkerStep):
                 self.host.cache_dir / f"{name}.blend",
                 job.triangles,
                 cancelled=lambda: self._gone(job_id),
-                note=lambda n: book.note(job_id, n),
+                note=lambda said: book.note(job_id, said),
                 game=job.request.game,
                 label=job.request.label,
             )
         except CancelledError:
             return  # cancelled, or the engine is stopping (the job then resumes here next start)
         except IsolationError as exc:
-            self._fail(job_id, exc.user_message, JobState.DOWNLOADING)
+            self._fail(job_id, exc.message, JobState.DOWNLOADING)
             return
         with book.lock:
             if book.current(job_id, JobState.DOWNLOADING) is None:
@@ -186,7 +186,7 @@ class Fetcher(WorkerStep):
     def _progress(self, job_id: str) -> Callable[[int, int | None], None]:
         def report(done: int, total: int | None) -> None:
             if total:
-                self.book.note(job_id, f"Downloading {done * 100 // total}%")
+                self.book.note(job_id, message(words.NOTE_DOWNLOADING, percent=done * 100 // total))
 
         return report
 
@@ -204,6 +204,6 @@ def fetch_preview(client: Client, url: str, dest: Path) -> bool:
         if not dest.is_file():  # a preview in the cache was checked before it was renamed there
             client.download(url, dest, max_bytes=PREVIEW_MAX_BYTES, check=check_preview)
     except KilnError as exc:
-        log.warning("Preview %s not usable: %s", dest.name, exc.user_message)
+        log.warning("Preview %s not usable: %s (%s)", dest.name, exc.user_message, exc.details)
         return False
     return True

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from ..errors import StorageError
 from ..isolation import HelperUnavailable, ImportHelper, in_place_notice, wants_helper
+from ..words import Message, message
+from ..words import catalogue as words
 from .model import ServiceConfig
 
 log = logging.getLogger(__name__)
-
-PREPARING_NOTE = "Preparing the import"
 
 
 def prepare_import(
@@ -27,7 +27,7 @@ def prepare_import(
     triangles: int | None,
     *,
     cancelled: Callable[[], bool],
-    note: Callable[[str], None],
+    note: Callable[[Message], None],
     game: str = "",
     label: str = "",
 ) -> str:
@@ -40,7 +40,7 @@ def prepare_import(
     """
     if not wants_helper(config, mesh, triangles) and not game:
         return ""
-    note(PREPARING_NOTE)
+    note(message(words.NOTE_PREPARING))
     try:
         made = helper.prepare(
             config.helper_command,
@@ -52,7 +52,7 @@ def prepare_import(
             label=label,
         )
     except HelperUnavailable as exc:
-        in_place_notice.record(exc.user_message)
+        in_place_notice.record(exc.message)
         return ""
     except StorageError as exc:
         # The helper read the mesh fine; only its .blend could not be put in place (a lock, a full
@@ -64,5 +64,5 @@ def prepare_import(
         log.info("%s exported to %s", mesh.name, path)
     if made.finish_error:
         log.warning("The helper imported %s but could not finish it: %s", mesh.name, made.finish_error)
-        note(f"Imported as made; the fix-ups or export failed ({made.finish_error})")
+        note(message(words.NOTE_KEPT_AS_MADE, details=made.finish_error))
     return str(made.blend)

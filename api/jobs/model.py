@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..isolation import HelperLimits
+from ..words import Message, english_message
 
 #: The record layout inside the store; a record of a newer layout is kept, never rewritten.
 RECORD_FORMAT = 1
@@ -146,8 +147,13 @@ class Job:
     submit_sent: bool = False
     progress: float = 0.0
     eta_seconds: int | None = None
+    #: Why the job failed (or stopped), in English: what older job lists hold, and outside checks read.
     error: str = ""
+    #: The same sentence to say in the artist's language, with its details (None in older job lists).
+    error_message: Message | None = None
+    #: A passing remark while the job runs ("Downloading 40%"), in English, and as a message.
     note: str = ""
+    note_message: Message | None = None
     created_at: float = field(default_factory=time.time)
     submitted_at: float | None = None
     deadline: float | None = None
@@ -169,6 +175,9 @@ class Job:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        for name in ("error_message", "note_message"):
+            said: Message | None = getattr(self, name)
+            data[name] = said.to_json() if said is not None else None
         data["state"] = self.state.value
         data["request"]["kind"] = JobKind(self.request.kind).value
         data["format"] = RECORD_FORMAT
@@ -189,6 +198,8 @@ class Job:
         values["state"] = JobState(data["state"])
         owner = data.get("owner")
         values["owner"] = Owner(**owner) if isinstance(owner, dict) else None
+        for name in ("error_message", "note_message"):  # absent from older lists; a damaged one is None
+            values[name] = Message.from_json(data.get(name))
         if not isinstance(values.get("objects", []), list):
             raise TypeError("objects is not a list")
         return cls(**values)
@@ -196,11 +207,22 @@ class Job:
 
 @dataclass(frozen=True)
 class JobEvent:
-    """A change the UI should show; drained on the main thread."""
+    """A change the UI should show; drained on the main thread. ``message``: what to say about it."""
 
     job_id: str
     state: JobState
-    message: str = ""
+    message: Message | None = None
+
+    @property
+    def text(self) -> str:
+        """The message in English, for the log ("" when there is none)."""
+        return english_message(self.message) if self.message is not None else ""
+
+
+def sentence(kind: str, said: Message | None) -> dict[str, Any]:
+    """The changes that give a job ``said`` as its ``kind`` ("error" or "note"): the English text and
+    the message, kept together (None clears both)."""
+    return {kind: english_message(said) if said is not None else "", f"{kind}_message": said}
 
 
 def new_job_id() -> str:

@@ -78,7 +78,7 @@ def _records(items: list[Any], damage: str) -> Salvage:
         else:
             found.unreadable += 1
     if found.unreadable and not found.damage:
-        found.damage = f"{found.unreadable} record(s) in it could not be read"
+        found.damage = f"{found.unreadable} of its records could not be read"
     return found
 
 

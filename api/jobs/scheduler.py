@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from ..errors import KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import RetryPolicy
+from ..words import catalogue as words
+from ..words import message
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import JobState, ServiceConfig
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 OFFLINE_WAIT = 1.0
-OFFLINE_NOTE = "Waiting: Blender's online access is off"
+#: The note of a job waiting while Blender's online access is off.
+OFFLINE_NOTE = words.NOTE_WAITING_OFFLINE
 ClientFactory = Callable[[ServiceConfig, threading.Event], "Client"]
 
 
@@ -139,11 +142,13 @@ class Scheduler:
         if self._client is not None and self._config is not None and self._config.api_key:
             return self._client
         if self._config is None or not self._config.base_url:
-            error = "No service URL is set. Add it in Kiln's preferences."
+            error = message(words.SERVICE_ADDRESS_MISSING)
         elif not self._config.api_key:
-            error = "No API key is set. Add your key in Kiln's preferences."
+            error = message(words.API_KEY_MISSING)
+        elif self._client_error is not None:
+            error = self._client_error.message
         else:
-            error = self._client_error.user_message if self._client_error else "The service is not set up."
+            error = message(words.SERVICE_NOT_SET_UP)
         self.book.settle(job_id, JobState.FAILED, error=error)
         return None
 
@@ -194,7 +199,7 @@ class Scheduler:
                 return False
             job = self.book.jobs.get(job_id)
             if job is not None and job.state.is_active and self.book.is_own(job):
-                self.book.note(job_id, OFFLINE_NOTE)
+                self.book.note(job_id, message(OFFLINE_NOTE))
                 self.schedule(job_id, step, OFFLINE_WAIT)
             return True
 

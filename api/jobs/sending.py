@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
 from ..service.models import Task
+from ..words import Message, message
+from ..words import catalogue as words
 from .disk import StoreError
-from .model import Job, JobKind, JobRequest, JobState
+from .model import Job, JobKind, JobRequest, JobState, sentence
 from .step_context import Step, WorkerStep, restart_clock, unexpected, wait_recorded
 from .store import Conflict
 
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SLOT_WAIT = 0.5
-SLOT_NOTE = "Waiting for a free slot"
 
 
 class Sender(WorkerStep):
@@ -45,10 +46,10 @@ class Sender(WorkerStep):
             if client is None:
                 return
             if not self.host.take_slot():
-                book.note(job_id, SLOT_NOTE)
+                book.note(job_id, message(words.NOTE_WAITING_FOR_TURN))
                 self.host.schedule(job_id, Step.SEND, SLOT_WAIT)
                 return
-            sending = replace(job, submit_sent=True, note="Sending")
+            sending = replace(job, submit_sent=True, **sentence("note", message(words.NOTE_SENDING)))
             recorded = book.put(sending)
         try:
             self._send_recorded(job_id, client, sending, recorded)
@@ -66,7 +67,7 @@ class Sender(WorkerStep):
             with book.lock:
                 if book.current(job_id, JobState.SUBMITTING) is not None:
                     book.put(replace(book.jobs[job_id], submit_sent=False), save=False)
-                    book.settle(job_id, JobState.FAILED, error=exc.user_message)
+                    book.settle(job_id, JobState.FAILED, error=exc.message)
             return
         with book.lock:
             if book.current(job_id, JobState.SUBMITTING) is None:
@@ -78,26 +79,26 @@ class Sender(WorkerStep):
             self._unsent(job_id, 0.0)
         except OutcomeUnknownError as exc:
             refused = exc.refused_id or ""
-            self._after_submit(job_id, None, exc.user_message, exc.task_id or "", refused=refused)
+            self._after_submit(job_id, None, exc.message, exc.task_id or "", refused=refused)
         except KilnError as exc:
             if self.host.policy.submit_again(exc, attempt):
-                self._unsent(job_id, self.host.policy.delay(attempt, exc), exc.user_message)
+                self._unsent(job_id, self.host.policy.delay(attempt, exc), exc.message)
             else:
-                self._after_submit(job_id, None, exc.user_message, "", failed=True)
+                self._after_submit(job_id, None, exc.message, "", failed=True)
         except Exception as exc:  # an answer Kiln cannot understand: it may have made a task
             log.exception("Unexpected error while sending job %s", job_id)
             self._after_submit(job_id, None, unexpected(exc, "reading the service's answer"), "")
         else:
-            self._after_submit(job_id, task, "", "")
+            self._after_submit(job_id, task, None, "")
 
-    def _unsent(self, job_id: str, delay: float, why: str = "") -> None:
+    def _unsent(self, job_id: str, delay: float, why: Message | None = None) -> None:
         """No task can exist (never sent, or refused outright): the job may be sent again later."""
         with self.book.lock:
             job = self.book.current(job_id, JobState.SUBMITTING)
             if job is None:
                 return
-            note = f"{why} Trying again in {delay:.0f} s." if why else ""
-            self.book.put(replace(job, submit_sent=False, note=note))
+            note = message(words.NOTE_TRYING_AGAIN, problem=why, seconds=round(delay)) if why else None
+            self.book.put(replace(job, submit_sent=False, **sentence("note", note)))
             if not self.host.stop.is_set():
                 self.host.schedule(job_id, Step.SEND, delay)
 
@@ -105,7 +106,7 @@ class Sender(WorkerStep):
         self,
         job_id: str,
         task: Task | None,
-        error: str,
+        error: Message | None,
         task_id: str,
         failed: bool = False,
         refused: str = "",
@@ -132,7 +133,7 @@ class Sender(WorkerStep):
             }
             active = job.state is JobState.SUBMITTING
             if active:
-                changes.update(state=JobState.QUEUED, note="")
+                changes.update(state=JobState.QUEUED, **sentence("note", None))
             job = replace(job, **changes)
             recorded = book.put(job)
         try:

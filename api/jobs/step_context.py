@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Protocol
 from ..errors import KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import RetryPolicy
+from ..words import Entry, Message, message
+from ..words import catalogue as words
 from .book import JobBook
 from .deadlines import Deadlines
 from .model import Job, JobState, ServiceConfig
@@ -93,12 +95,8 @@ class WorkerStep:
         """Called with the lock held: the job's own time limit has passed (its task id is kept)."""
         if job.deadline is None or time.time() <= job.deadline:
             return False
-        self.book.settle(
-            job.id,
-            JobState.TIMED_OUT,
-            error=f"Gave up waiting after the time limit. Task {job.task_id} is kept: "
-            "use Resume to check on it again.",
-        )
+        details = f"task {job.task_id} is kept" if job.task_id else ""
+        self.book.settle(job.id, JobState.TIMED_OUT, error=message(words.JOB_TIMED_OUT, details=details))
         return True
 
     def _interrupted(self, job_id: str, step: Step) -> None:
@@ -109,7 +107,9 @@ class WorkerStep:
                 return
             self.host.schedule(job_id, step, 0.0)
 
-    def _later(self, job_id: str, step: Step, exc: KilnError, what: str) -> None:
+    def _later(self, job_id: str, step: Step, exc: KilnError, again: Entry) -> None:
+        """Try the step again after a pause; the job's note says why and when (``again``: the note,
+        ``{problem}`` and ``{seconds}`` its fields)."""
         with self.book.lock:
             job = self.book.current(job_id, JobState.QUEUED, JobState.RUNNING, JobState.DOWNLOADING)
             config = self.host.config
@@ -118,16 +118,21 @@ class WorkerStep:
             attempt = self._failures[job_id] = self._failures.get(job_id, 0) + 1
             delay = self.host.policy.delay(attempt, exc, base=config.poll_interval)
             log.info(
-                "%s of job %s failed (%s); next try in %.1f s", step.value, job_id, type(exc).__name__, delay
+                "%s of job %s failed (%s: %s); next try in %.1f s",
+                step.value,
+                job_id,
+                type(exc).__name__,
+                exc.details,
+                delay,
             )
-            self.book.note(job_id, f"{exc.user_message} {what} in {delay:.0f} s.")
+            self.book.note(job_id, message(again, problem=exc.message, seconds=round(delay)))
             self.host.schedule(job_id, step, delay)
 
-    def _fail(self, job_id: str, message: str, *states: JobState) -> None:
+    def _fail(self, job_id: str, said: Message, *states: JobState) -> None:
         with self.book.lock:
             if self.book.current(job_id, *(states or (JobState.QUEUED, JobState.RUNNING))) is not None:
                 self._failures.pop(job_id, None)
-                self.book.settle(job_id, JobState.FAILED, error=message)
+                self.book.settle(job_id, JobState.FAILED, error=said)
 
     def unexpected(self, job_id: str, step: Step, exc: BaseException) -> None:
         """Anything a step did not foresee is a sentence on the job; a send that may have left is kept."""
@@ -140,13 +145,12 @@ class WorkerStep:
             self.book.settle(job_id, state, error=unexpected(exc, f"the {step.value} step"))
 
 
-def unexpected(exc: BaseException, during: str) -> str:
-    detail = (
+def unexpected(exc: BaseException, during: str) -> Message:
+    """Something nobody foresaw, as the job's sentence; what it was and when go to the details (the
+    traceback is in the console)."""
+    what = (
         f"{type(exc).__name__}: {exc.strerror}"
         if isinstance(exc, OSError) and exc.strerror
         else type(exc).__name__
     )
-    return (
-        f"Kiln hit an unexpected problem during {during} ({detail}). The job is kept with its task id, if "
-        "any; check the service's dashboard before pressing Retry. Details are in the system console."
-    )
+    return message(words.JOB_UNEXPECTED_PROBLEM, details=f"{what}, during {during}")

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
+from ..words import Message, message
+from ..words import catalogue as words
 from . import recovery, store_files, store_salvage, store_sharing, store_words
 from .disk import StoreError, ensure_folder, store_error
 from .model import Owner
@@ -103,7 +105,7 @@ class JobStore:
         #: False for a newer Kiln's store whose tables this Kiln does not know: it is then read as empty.
         self._readable = True
         #: Sentences for the artist (damage found and recovered, a newer store); read by the engine.
-        self.problems: list[str] = []
+        self.problems: list[Message] = []
         self._db: sqlite3.Connection | None = None
         #: Which file the open connection reads (device, inode): moved by another Kiln when it differs.
         self._opened: tuple[int, int] | None = None
@@ -132,7 +134,7 @@ class JobStore:
             self._migrate_legacy()
         except StorageError as exc:  # the old jobs.json could not be kept as a backup (a locked file)
             self.close()
-            raise StoreError(exc.user_message, self.folder) from exc
+            raise StoreError(exc.message, self.folder) from exc
         except (sqlite3.Error, OSError, Damaged) as exc:
             self.close()
             raise store_error(self.folder, exc) from exc
@@ -187,7 +189,7 @@ class JobStore:
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
-            raise StoreError(f"Kiln's job list in {self.folder} is closed.", self.folder)
+            raise StoreError(words.JOB_LIST_CLOSED, self.folder, details=f"{self.path} is closed")
         return self._db
 
     def _connect_checked(self) -> sqlite3.Connection:
@@ -233,11 +235,8 @@ class JobStore:
         self.read_only = True
         db.execute("PRAGMA query_only = ON")
         self._readable = self._has_layout(db, _READ)
-        shown = "shows what it can read" if self._readable else "cannot read its jobs"
-        self.problems.append(
-            f"Kiln's job list {self.path} was written by a newer version of Kiln (schema {version}). "
-            f"It is left as it is: this Kiln {shown} and sends nothing new. Update Kiln to work with it."
-        )
+        entry = words.JOB_LIST_NEWER if self._readable else words.JOB_LIST_NEWER_UNREADABLE
+        self.problems.append(message(entry, details=f"{self.path}: schema {version}"))
 
     def _check_header(self) -> None:
         """Damage SQLite would not see, or would read as a new list (:mod:`.store_files`)."""
@@ -314,7 +313,7 @@ class JobStore:
         try:
             return recovery.move_aside(self.path, "damaged")
         except StorageError as exc:  # a file is locked (Windows): the store stays closed until a restart
-            raise StoreError(exc.user_message, self.folder) from exc
+            raise StoreError(exc.message, self.folder) from exc
         finally:
             if db is not None:
                 db.close()
@@ -507,7 +506,7 @@ class JobStore:
     def _writable(self) -> None:
         if self.read_only:
             raise StoreError(
-                self.problems[0] if self.problems else "Kiln's job list is read-only.", self.folder
+                self.problems[0] if self.problems else message(words.JOB_LIST_READ_ONLY_VERSION), self.folder
             )
 
 

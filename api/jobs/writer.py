@@ -21,6 +21,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..words import Message
 from .disk import StoreError, store_error
 from .model import Job, Owner
 from .owner import HEARTBEAT_SECONDS
@@ -43,7 +44,7 @@ class StoreListener(Protocol):
     def taken(self, job: Job) -> None:
         """A claim reached disk: the job is this process's now."""
 
-    def store_problem(self, sentence: str) -> None:
+    def store_problem(self, problem: Message) -> None:
         """Something the artist should read (disk trouble, damage recovered)."""
 
     def known(self) -> list[Job]:
@@ -172,8 +173,8 @@ class StoreThread:
         except (StoreError, sqlite3.Error, OSError) as exc:
             error = exc if isinstance(exc, StoreError) else store_error(self.store.folder, exc)
             if item.job_id not in self._unsaved:
-                log.error("Could not save job %s: %s", item.job_id, error.user_message)
-                self._listener.store_problem(error.user_message)
+                log.error("Could not save job %s: %s (%s)", item.job_id, error.user_message, error.details)
+                self._listener.store_problem(error.message)
             self._unsaved[item.job_id] = item
             if not item.future.done():
                 item.future.set_exception(error)
@@ -243,8 +244,8 @@ class StoreThread:
         """The store is a new file now: say what happened, read everything again, at once, and write
         back every job this process holds that the recovered list lacks (its pages were lost with
         the damaged file, while this process still knew it)."""
-        for sentence in self.store.problems[before:]:
-            self._listener.store_problem(sentence)
+        for problem in self.store.problems[before:]:
+            self._listener.store_problem(problem)
         self._revs.clear()
         self._since = 0
         self._sync()
@@ -262,7 +263,7 @@ class StoreThread:
             action()
         except (StoreError, sqlite3.Error, OSError) as exc:
             error = exc if isinstance(exc, StoreError) else store_error(self.store.folder, exc)
-            log.warning("Could not %s: %s", what, error.user_message)
-            self._listener.store_problem(error.user_message)
+            log.warning("Could not %s: %s (%s)", what, error.user_message, error.details)
+            self._listener.store_problem(error.message)
         except Exception:
             log.exception("Kiln's store thread could not %s", what)

@@ -2,7 +2,8 @@
 
 Everything here works on bytes already read (capped by the transport), so a huge, deeply nested
 or oddly typed answer becomes a ValueError or a Kiln error with a sentence, never another
-exception. Service words pass through :func:`api.service.redact.redact` before they reach a message.
+exception. Service words pass through :func:`api.service.redact.redact` before they reach an
+error's details (never its sentence: they are the service's, untrusted and in English).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..errors import (
     RateLimitError,
     ServiceError,
 )
+from ..words import catalogue, shorten
 from .models import describe_error
 from .redact import redact
 
@@ -45,7 +47,7 @@ def parse_json(raw: bytes) -> object:
     except RecursionError:
         raise ValueError("the answer is nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, or an integer with too many digits
-        raise ValueError(f"the answer is not JSON ({str(exc)[:80]})") from None
+        raise ValueError(f"the answer is not JSON ({shorten(str(exc), 80)})") from None
 
 
 def _refuse_constant(name: str) -> object:
@@ -104,13 +106,10 @@ def error_for(
     words = server_words(body, headers.get("Content-Type", ""), key)
     retry_after = parse_retry_after(headers.get("Retry-After"))
     if download and status in (401, 403, 404, 410):
-        message = (
-            f"The download link was refused (HTTP {status}); it may have expired. "
-            "Check the task again to get a fresh link."
-        )
         if status in (404, 410):
-            return NotFoundError(words, user_message=message)
-        return BadRequestError(status, words, message)
+            said = catalogue.SERVICE_DOWNLOAD_LINK_REFUSED
+            return NotFoundError(words if status == 404 else _with_status(status, words), said=said)
+        return BadRequestError(status, words, catalogue.SERVICE_DOWNLOAD_LINK_REFUSED)
     if status in (401, 403):
         return AuthError(status, words)
     if status == 402:
@@ -126,3 +125,8 @@ def error_for(
     if 500 <= status < 600:
         return ServiceError(status, words, retry_after=retry_after)  # an HTML page gives no words
     return ServiceError(status, "an unexpected HTTP status")
+
+
+def _with_status(status: int, words: str | None) -> str:
+    """The service's words with the status they came with (a 410 is not the 404 its error says)."""
+    return f"HTTP {status}" + (f": {words}" if words else "")

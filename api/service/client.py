@@ -36,7 +36,14 @@ from urllib.parse import urljoin, urlsplit
 import requests
 
 from ..checks.glb import IMAGE_MIME, image_kind
-from ..checks.inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
+from ..checks.inputs import (
+    check_image_bytes,
+    check_prompt,
+    check_web_url,
+    problem_words,
+    read_image_file,
+    shown_url,
+)
 from ..errors import (
     CancelledError,
     InputError,
@@ -47,12 +54,14 @@ from ..errors import (
     ServiceError,
     UnsafeAddressError,
 )
+from ..words import Message, message
+from ..words import catalogue as words
 from .answers import parse_json, parse_retry_after
 from .download import stream_to_file
 from .guard import Guard, guarding
 from .ids import shown_task_id, task_id_problem, url_segment
 from .models import Task
-from .origin import host_label
+from .origin import host_label, loggable
 from .redact import redact
 from .retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
 from .transport import MAX_REDIRECTS, Transport
@@ -114,15 +123,13 @@ class Client:
         base = check_web_url(base_url, "service URL")
         parts = urlsplit(base)
         if parts.query or parts.fragment:
-            raise InputError(f"The service URL must not contain '?' or '#': {base}")
+            raise InputError(words.SERVICE_ADDRESS_HAS_QUERY, url=shown_url(base))
         if not isinstance(api_key, str) or not api_key.strip():
-            raise InputError("No API key is set. Paste your secret key in Kiln's preferences.")
+            raise InputError(words.API_KEY_MISSING)
         api_key = api_key.strip()
         if not re.fullmatch(r"[\x21-\x7e]+", api_key):
             # Checked here because requests would quote the bad header value, key and all, in its error.
-            raise InputError(
-                "The API key contains spaces or unusual characters. Copy it again from the dashboard."
-            )
+            raise InputError(words.API_KEY_MALFORMED)
         self.base_url = base.rstrip("/")
         self.timeout = timeout
         self.deadline = deadline
@@ -162,13 +169,13 @@ class Client:
         body: dict[str, Any] = {"prompt": check_prompt(prompt)}
         if resolution is not None:
             if isinstance(resolution, bool) or not isinstance(resolution, int) or not 0 < resolution < 2**31:
-                raise InputError(f"The resolution must be a positive whole number, not {resolution!r}.")
+                raise InputError(words.RESOLUTION_NOT_WHOLE, value=repr(resolution))
             body["resolution"] = resolution
         if image_model is not None:
             if not isinstance(image_model, Mapping) or not all(
                 isinstance(v, str) and v.isprintable() and len(v) <= 100 for v in image_model.values()
             ):
-                raise InputError("The image model must be given as short plain text (provider, quality).")
+                raise InputError(words.IMAGE_MODEL_INVALID)
             # Allowed provider/quality values are not shown in the spec: passed through unchecked.
             model = {k: v for k, v in image_model.items() if k in ("provider", "quality") and v.strip()}
             if model:
@@ -188,9 +195,9 @@ class Client:
     ) -> Task:
         """POST image-to-3d: a file or bytes go as multipart field ``image``; a URL goes as JSON."""
         if sum(x is not None for x in (path, data, url)) != 1:
-            raise InputError("Give exactly one image: a file, image data or an image URL.")
+            raise InputError(words.ONE_IMAGE_NEEDED)
         if resolution not in IMAGE_RESOLUTIONS or isinstance(resolution, bool):
-            raise InputError(f"The resolution must be 1024 or 1536, not {resolution!r}.")
+            raise InputError(words.IMAGE_RESOLUTION_INVALID, value=repr(resolution))
         webhook = check_web_url(webhook_url, "webhook URL") if webhook_url is not None else None
         if url is not None:
             body: dict[str, Any] = {"image_url": check_web_url(url, "image URL"), "resolution": resolution}
@@ -201,9 +208,9 @@ class Client:
             try:
                 image, filename = read_image_file(Path(path)), Path(path).name
             except (ValueError, TypeError):  # a NUL in the path, or not a path at all
-                raise InputError("The image file's path cannot be used (it has odd characters).") from None
+                raise InputError(words.IMAGE_PATH_UNUSABLE) from None
         else:
-            image, filename = check_image_bytes(data, "The image data"), ""
+            image, filename = check_image_bytes(data, "the image data"), ""
         kind = image_kind(image[:16])
         assert kind is not None  # check_image_bytes guarantees it
         form = {"resolution": str(resolution)}
@@ -222,7 +229,7 @@ class Client:
         """
         problem = task_id_problem(task_id)
         if problem is not None:
-            raise InputError(f"Kiln cannot ask about task “{shown_task_id(task_id)}”: {problem}.")
+            raise InputError(words.TASK_ID_UNUSABLE, details=problem, task=shown_task_id(task_id))
         task_id = str(task_id)
         url = self.base_url + TASKS_PATH + url_segment(task_id)
 
@@ -267,7 +274,7 @@ class Client:
 
         return self._once(f"download from {host_label(url)}", once, cancel)
 
-    def check_connection(self, *, cancel: threading.Event | None = None) -> str:
+    def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
         """One cheap request for the preferences' "Test connection"; returns a sentence or raises.
 
         The spec has no health endpoint, so this polls a task id that cannot exist: a JSON 404 means
@@ -292,10 +299,9 @@ class Client:
                 parse_json(body)
             except ValueError:
                 raise NotFoundError(
-                    user_message=f"{host_label(url)} answered, but not like the 3D service "
-                    "(no JSON). Check the service URL in Kiln's preferences."
+                    detail="its answer is not JSON", said=words.SERVICE_NOT_THE_SERVICE, host=host_label(url)
                 ) from None
-        return f"Connected to {host_label(url)}: the service answered and accepted the API key."
+        return message(words.CONNECTION_OK, host=host_label(url))
 
     # ------------------------------------------------------------------ plumbing
 
@@ -312,7 +318,7 @@ class Client:
             raise
         except Exception as exc:
             logger.debug("Unexpected %s during %s", type(exc).__name__, what)
-            raise ServiceError(None, f"Kiln could not handle this exchange: {type(exc).__name__}") from None
+            raise ServiceError(None, f"Kiln could not handle the {what}: {type(exc).__name__}") from None
 
     def _exchange(
         self,
@@ -342,13 +348,13 @@ class Client:
 
     def _download_url(self, url: object) -> str:
         if not isinstance(url, str) or not url.strip():
-            raise UnsafeAddressError("download address", "it is empty")
+            raise UnsafeAddressError(what="download address", problem="it is empty")
         url = url.strip()
         if not urlsplit(url).scheme:  # the spec says "URL"; a relative one is taken relative to the service
             url = urljoin(self.base_url + "/", url)
         problem = self._http.problem(url)
         if problem is not None:
-            raise UnsafeAddressError("download address", problem)
+            raise UnsafeAddressError(what="download address", problem=problem_words(problem, loggable(url)))
         return url
 
     def _submit(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import fs
 from ..errors import InvalidMeshError, NetworkError, StorageError
+from ..words import catalogue as words
 from .origin import host_label, loggable
 from .transport import Transport
 
@@ -84,17 +85,20 @@ def _stream(
         # urllib3 1.x (which an older Blender may bundle) does not enforce Content-Length itself.
         if total is not None and done != total:
             raise NetworkError(
-                host_label(url), f"the transfer stopped after {done} of {total} bytes", sent=True
+                host_label(url),
+                f"the transfer stopped after {done} of {total} bytes",
+                sent=True,
+                said=words.NETWORK_CUT_OFF,
             )
     logger.debug("Downloaded %d bytes from %s", done, loggable(url))
 
 
 def _too_large(url: str, max_bytes: int) -> InvalidMeshError:
-    limit = f"{max_bytes / (1024 * 1024):.0f} MB"
+    limit = round(max_bytes / (1024 * 1024))
     return InvalidMeshError(
-        f"larger than the {limit} limit",
-        f"The file from {host_label(url)} is larger than the {limit} Kiln accepts, so the download "
-        "was stopped. Try resolution 1024 for a smaller mesh.",
+        words.MESH_TOO_LARGE,
+        problem=f"the file from {host_label(url)} is larger than {limit} MB",
+        limit=limit,
     )
 
 

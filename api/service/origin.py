@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 from urllib3.util import parse_url
 
 from ..checks.inputs import url_problem
+from ..words import Entry
+from ..words import catalogue as words
 
 Origin = tuple[str, str, int]
 
@@ -27,21 +29,22 @@ def connect_origin(url: str) -> Origin:
     return scheme, host, parts.port or (443 if scheme == "https" else 80)
 
 
-def address_problem(url: str) -> str | None:
-    """Why Kiln will not open ``url``, or None: the shared checks plus both parsers agreeing."""
+def address_problem(url: str) -> Entry | None:
+    """Why Kiln will not open ``url`` (a catalogue sentence whose ``url`` names it), or None: the
+    shared checks plus both parsers agreeing."""
     problem = url_problem(url)
     if problem is not None:
         return problem
     try:
         theirs = connect_origin(url)
     except ValueError:  # urllib3's LocationParseError is a ValueError
-        return "it is not a well-formed web address"
+        return words.ADDRESS_MALFORMED
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").strip("[]").rstrip(".")
     ours = (scheme, host, parts.port or (443 if scheme == "https" else 80))
     if ours != theirs:
-        return "it names its host ambiguously"
+        return words.ADDRESS_AMBIGUOUS
     return None
 
 

@@ -24,6 +24,7 @@ from urllib.parse import urljoin
 import requests
 import urllib3.exceptions
 
+from ..checks.inputs import problem_words, shown_url
 from ..errors import (
     CancelledError,
     InputError,
@@ -33,6 +34,8 @@ from ..errors import (
     TLSError,
     UnsafeAddressError,
 )
+from ..words import Entry
+from ..words import catalogue as words
 from .answers import error_for
 from .guard import Guard, GuardedAdapter, current_guard
 from .origin import Origin, address_problem, connect_origin, host_label, is_local_host, loggable
@@ -50,7 +53,7 @@ class Transport:
     def __init__(self, base_url: str, key: str, *, timeout: tuple[float, float], user_agent: str) -> None:
         problem = address_problem(base_url)
         if problem is not None:
-            raise InputError(f"The service URL cannot be used: {problem}.")
+            raise InputError(problem, details="the service URL", url=shown_url(base_url))
         self.base_url = base_url
         self.timeout = timeout
         self.user_agent = user_agent
@@ -85,14 +88,14 @@ class Transport:
                     self._local.session = session
         if self._closed:
             session.close()
-            raise CancelledError("Kiln's connection to the service was closed.")
+            raise CancelledError(words.CONNECTION_CLOSED)
         return session
 
-    def problem(self, url: str) -> str | None:
+    def problem(self, url: str) -> Entry | None:
         """Why Kiln will not open ``url`` from this service, or None (see :func:`.origin.address_problem`)."""
         problem = address_problem(url)
         if problem is None and not self._local_base and is_local_host(connect_origin(url)[1]):
-            return "it points at this computer or its local network"
+            return words.ADDRESS_LOCAL
         return problem
 
     def send(
@@ -105,11 +108,13 @@ class Transport:
                 method, url, headers={**session.headers, **(headers or {})}, **kwargs
             ).prepare()
         except (requests.RequestException, ValueError, UnicodeError) as exc:
-            raise UnsafeAddressError("web address", f"it cannot be prepared ({type(exc).__name__})") from None
+            raise UnsafeAddressError(
+                what="web address", problem=f"it cannot be prepared ({type(exc).__name__})"
+            ) from None
         target = prepared.url or ""
         problem = self.problem(target)
         if problem is not None:
-            raise UnsafeAddressError("web address", problem)
+            raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
         with_key = connect_origin(target) == self._origin
         if with_key:
             prepared.headers["Authorization"] = f"Bearer {self._key}"
@@ -151,7 +156,7 @@ class Transport:
                 target = self.session().get_redirect_target(resp)
             except (ValueError, UnicodeError):
                 resp.close()
-                raise UnsafeAddressError("redirect", "its address cannot be read") from None
+                raise UnsafeAddressError(what="redirect", problem="its address cannot be read") from None
             if target is None:
                 return resp
             resp.close()
@@ -160,7 +165,7 @@ class Transport:
             next_url = target if "\\" in target else urljoin(url, target)
             problem = self.problem(next_url)
             if problem is not None:
-                raise UnsafeAddressError("redirect", problem)
+                raise UnsafeAddressError(what="redirect", problem=problem_words(problem, loggable(next_url)))
             url = next_url
             logger.debug("Redirected to %s", loggable(url))
         raise ServiceError(status, "too many redirects")
@@ -189,6 +194,7 @@ class Transport:
                 host_label(resp.url or ""),
                 f"the answer stopped after {len(body)} of {declared} bytes",
                 sent=True,
+                said=words.NETWORK_CUT_OFF,
             )
         return bytes(body)
 
@@ -228,9 +234,10 @@ class Transport:
         if isinstance(exc, requests.exceptions.SSLError):
             return TLSError(host, _tls_detail(exc))
         if isinstance(exc, requests.exceptions.InvalidHeader | requests.exceptions.InvalidURL):
-            return UnsafeAddressError("web address", f"it cannot be used ({type(exc).__name__})")
+            return UnsafeAddressError(what="web address", problem=f"it cannot be used ({type(exc).__name__})")
         if isinstance(exc, requests.RequestException):
-            return NetworkError(host, _network_reason(exc), sent=not _surely_not_sent(exc))
+            said, reason = _network_reason(exc)
+            return NetworkError(host, reason, sent=not _surely_not_sent(exc), said=said)
         logger.debug("Unexpected %s talking to %s", type(exc).__name__, host)
         return NetworkError(host, f"the exchange failed unexpectedly ({type(exc).__name__})", sent=True)
 
@@ -239,7 +246,7 @@ def _cut_error(guard: Guard, host: str) -> KilnError:
     """Why the guard cut an exchange: the caller's own stop, or the service too slow."""
     if guard.cancelled:
         return CancelledError()
-    return NetworkError(host, guard.tripped or "the transfer was cut", sent=True)
+    return NetworkError(host, guard.tripped or "the transfer was cut", sent=True, said=words.NETWORK_TOO_SLOW)
 
 
 def _too_big(status: int, limit: int) -> ServiceError:
@@ -272,23 +279,24 @@ def _surely_not_sent(exc: requests.RequestException) -> bool:
     return any(isinstance(c, urllib3.exceptions.NewConnectionError) for c in _causes(exc))
 
 
-def _network_reason(exc: requests.RequestException) -> str:
+def _network_reason(exc: requests.RequestException) -> tuple[Entry, str]:
+    """The sentence for this kind of failure, and what it was in a few words (for the details)."""
     causes = list(_causes(exc))
     if any(isinstance(c, socket.gaierror) for c in causes):
-        return "its name could not be found (DNS)"
+        return words.NETWORK_NAME_NOT_FOUND, "its name could not be found (DNS)"
     if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return "the connection timed out"
+        return words.NETWORK_TIMED_OUT, "the connection timed out"
     if any(isinstance(c, ConnectionRefusedError) for c in causes):
-        return "the connection was refused (is the service running?)"
+        return words.NETWORK_REFUSED, "the connection was refused"
     if _surely_not_sent(exc):
-        return "the connection could not be opened"
+        return words.NETWORK_NO_CONNECTION, "the connection could not be opened"
     if isinstance(exc, requests.exceptions.ReadTimeout) or any(
         isinstance(c, urllib3.exceptions.ReadTimeoutError) for c in causes
     ):
-        return "it stopped answering (read timed out)"
+        return words.NETWORK_TIMED_OUT, "it stopped answering (read timed out)"
     if isinstance(exc, requests.exceptions.ChunkedEncodingError | requests.exceptions.ContentDecodingError):
-        return "the transfer was cut off"
-    return "the connection was dropped"
+        return words.NETWORK_CUT_OFF, "the transfer was cut off"
+    return words.NETWORK_CUT_OFF, "the connection was dropped"
 
 
 def _tls_detail(exc: requests.exceptions.SSLError) -> str:

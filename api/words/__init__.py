@@ -11,7 +11,7 @@ language is known; this room renders English only (for the console and for what 
 """
 
 from .kinds import Entry, Label, Plural
-from .phrasing import ELLIPSIS, Message, english, fields, fill, message, shorten
+from .phrasing import ELLIPSIS, Message, as_message, english, english_message, fields, fill, message, shorten
 
 __all__ = [
     "ELLIPSIS",
@@ -19,7 +19,9 @@ __all__ = [
     "Label",
     "Message",
     "Plural",
+    "as_message",
     "english",
+    "english_message",
     "fields",
     "fill",
     "message",

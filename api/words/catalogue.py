@@ -149,10 +149,482 @@ OPTION_FIT_NONE = Label("None", "As generated, only placed")
 # ======================================================================= what api/ says
 # The engine, the service, the checks and the features: errors (KilnError), job notes, the key's home.
 
-# ------------------------------------------------------------------------------- the key's home
+# ---------------------------------------------------------------------- words from elsewhere
+# Text Kiln did not write here (an agent tool's English words, a caller not yet converted): said as
+# it is, untranslated. Kiln's own sentences never use it.
+VERBATIM = "{text}"
 
+# ------------------------------------------------------------------------- what the artist typed
+PROMPT_EMPTY = "The prompt is empty. Describe the object you want, for example “a red chair”."
+PROMPT_TOO_LONG = (
+    "The prompt is {length:,} characters long, and Kiln sends at most {limit:,}. "
+    "Shorten it to the object's main features."
+)
+PROMPT_HIDDEN_CHARACTER = (
+    "The prompt contains an invisible control character ({code}). Retype it, or paste it as plain text."
+)
+SERVICE_ADDRESS_MISSING = "No service address is set. Add it in Kiln's preferences."
+SERVICE_ADDRESS_HAS_QUERY = (
+    "The service address {url} must not contain “?” or “#”. Correct it in Kiln's preferences."
+)
+IMAGE_ADDRESS_EMPTY = "The image address is empty."
+WEBHOOK_ADDRESS_EMPTY = "The webhook address is empty."
+ADDRESS_TOO_LONG = "The address {url} is {length:,} characters long; Kiln accepts at most {limit:,}."
+ADDRESS_HAS_BACKSLASH = "The address {url} contains a backslash; web addresses use forward slashes."
+ADDRESS_HAS_SPACES = "The address {url} contains spaces or invisible characters."
+ADDRESS_NOT_WEB = "The address {url} is not a web address starting with https://."
+ADDRESS_HAS_USER = "The address {url} carries a user name or password before “@”, which Kiln does not send."
+ADDRESS_BAD_PORT = "The address {url} has an invalid port number."
+ADDRESS_NO_HOST = "The address {url} names no server."
+ADDRESS_NOT_HTTPS = (
+    "The address {url} must start with https:// (plain http is only allowed to this computer)."
+)
+ADDRESS_MALFORMED = "The address {url} is not a well-formed web address."
+ADDRESS_AMBIGUOUS = "The address {url} names its server in a way that can be read two ways."
+ADDRESS_LOCAL = "The address {url} points at this computer or its local network."
+API_KEY_MISSING = "No API key is set. Add your key in Kiln's preferences."
+API_KEY_MALFORMED = (
+    "The API key contains spaces or unusual characters. Copy it again from the service's dashboard."
+)
+RESOLUTION_NOT_WHOLE = "The resolution must be a positive whole number, not {value}."
+IMAGE_RESOLUTION_INVALID = "An image job's resolution must be 1024 or 1536, not {value}."
+RESOLUTION_NOT_A_CHOICE = "The resolution “{value}” is not one of auto, 1024 and 1536."
+IMAGE_MODEL_INVALID = "The image model must be given as short plain text (provider, quality)."
+ONE_IMAGE_NEEDED = "Give exactly one image: a file, image data or an image address."
+IMAGE_PATH_UNUSABLE = "The image file's path cannot be used: it has unusual characters."
+IMAGE_DATA_NOT_BYTES = "The image data is not an image file's content."
+IMAGE_DATA_EMPTY = "The image data is empty."
+IMAGE_DATA_TOO_LARGE = "The image is {size:.1f} MB, and the limit is {limit:.0f} MB."
+IMAGE_DATA_NOT_AN_IMAGE = "The image data is not a PNG, JPEG or WebP image."
+IMAGE_FILE_MISSING = "The image file {path} does not exist."
+IMAGE_FILE_NOT_A_FILE = "The image file {path} is not a file."
+IMAGE_FILE_UNREADABLE = "The image file {path} cannot be read."
+IMAGE_FILE_TOO_LARGE = "The image file {path} is {size:.1f} MB, and the limit is {limit:.0f} MB."
+IMAGE_FILE_NOT_AN_IMAGE = "The image file {path} is not a PNG, JPEG or WebP image."
+TASK_ID_UNUSABLE = "Kiln cannot look up “{task}”: it is not a job id the service could have given."
+
+# ------------------------------------------------------------------------------ the service
+SERVICE_KEY_REJECTED = (
+    "The service did not accept your API key. Check the key in Kiln's preferences, "
+    "or create a new secret key in the service's dashboard."
+)
+SERVICE_KEY_FORBIDDEN = (
+    "The service refused your API key for this. Check in the service's dashboard that the key may "
+    "make 3D models, or create a new secret key there."
+)
+SERVICE_OUT_OF_CREDITS = (
+    "Your account does not have enough credits for this. Top up credits in the service's dashboard, "
+    "or use resolution 1024, which costs less."
+)
+SERVICE_BUSY = (
+    "The service is receiving too many requests. Wait a minute and try again, or run fewer jobs at once."
+)
+SERVICE_BUSY_WAIT = Plural(
+    "The service is receiving too many requests and asked Kiln to wait {n:,} second. "
+    "Try again then, or run fewer jobs at once.",
+    "The service is receiving too many requests and asked Kiln to wait {n:,} seconds. "
+    "Try again then, or run fewer jobs at once.",
+)
+SERVICE_REFUSED_REQUEST = (
+    "The service refused this request. Check the prompt, the image and the options, then try again."
+)
+SERVICE_ADDRESS_WRONG = "The service address does not lead to the 3D service. Check it in Kiln's preferences."
+SERVICE_NOT_THE_SERVICE = (
+    "{host} answered, but not like the 3D service. Check the service address in Kiln's preferences."
+)
+SERVICE_FORGOT_JOB = (
+    "The service no longer knows this job; it may have expired. "
+    "Press Retry to make it again (a retry costs credits)."
+)
+SERVICE_DOWNLOAD_LINK_REFUSED = (
+    "The service refused the download link; it may have expired. Press Resume to get a fresh one."
+)
+SERVICE_PROBLEM = (
+    "The 3D service has a problem right now. This is usually temporary: try again in a few minutes."
+)
+SERVICE_ANSWER_UNUSABLE = (
+    "The 3D service sent an answer Kiln could not use. This is usually temporary: try again in a few minutes."
+)
+SERVICE_DONE_WITHOUT_MESH = (
+    "The service said the mesh was ready but sent no link to download it. "
+    "Press Resume to ask again, or Retry to make it again (a retry costs credits)."
+)
+SERVICE_NOT_SET_UP = (
+    "The service is not set up yet. Check the key and the service address in Kiln's preferences."
+)
+SERVICE_SENT_BAD_ADDRESS = (
+    "The service sent a web address Kiln will not open, so nothing was downloaded from it. "
+    "If this keeps happening, tell the service's provider."
+)
+TASK_FAILED = (
+    "The service could not make a mesh from this prompt or image. "
+    "Try other words or another image, or try again later."
+)
+OUTCOME_UNKNOWN = (
+    "Kiln cannot tell whether the service received this request, so it did not send it again, to "
+    "avoid paying twice. Check the service's dashboard before you press Retry."
+)
+CONNECTION_ASKING = "Asking the service…"
+CONNECTION_OK = "Connected to {host}: the service answered and accepted your API key."
+CONNECTION_UNEXPECTED = (
+    "Kiln hit an unexpected problem while asking the service. The system console has the details."
+)
+
+# ------------------------------------------------------------------------------ the connection
+NETWORK_NAME_NOT_FOUND = (
+    "Kiln could not find {host}. Check your internet connection and the service address in "
+    "Kiln's preferences."
+)
+NETWORK_REFUSED = (
+    "{host} refused the connection. Is the service running? Check the service address in Kiln's preferences."
+)
+NETWORK_NO_CONNECTION = (
+    "Kiln could not connect to {host}. Check your internet connection and the service address in "
+    "Kiln's preferences."
+)
+NETWORK_TIMED_OUT = "{host} did not answer in time. Check your internet connection, then try again."
+NETWORK_CUT_OFF = "The connection to {host} was cut off. Check your internet connection, then try again."
+NETWORK_TOO_SLOW = (
+    "The connection to {host} was too slow, so Kiln stopped waiting. "
+    "Check your internet connection, then try again."
+)
+CERTIFICATE_UNTRUSTED_WINDOWS = (
+    "The secure connection to {host} failed: its certificate could not be verified. If a company proxy "
+    "or an antivirus inspects secure connections, add its root certificate to Windows' certificate store "
+    "(certlm.msc ▸ Trusted Root Certification Authorities; your IT team may do this for you), or set "
+    "REQUESTS_CA_BUNDLE to a certificate file that includes it. Kiln never turns this check off."
+)
+CERTIFICATE_UNTRUSTED_MAC = (
+    "The secure connection to {host} failed: its certificate could not be verified. If a company proxy "
+    "or an antivirus inspects secure connections, add its root certificate to the System keychain in "
+    "Keychain Access and set it to Always Trust, or set REQUESTS_CA_BUNDLE to a certificate file that "
+    "includes it. Kiln never turns this check off."
+)
+CERTIFICATE_UNTRUSTED_LINUX = (
+    "The secure connection to {host} failed: its certificate could not be verified. If a company proxy "
+    "or an antivirus inspects secure connections, add its root certificate to the system's certificate "
+    "store (update-ca-certificates or update-ca-trust), or point SSL_CERT_FILE or REQUESTS_CA_BUNDLE at "
+    "it. Kiln never turns this check off."
+)
+REQUEST_CANCELLED = "The request was cancelled."
+CONNECTION_CLOSED = "Kiln's connection to the service was closed."
+
+# ------------------------------------------------------------------------------ the mesh file
+MESH_DAMAGED = (
+    "The downloaded mesh file is damaged. Press Resume to download it again; "
+    "if this keeps happening, the service is sending broken files."
+)
+MESH_TOO_LARGE = (
+    "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped. "
+    "Try resolution 1024 for a smaller mesh."
+)
+MESH_NEEDS_KTX2_TEXTURES = (
+    "This mesh has KTX2 textures, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_AVIF_TEXTURES = (
+    "This mesh has AVIF textures, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_MESHOPT = (
+    "This mesh is compressed with meshopt, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_DISPERSION = (
+    "This mesh has dispersion materials, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_IRIDESCENCE = (
+    "This mesh has iridescent materials, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_DIFFUSE_TRANSMISSION = (
+    "This mesh has diffuse transmission materials, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_GAUSSIAN_SPLATS = (
+    "This mesh is made of Gaussian splats, which Blender's glTF importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_NEEDS_EXTENSION = (
+    "This mesh needs a glTF feature that Blender's importer cannot read. "
+    "Ask the service for a plain GLB, or open the file in another program."
+)
+MESH_DOWNLOAD_FAILED = (
+    "Kiln could not download the finished mesh. The service keeps it for a while: press Resume to try again."
+)
+PREVIEW_DAMAGED = "The preview picture is damaged. The mesh itself may still be fine."
+
+# ------------------------------------------------------------------ opening a mesh (the helper)
+MESH_CRASHED_IMPORTER = (
+    "Blender's glTF importer crashed on this mesh in a separate background Blender, so your scene is "
+    "unharmed. The file may be damaged: press Retry to make it again."
+)
+MESH_OUT_OF_MEMORY = (
+    "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
+    "stopped. Your scene is unharmed. Try resolution 1024 for a smaller mesh."
+)
+MESH_OPEN_TIMED_OUT = (
+    "Opening this mesh took longer than {seconds:,.0f} s, so Kiln stopped. Your scene is unharmed. "
+    "The file may be damaged: press Retry to make it again."
+)
+MESH_UNREADABLE = (
+    "Blender could not open the downloaded mesh: the file is damaged. Press Retry to make it again."
+)
+MESHES_OPEN_HERE = (
+    "Kiln opens meshes in this Blender, because it could not start a separate background Blender for "
+    "them. A damaged mesh could take this Blender down with it."
+)
+MESHES_OPEN_HERE_NO_PROGRAM = (
+    "Kiln opens meshes in this Blender: Blender runs here as a Python module, with no program to start "
+    "a separate one. A damaged mesh could take this Blender down with it."
+)
+OPENING_CANCELLED = "Opening the mesh was cancelled."
+
+# ------------------------------------------------------------------------------ a job's notes
+NOTE_SENDING = "Sending"
+NOTE_WAITING_FOR_TURN = "Waiting for another job to finish (Jobs at Once)"
+NOTE_WAITING_OFFLINE = "Waiting: Blender's online access is off"
+NOTE_DOWNLOADING = "Downloading {percent}%"
+NOTE_PREPARING = "Preparing the import"
+NOTE_TRYING_AGAIN = "{problem} Trying again in {seconds} s."
+NOTE_DOWNLOAD_TRYING_AGAIN = "{problem} Trying the download again in {seconds} s."
+NOTE_KEPT_AS_MADE = "Imported as the service made it: its fix-ups or export failed. Copy Details says why."
+NOTE_STOPPED_WAITING = (
+    "Kiln stopped waiting for this job. The service may still finish it (and charge for it)."
+)
+
+# ------------------------------------------------------------------------------ a job's end
+JOB_TIMED_OUT = (
+    "Kiln stopped waiting for this job after the time limit (Give Up After, in Kiln's preferences). "
+    "The service may still finish it: press Resume to check again."
+)
+JOB_OUTCOME_UNKNOWN_AFTER_STOP = (
+    "The Blender that was sending this job stopped before the service answered, so Kiln cannot tell "
+    "whether the service received it. Check the service's dashboard before you press Retry "
+    "(a retry costs credits)."
+)
+JOB_UNEXPECTED_PROBLEM = (
+    "Kiln hit an unexpected problem with this job and kept it as it is. Check the service's dashboard "
+    "before you press Retry; Copy Details has what support needs."
+)
+JOB_RUNS_ELSEWHERE = "This job runs in {blender}."
+JOB_RUNS_ELSEWHERE_CANCEL_THERE = "This job runs in {blender}: stop it there first."
+JOB_RUNS_ELSEWHERE_DO_THERE = "This job runs in {blender}: do this there."
+JOB_OWNER_STOPPED = "The Blender that ran this job has stopped; Retry or Resume here takes it over."
+ANOTHER_BLENDER = "another Blender"
+ENGINE_NOT_RUNNING = (
+    "Kiln is not running, so nothing would move these jobs on. Disable and enable Kiln (or restart "
+    "Blender); the jobs are kept."
+)
+
+# ------------------------------------------------------------------------ the job list on disk
+JOB_LIST_DISK_FULL = (
+    "Kiln could not record its jobs because the disk is full. Nothing was sent. Free some space, then "
+    "try again."
+)
+JOB_LIST_READ_ONLY = (
+    "Kiln could not record its jobs because the disk or its folder is read-only. Nothing was sent."
+)
+JOB_LIST_NO_PERMISSION = (
+    "Kiln could not record its jobs because it may not write to its folder. Nothing was sent. "
+    "Fix the folder's permissions, then try again."
+)
+JOB_LIST_NOT_A_FOLDER = (
+    "Kiln could not record its jobs because a file is where its folder should be. Nothing was sent. "
+    "Move that file away, then try again."
+)
+JOB_LIST_FAILED = (
+    "Kiln could not record its jobs. Nothing was sent. Check free disk space and that Kiln's folder can "
+    "be written, then try again."
+)
+JOB_LIST_NEWER = (
+    "Kiln's job list was written by a newer version of Kiln. This Kiln shows what it can read of it, "
+    "changes nothing and sends nothing new. Update Kiln to work with it."
+)
+JOB_LIST_NEWER_UNREADABLE = (
+    "Kiln's job list was written by a newer version of Kiln, and this Kiln cannot read its jobs. It "
+    "changes nothing and sends nothing new. Update Kiln to work with it."
+)
+JOB_LIST_READ_ONLY_VERSION = (
+    "Kiln's job list was written by a newer version of Kiln, so this Kiln sends nothing new."
+)
+JOB_LIST_CLOSED = "Kiln's job list is not open. Disable and enable Kiln, or restart Blender."
+JOB_LIST_EMPTIED = "Kiln's job list was emptied by something outside Kiln."
+JOB_LIST_DELETED = "Kiln's job list was deleted by something outside Kiln; only its latest changes were left."
+JOB_LIST_CUT_SHORT = "Kiln's job list was cut short by something outside Kiln."
+JOB_LIST_OVERWRITTEN = "Kiln's job list was overwritten by something outside Kiln."
+JOB_LIST_LOG_DAMAGED = "The latest changes to Kiln's job list were damaged by something outside Kiln."
+JOB_LIST_UNREADABLE = "Kiln's job list was damaged and could not be read whole."
+JOB_LIST_FOREIGN = "Kiln's job list holds something other than Kiln's jobs."
+OLD_JOB_LIST_DAMAGED = "Kiln's job list from an older version was damaged."
+JOB_LIST_KEPT = Plural(
+    "{happened} Kiln kept a copy of it in its user folder and brought back {n:,} job from it.",
+    "{happened} Kiln kept a copy of it in its user folder and brought back {n:,} jobs from it.",
+)
+JOB_LIST_KEPT_NOTHING = (
+    "{happened} Kiln kept a copy of it in its user folder, but could bring back no job from it."
+)
+JOB_LIST_IN_USE = (
+    "{happened} Another Blender is still using it, so Kiln leaves it as it is and nothing in it is lost. "
+    "Close the other Blender, then use Kiln here again."
+)
+
+# ---------------------------------------------------------------------------- files on disk
+FILES_DISK_FULL = "Kiln could not save a file because the disk is full. Free some space, then try again."
+FILES_READ_ONLY = "Kiln could not save a file because the disk or its folder is read-only."
+FILES_NO_PERMISSION = (
+    "Kiln could not save a file because it may not write to its folder. "
+    "Fix the folder's permissions, then try again."
+)
+FILES_NOT_A_FOLDER = (
+    "Kiln could not save a file because a file is where a folder should be. Move that file away, then "
+    "try again."
+)
+FILES_FOLDER_MISSING = (
+    "Kiln could not save a file because its folder is not there. If it is on a network drive, "
+    "connect the drive, then try again."
+)
+FILES_LOCKED = (
+    "Kiln could not save a file because another program (an antivirus, a backup or sync tool, another "
+    "Blender) keeps it open. Try again in a moment, or exclude Kiln's folder from that program."
+)
+FILES_FAILED = "Kiln could not save a file. Check free disk space and that the folder can be written."
+
+# ------------------------------------------------------------------------------ the API key's home
 KEY_STORED_IN = "Stored in {where}"
 KEY_NOT_SAVED = "{reason} It is used until Blender quits."
+KEY_HOME_PRIVATE_FILE = "a private file in Kiln's user folder"
+KEY_HOME_WINDOWS = "Kiln's user folder, encrypted for your Windows account"
+KEY_HOME_KEYCHAIN = "the macOS Keychain"
+KEY_HOME_KEYRING = "your desktop's keyring"
+SECRET_API_KEY = "API key"
+SECRET_AGENT_TOKEN = "agents' access token"
+KEY_FILE_NOT_WRITTEN = "The {what} was not saved: Kiln's user folder cannot be written."
+KEY_FILE_NOT_REMOVED = "The old {what} could not be removed from Kiln's user folder."
+KEY_FILE_LOCKED = (
+    "The {what} was not saved because another program (an antivirus, a backup or sync tool, another "
+    "Blender) keeps its file open. Try again in a moment."
+)
+KEY_NOT_ENCRYPTED = "Windows could not encrypt the {what}, so it was not saved."
+KEYCHAIN_REFUSED_KEY = "The macOS Keychain did not take the {what}."
+KEYCHAIN_KEPT_KEY = "The macOS Keychain did not remove the {what}."
+KEYRING_NO_ANSWER = "Your desktop's keyring did not answer, so the {what} was not saved there."
+KEYRING_REFUSED_KEY = "Your desktop's keyring did not take the {what}."
+
+# ------------------------------------------------------------------------------ credits
+CREDITS_COUNT = Plural("{n:,} credit", "{n:,} credits")
+PRICE_UNKNOWN = "price unknown"
+UNPRICED_JOBS = Plural("{n:,} text job of unknown price", "{n:,} text jobs of unknown price")
+CREDITS_AND_UNPRICED = "{credits} and {unpriced}"
+JOBS_COUNT = Plural("{n:,} job", "{n:,} jobs")
+SPENT_THIS_SESSION = "This session: {jobs}, {credits}"
+SPENT_THIS_SESSION_UNPRICED = "This session: {jobs}, {credits}, and {unpriced}"
+SPENT_NOTHING_THIS_SESSION = "This session: nothing sent yet"
+SPENT_THIS_MONTH = "This month on this computer: {jobs}, {credits}"
+SPENT_THIS_MONTH_UNPRICED = "This month on this computer: {jobs}, {credits}, and {unpriced}"
+
+# ------------------------------------------------------------------------------ prompt files
+PROMPT_FILE_WRONG_KIND = "{name} is not a prompt file: use a .txt file (one prompt a line) or a .csv file."
+PROMPT_FILE_MISSING = "The prompt file {path} does not exist."
+PROMPT_FILE_UNREADABLE = "The prompt file {path} cannot be read."
+PROMPT_FILE_GUESSED_ENCODING = (
+    "{name} is not saved as UTF-8, so Kiln read it as {encoding} (what Excel's plain CSV uses on Windows). "
+    "If a prompt looks wrong, save the file as “CSV UTF-8” or “UTF-8” and run it again."
+)
+CSV_NO_PROMPT_COLUMN = (
+    "The CSV header (line {line}) needs a “prompt” or an “image” column; it has: {columns}."
+)
+CSV_EMPTY = "The CSV file is empty: it needs a header line with a “prompt” or an “image” column."
+CSV_HEADER_EMPTY = "nothing"
+LINE_SKIPPED = "Line {line} was skipped: {problem}"
+LINE_HAS_CONTROL_CHARACTERS = "It contains control characters. Is the file a text file?"
+LINE_HAS_PROMPT_AND_IMAGE = "It has both a prompt and an image; give one of them."
+LINE_HAS_NOTHING = "It has neither a prompt nor an image."
+BATCH_IMPORTED = Plural("{imported:,} of {n:,} job imported", "{imported:,} of {n:,} jobs imported")
+
+# ------------------------------------------------------------------------------ game-ready output
+ENGINE_UNKNOWN = "“{engine}” is not a game engine Kiln knows (choose one of {engines})."
+COLLISION_UNKNOWN = "“{collision}” is not a collision Kiln makes (choose NONE or HULL)."
+LOOSE_SHARE_OUT_OF_RANGE = "The loose-part share must be at least 0 and below 1 (for example 0.01 for 1%)."
+TRIANGLE_BUDGET_NEGATIVE = "The triangle budget cannot be negative (0 means no budget)."
+TRIANGLE_BUDGET_NOT_WHOLE = "The triangle budget “{value}” is not a whole number."
+EXPORT_TARGET_UNKNOWN = "The export “{value}” is not one of {targets}."
+LOD_RATIO_NOT_A_NUMBER = "The LOD ratio “{value}” is not a number (write for example 0.5, 0.25)."
+LOD_RATIO_OUT_OF_RANGE = "The LOD ratio “{value}” must be between 0 and 1 (a share of LOD0's triangles)."
+LOD_RATIOS_NOT_FALLING = "LOD ratios must fall: “{value}” is not below {previous:g}."
+TOO_MANY_LODS = Plural("Give at most {n:,} LOD ratio.", "Give at most {n:,} LOD ratios.")
+VERDICT_READY = "ready"
+VERDICT_CHECK = "check"
+VERDICT_PROBLEMS = "problems"
+VERDICT_FAILED = "failed"
+QUALITY_TRIANGLES = Plural("{n:,} tri", "{n:,} tris")
+QUALITY_PARTS = Plural("{n:,} part", "{n:,} parts")
+QUALITY_LINE = "{verdict} · {triangles} · {parts}"
+QUALITY_NO_TRIANGLES = "It has no triangles."
+QUALITY_INVERTED = Plural(
+    "{n:,} triangle faces inwards (its winding disagrees with its neighbours').",
+    "{n:,} triangles face inwards (their winding disagrees with their neighbours').",
+)
+QUALITY_INSIDE_OUT = Plural(
+    "{n:,} triangle of a closed part faces inwards (the part is inside out).",
+    "{n:,} triangles of closed parts face inwards (inside out).",
+)
+QUALITY_OPEN = Plural(
+    "The surface is open: {n:,} edge borders a hole.", "The surface is open: {n:,} edges border a hole."
+)
+QUALITY_ODD_EDGES = Plural(
+    "{n:,} edge is shared by more than two triangles.", "{n:,} edges are shared by more than two triangles."
+)
+QUALITY_FRAGMENTS = Plural(
+    "{n:,} loose fragment (under {share:.0%} of the triangles).",
+    "{n:,} loose fragments (each under {share:.0%} of the triangles).",
+)
+QUALITY_ZERO_AREA = Plural("{n:,} triangle has no area.", "{n:,} triangles have no area.")
+QUALITY_NO_UVS = "It has no UV map."
+QUALITY_UV_OVERLAP = "{share:.0%} of the UV area is used twice."
+QUALITY_UV_OVERLAP_ABOUT = "About {share:.0%} of the UV area is used twice."
+QUALITY_NOT_MEASURED_FAILED = "{what} not measured: something in this mesh stopped the count."
+QUALITY_NOT_MEASURED_OUT_OF_TIME = "{what} not measured: the report ran out of time on this mesh."
+MEASURE_SIZE = "Size"
+MEASURE_SHAPE = "Parts, holes and winding"
+MEASURE_PARTS = "Loose parts"
+MEASURE_EDGES = "Holes and shared edges"
+MEASURE_ZERO_AREA = "Triangles without area"
+MEASURE_WINDING = "Inward-facing triangles"
+MEASURE_INSIDE_OUT = "Inside-out parts"
+MEASURE_UV_OVERLAP = "UV overlap"
+UV_REPEATS = "UV overlap not measured: the UVs repeat the texture many times."
+UV_NOT_NUMBERS = "UV overlap not measured: the UV coordinates are not numbers."
+UV_SAMPLED = (
+    "UV overlap estimated from a sample of the texture's rows: "
+    "the UV layout has too many long, thin triangles to check in full."
+)
+UV_WITHOUT_NUMBERS = Plural(
+    "UV overlap measured without {n:,} triangle whose UV coordinates are not numbers.",
+    "UV overlap measured without {n:,} triangles whose UV coordinates are not numbers.",
+)
+REVIEW_SHEET = "Review sheet"
+REVIEW_FAILED = "Failed"
+REVIEW_EVERY_LINE = "Every line"
+REVIEW_NAME = "Name"
+REVIEW_VERDICT = "Verdict"
+REVIEW_TRIANGLES = "Triangles"
+REVIEW_TASK = "Service id"
+REVIEW_NOTES = "Notes"
+
+# ------------------------------------------------------------------------------ the Kiln library
+LIBRARY_INDEX_NEWER = (
+    "Parts of the Kiln library were written by a newer version of Kiln. This Kiln leaves them as they "
+    "are and does not offer those results for reuse."
+)
+LIBRARY_INDEX_DAMAGED = (
+    "Part of the Kiln library's index is damaged. It is left as it is; the results it listed are not "
+    "offered for reuse (their files stay)."
+)
+LIBRARY_INDEX_UNREADABLE = (
+    "Kiln could not read the Kiln library's index, so it offers no earlier result for reuse until it can."
+)
 
 
 # ================================================================= what the Blender side says

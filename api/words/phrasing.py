@@ -39,7 +39,8 @@ class Message:
         return english_message(self)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "values": dict(self.values), "details": self.details}
+        values = {k: v.to_json() if isinstance(v, Message) else v for k, v in self.values.items()}
+        return {"name": self.name, "values": values, "details": self.details}
 
     @classmethod
     def from_json(cls, data: object) -> Message | None:
@@ -50,7 +51,7 @@ class Message:
         details = data.get("details")
         return cls(
             data["name"],
-            dict(values) if isinstance(values, dict) else {},
+            {k: Message.from_json(v) or v for k, v in values.items()} if isinstance(values, dict) else {},
             details if isinstance(details, str) else "",
         )
 
@@ -80,12 +81,26 @@ def _names() -> dict[Entry, str]:
 _NAMES: dict[Entry, str] | None = None
 
 
+def as_message(said: Entry | Message, /, *, details: str = "", **values: Any) -> Message:
+    """What a sentence is given as, made a ``Message``: a message as it is (``details`` added to its
+    own), an entry of the catalogue with its values, or a text from outside the catalogue (an agent
+    tool's English words, a caller not yet converted) kept as it is, said untranslated
+    (``catalogue.VERBATIM``)."""
+    if isinstance(said, Message):
+        if not details:
+            return said
+        return Message(said.name, said.values, "\n".join(filter(None, (said.details, details))))
+    if said in _names():
+        return message(said, details=details, **values)
+    return message(catalogue.VERBATIM, details=details, text=english(said, **values))
+
+
 def fill(template: str, values: Mapping[str, Any]) -> str:
     """``template`` with its fields filled; a field without a value is shown as its name, never a
     traceback (a translation may name fields the code does not give)."""
     try:
         return template.format_map(_Lenient(values))
-    except (ValueError, IndexError, AttributeError):
+    except (ValueError, IndexError, AttributeError, TypeError):
         return template
 
 

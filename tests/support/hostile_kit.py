@@ -11,7 +11,7 @@ from hostile_glb import good_glb
 from hostile_server import HostileServer, json_answer, raw
 
 from api.errors import KilnError
-from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig
+from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig, job_details
 from api.service.client import Client
 
 # Shaped like a live key, so the suite-wide key watch (tests/support/key_watch.py) catches it too.
@@ -30,14 +30,23 @@ def client_for(server: HostileServer | str, **options: Any) -> Client:
     return Client(server if isinstance(server, str) else server.url, KEY, **settings)
 
 
+#: Words of the machine room: never in a sentence an artist reads (they go to its details).
+INTERNAL_WORDS = ("HTTP", "JSON", "helper Blender", "outcome unknown", "write-ahead", "SQLite", "idempotency")
+
+
 def assert_sentence(error: BaseException) -> str:
-    """A Kiln error whose message is a clean sentence for the artist, with no key and no traceback."""
+    """A Kiln error whose message is a clean sentence for the artist, with no key, no traceback and no
+    internals, and whose details (Copy Details, the console) carry no key either. Returns both, the
+    sentence first: what an artist can see and hand to support."""
     assert isinstance(error, KilnError), f"{type(error).__name__} escaped: {error!r}"
-    text = error.user_message
+    text, details = error.user_message, error.details
     assert text == str(error) and text.rstrip().endswith((".", ")")), text
     assert KEY not in text and "Traceback" not in text and "\x00" not in text
     assert text.isprintable(), ascii(text)
-    return text
+    assert not [word for word in INTERNAL_WORDS if word in text], text
+    assert KEY not in details and "Traceback" not in details and "\x00" not in details
+    assert details.replace("\n", " ").isprintable(), ascii(details)
+    return f"{text}\n{details}"
 
 
 def task(task_id: str = "task_1", status: str = "queued", **extra: Any) -> dict[str, Any]:
@@ -106,22 +115,25 @@ class EngineRun:
         }
 
     def check(self, job: Any, *, other: HostileServer | None = None) -> str:
-        """Every promise of the issue for one settled hostile job; returns its sentence."""
+        """Every promise of the issue for one settled hostile job; returns its sentence and its details."""
         assert self._snapshot() == self._before, "Kiln touched files outside its state folder"
         assert job is not None, "the job was dropped from the list"
+        details = job_details(job)
         text = " ".join(str(getattr(job, name, "") or "") for name in ("error", "note"))
-        assert KEY not in text
+        assert KEY not in text and KEY not in details
         if job.state is not JobState.READY:
             assert job.error, f"no sentence for the artist (state {job.state})"
             assert job.error.rstrip().endswith((".", ")")) and job.error.isprintable(), job.error
             assert "unexpected error" not in job.error, job.error
+            assert not [word for word in INTERNAL_WORDS if word in job.error], job.error
+            assert job.error_message is not None and str(job.error_message) == job.error
         for path in self.state_dir.rglob("*"):
             if path.is_file():
                 assert KEY.encode() not in path.read_bytes(), f"the key was stored in {path.name}"
         if other is not None:
             for request in other.seen:
                 assert KEY not in request.raw.decode("latin-1")
-        return str(job.error)
+        return f"{job.error}\n{details}"
 
     def next_job_works(self) -> None:
         serve_good_job(self.server)

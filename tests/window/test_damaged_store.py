@@ -79,8 +79,8 @@ def test_a_list_emptied_after_blender_was_killed_keeps_its_log_and_the_job_lands
 
     again = open_window(env=env, blend=scene)
     sentence = (
-        "Kiln's job list was emptied by something outside Kiln. Kiln kept a copy of it "
-        f"(in {program.inside(store.parent)}) and brought back 1 job from it."
+        "Kiln's job list was emptied by something outside Kiln. Kiln kept a copy of it in its user folder "
+        "and brought back 1 job from it."
     )
     objects = again.wait_for("kiln_objects()", timeout=90)
     time.sleep(3.0)  # more heartbeats: a second landing would show now

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ...errors import InputError
+from ...words import catalogue as words
 
 ENGINES = ("NONE", "UNREAL", "UNITY", "GODOT")
 #: What ``kiln.export_job`` may write: an engine's files, or a plain GLB for the web.
@@ -41,13 +42,13 @@ class GameOptions:
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES and self.engine != "GLB":
-            raise InputError(f"Unknown engine “{self.engine}” (choose one of {', '.join(ENGINES)}).")
+            raise InputError(words.ENGINE_UNKNOWN, engine=self.engine, engines=", ".join(ENGINES))
         if self.collision not in COLLISIONS:
-            raise InputError(f"Unknown collision “{self.collision}” (choose NONE or HULL).")
+            raise InputError(words.COLLISION_UNKNOWN, collision=self.collision)
         if not 0.0 <= self.fix_loose < 1.0:
-            raise InputError("The loose-part share must be at least 0 and below 1 (e.g. 0.01 for 1%).")
+            raise InputError(words.LOOSE_SHARE_OUT_OF_RANGE)
         if self.triangles < 0:
-            raise InputError("The triangle budget cannot be negative (0 means no budget).")
+            raise InputError(words.TRIANGLE_BUDGET_NEGATIVE)
 
     @property
     def changes_anything(self) -> bool:
@@ -91,14 +92,14 @@ def parse_lods(text: str) -> tuple[float, ...]:
         try:
             ratio = float(item[:-1]) / 100.0 if item.endswith("%") else float(item)
         except ValueError:
-            raise InputError(f"LOD ratio “{item}” is not a number (write e.g. 0.5,0.25).") from None
+            raise InputError(words.LOD_RATIO_NOT_A_NUMBER, value=item) from None
         if not 0.0 < ratio < 1.0:
-            raise InputError(f"LOD ratio “{item}” must be between 0 and 1 (a share of LOD0's triangles).")
+            raise InputError(words.LOD_RATIO_OUT_OF_RANGE, value=item)
         if ratios and ratio >= ratios[-1]:
-            raise InputError(f"LOD ratios must fall: “{item}” is not below {ratios[-1]:g}.")
+            raise InputError(words.LOD_RATIOS_NOT_FALLING, value=item, previous=ratios[-1])
         ratios.append(ratio)
     if len(ratios) > MAX_LODS:
-        raise InputError(f"At most {MAX_LODS} LOD ratios, please.")
+        raise InputError(words.TOO_MANY_LODS, n=MAX_LODS)
     return tuple(ratios)
 
 
@@ -129,10 +130,12 @@ def parse_row(values: dict[str, str]) -> RowOptions:
     InputError with a sentence."""
     triangles = values.get("triangles", "").strip().replace(",", "").replace("_", "")
     if triangles and not triangles.isdigit():
-        raise InputError(f"the triangle budget '{values['triangles']}' is not a whole number.")
+        raise InputError(words.TRIANGLE_BUDGET_NOT_WHOLE, value=values["triangles"])
     export = values.get("export", "").strip().upper()
     if export and export not in EXPORT_TARGETS:
-        raise InputError(f"export '{values['export']}' is not one of {', '.join(EXPORT_TARGETS)}.")
+        raise InputError(
+            words.EXPORT_TARGET_UNKNOWN, value=values["export"], targets=", ".join(EXPORT_TARGETS)
+        )
     lods = values.get("lods", "").strip()
     return RowOptions(
         triangles=int(triangles) if triangles else None,

@@ -23,27 +23,30 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from ...words import Message, english, english_message, message
+from ...words import catalogue as words
 from . import topology, uv, verdict
 from .budget import Deadline, OutOfTime
 
 log = logging.getLogger(__name__)
 
-FAILED = "{what} not measured: something in this mesh stopped the count."
-OUT_OF_TIME = "{what} not measured: the report ran out of time on this mesh."
+FAILED = words.QUALITY_NOT_MEASURED_FAILED
+OUT_OF_TIME = words.QUALITY_NOT_MEASURED_OUT_OF_TIME
 
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure of the report: what a sentence calls it, and the report fields it fills."""
+    """One measure of the report: what a sentence calls it (a catalogue entry), and the report fields
+    it fills."""
 
     what: str
     fields: tuple[str, ...]
 
 
-SIZE = Measure("Size", ("dimensions",))
+SIZE = Measure(words.MEASURE_SIZE, ("dimensions",))
 #: Welding and the edges and winding of one mesh (:class:`Analysis`): every shape count needs it.
 SHAPE = Measure(
-    "Parts, holes and winding",
+    words.MEASURE_SHAPE,
     (
         "vertices",
         "parts",
@@ -55,12 +58,12 @@ SHAPE = Measure(
         "inside_out_faces",
     ),
 )
-PARTS = Measure("Loose parts", ("parts", "small_parts"))
-EDGES = Measure("Holes and shared edges", ("non_manifold_edges", "boundary_edges"))
-ZERO_AREA = Measure("Triangles without area", ("zero_area_faces",))
-WINDING = Measure("Inward-facing triangles", ("inverted_faces",))
-INSIDE_OUT = Measure("Inside-out parts", ("inside_out_faces",))
-UV_OVERLAP = Measure("UV overlap", ("uv_overlap",))
+PARTS = Measure(words.MEASURE_PARTS, ("parts", "small_parts"))
+EDGES = Measure(words.MEASURE_EDGES, ("non_manifold_edges", "boundary_edges"))
+ZERO_AREA = Measure(words.MEASURE_ZERO_AREA, ("zero_area_faces",))
+WINDING = Measure(words.MEASURE_WINDING, ("inverted_faces",))
+INSIDE_OUT = Measure(words.MEASURE_INSIDE_OUT, ("inside_out_faces",))
+UV_OVERLAP = Measure(words.MEASURE_UV_OVERLAP, ("uv_overlap",))
 
 #: A triangle with less area than this share of the squared bounding-box diagonal has none.
 ZERO_AREA_SHARE = 1e-10
@@ -133,8 +136,17 @@ class QualityReport:
 
     def summary(self) -> str:
         """One short line for a panel or a table: "ready · 12,034 tris · 1 part"."""
-        parts = f"{self.parts:,} part" + ("" if self.parts == 1 else "s")
-        return f"{self.verdict} · {self.triangles:,} tris · {parts}"
+        return english_message(self.summary_message())
+
+    def summary_message(self) -> Message:
+        """The short line to say (its verdict and counts are messages of their own, said first)."""
+        verdict_word = verdict.VERDICT_WORDS.get(self.verdict)
+        return message(
+            words.QUALITY_LINE,
+            verdict=message(verdict_word) if verdict_word else self.verdict,
+            triangles=message(words.QUALITY_TRIANGLES, n=self.triangles),
+            parts=message(words.QUALITY_PARTS, n=self.parts),
+        )
 
 
 class Analysis:
@@ -330,5 +342,5 @@ def _measured(report: QualityReport, measure: Measure, deadline: Deadline, work:
         log.exception("The quality report could not measure %s", measure.what.lower())
         why = FAILED
     for name in measure.fields:
-        report.not_measured.setdefault(name, why.format(what=measure.what))
+        report.not_measured.setdefault(name, english(why, what=message(measure.what)))
     return None

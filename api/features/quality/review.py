@@ -7,6 +7,10 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from ...words import catalogue as words
+from ...words import english
+from .verdict import VERDICT_WORDS
+
 STYLE = (
     "body{font-family:sans-serif;background:#222;color:#ddd;margin:2em}"
     "table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #444;text-align:left}"
@@ -19,12 +23,13 @@ def review_html(title: str, summary: dict[str, Any], sheet_name: str) -> str:
     e = html.escape
     rows = []
     for row in summary["jobs"]:
-        shown = row.get("verdict") or ("failed" if row["state"] != "imported" else "")
+        kind = row.get("verdict") or ("failed" if row["state"] != "imported" else "")
+        shown = english(VERDICT_WORDS[kind]) if kind in VERDICT_WORDS else kind
         reasons = "; ".join(row.get("reasons") or [])
         outcome = row["error"] if row["error"] else reasons
         triangles = f"{row['triangles']:,}" if row.get("triangles") is not None else ""
         rows.append(
-            f"<tr><td>{e(row['name'])}</td><td class='{e(shown)}'>{e(shown or row['state'])}</td>"
+            f"<tr><td>{e(row['name'])}</td><td class='{e(kind)}'>{e(shown or row['state'])}</td>"
             f"<td>{triangles}</td><td>{e(row['task_id'] or '')}</td><td>{e(outcome)}</td></tr>"
         )
     failed = [
@@ -32,12 +37,21 @@ def review_html(title: str, summary: dict[str, Any], sheet_name: str) -> str:
         for row in summary["jobs"]
         if row["state"] != "imported"
     ]
-    failures = f"<h2>Failed</h2><ul>{''.join(failed)}</ul>" if failed else ""
+    failures = f"<h2>{e(english(words.REVIEW_FAILED))}</h2><ul>{''.join(failed)}</ul>" if failed else ""
+    imported = english(words.BATCH_IMPORTED, imported=summary["imported"], n=len(summary["jobs"]))
+    heads = (
+        words.REVIEW_NAME,
+        words.REVIEW_VERDICT,
+        words.REVIEW_TRIANGLES,
+        words.REVIEW_TASK,
+        words.REVIEW_NOTES,
+    )
+    header = "".join(f"<th>{e(english(head))}</th>" for head in heads)
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
         f"<style>{STYLE}</style></head><body><h1>{e(title)}</h1>"
-        f"<p>{summary['imported']} of {len(summary['jobs'])} imported.</p>"
-        f"<img src='{e(sheet_name)}' alt='Review sheet'>{failures}"
-        "<h2>Every line</h2><table><tr><th>Name</th><th>Verdict</th><th>Triangles</th><th>Task</th>"
-        f"<th>Notes</th></tr>{''.join(rows)}</table></body></html>\n"
+        f"<p>{e(imported)}</p>"
+        f"<img src='{e(sheet_name)}' alt='{e(english(words.REVIEW_SHEET))}'>{failures}"
+        f"<h2>{e(english(words.REVIEW_EVERY_LINE))}</h2><table><tr>{header}</tr>{''.join(rows)}</table>"
+        "</body></html>\n"
     )

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...words import catalogue as words
+from ...words import english
 from . import verdict
 
 TILE = 192
@@ -134,8 +136,13 @@ def contact_sheet(tiles: Sequence[Tile], tile: int = TILE, columns: int = COLUMN
         body = canvas[top + PAD : top + PAD + tile, left + PAD : left + PAD + tile]
         body[:] = picture if picture is not None else BACKGROUND
         text_top = top + 2 * PAD + tile
-        triangles = f"{item.triangles:,} TRIS" if item.triangles is not None else ""
-        for line, text in enumerate((item.name, triangles, item.verdict)):
+        triangles = english(words.QUALITY_TRIANGLES, n=item.triangles) if item.triangles is not None else ""
+        shown = (
+            english(verdict.VERDICT_WORDS[item.verdict])
+            if item.verdict in verdict.VERDICT_WORDS
+            else item.verdict
+        )
+        for line, text in enumerate((item.name, triangles, shown)):
             _write(canvas, text, text_top + line * LINE_HEIGHT, left + PAD, tile)
     return canvas
 

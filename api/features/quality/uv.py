@@ -24,21 +24,18 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...words import catalogue as words
+from ...words import english
 from .budget import Deadline
 
-REPEATS = "UV overlap not measured: the UVs repeat the texture many times."
-NOT_NUMBERS = "UV overlap not measured: the UV coordinates are not numbers."
-SAMPLED = (
-    "UV overlap estimated from a sample of the texture's rows: "
-    "the UV layout has too many long, thin triangles to check in full."
-)
+REPEATS = english(words.UV_REPEATS)
+NOT_NUMBERS = english(words.UV_NOT_NUMBERS)
+SAMPLED = english(words.UV_SAMPLED)
 
 
 def without_numbers(count: int) -> str:
     """What an overlap measured without the triangles whose UVs are not numbers leaves out."""
-    if count == 1:
-        return "UV overlap measured without 1 triangle whose UV coordinates are not numbers."
-    return f"UV overlap measured without {count:,} triangles whose UV coordinates are not numbers."
+    return english(words.UV_WITHOUT_NUMBERS, n=count)
 
 
 #: Texels per side of the raster: 0.2% of the side, finer than any chart a texture artist packs.

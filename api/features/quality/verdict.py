@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ...words import Message, as_message, english_message, message
+from ...words import catalogue as words
+
 READY, CHECK, PROBLEMS = "ready", "check", "problems"
 VERDICTS = (READY, CHECK, PROBLEMS)
 
@@ -36,36 +39,56 @@ class Findings(Protocol):
 
 
 def judge(report: Findings) -> tuple[str, list[str]]:
-    """(verdict, reasons): the worst finding decides; the reasons say each finding, worst first."""
-    problems: list[str] = []
-    checks: list[str] = []
+    """(verdict, reasons): the worst finding decides; the reasons say each finding, worst first (in
+    English: what the report keeps; :func:`reasons` has them to say in the artist's language)."""
+    problems, checks = _findings(report)
+    verdict = PROBLEMS if problems else CHECK if checks else READY
+    return verdict, [english_message(said) for said in problems + checks]
+
+
+def reasons(report: Findings) -> list[Message]:
+    """Each finding of ``report`` as a sentence, worst first (the reasons ``judge`` gives, to say)."""
+    problems, checks = _findings(report)
+    return problems + checks
+
+
+#: The verdict as an artist reads it ("failed": a job that made no result).
+VERDICT_WORDS = {
+    READY: words.VERDICT_READY,
+    CHECK: words.VERDICT_CHECK,
+    PROBLEMS: words.VERDICT_PROBLEMS,
+    "failed": words.VERDICT_FAILED,
+}
+
+
+def _findings(report: Findings) -> tuple[list[Message], list[Message]]:
+    """What an engine or a print would show (problems), and what an artist should look at (checks)."""
+    problems: list[Message] = []
+    checks: list[Message] = []
     if report.triangles == 0:
-        problems.append("It has no triangles.")
+        problems.append(message(words.QUALITY_NO_TRIANGLES))
     if report.inverted_faces:
-        problems.append(f"{report.inverted_faces:,} triangles face inwards (their winding disagrees).")
+        problems.append(message(words.QUALITY_INVERTED, n=report.inverted_faces))
     if report.inside_out_faces:
-        problems.append(f"{report.inside_out_faces:,} triangles of closed parts face inwards (inside out).")
+        problems.append(message(words.QUALITY_INSIDE_OUT, n=report.inside_out_faces))
     if report.boundary_edges:
-        problems.append(f"The surface is open: {report.boundary_edges:,} edges border a hole.")
+        problems.append(message(words.QUALITY_OPEN, n=report.boundary_edges))
     odd = report.non_manifold_edges - report.boundary_edges
     if odd:
-        checks.append(f"{odd:,} edges are shared by more than two triangles.")
+        checks.append(message(words.QUALITY_ODD_EDGES, n=odd))
     if report.small_parts:
-        checks.append(
-            f"{report.small_parts:,} loose fragments (each under {SMALL_PART_SHARE:.0%} of the triangles)."
-        )
+        checks.append(message(words.QUALITY_FRAGMENTS, n=report.small_parts, share=SMALL_PART_SHARE))
     if report.zero_area_faces:
-        checks.append(f"{report.zero_area_faces:,} triangles have no area.")
+        checks.append(message(words.QUALITY_ZERO_AREA, n=report.zero_area_faces))
     if not report.has_uvs:
-        checks.append("It has no UV map.")
+        checks.append(message(words.QUALITY_NO_UVS))
     elif report.uv_overlap > UV_OVERLAP_SHARE:
         if "uv_overlap" in report.estimated:
-            checks.append(f"About {report.uv_overlap:.0%} of the UV area is used twice.")
-            checks.append(report.estimated["uv_overlap"])
+            checks.append(message(words.QUALITY_UV_OVERLAP_ABOUT, share=report.uv_overlap))
+            checks.append(as_message(report.estimated["uv_overlap"]))
         else:
-            checks.append(f"{report.uv_overlap:.0%} of the UV area is used twice.")
-    # What was not measured may hide a problem: an artist should look. One sentence per cause.
-    checks.extend(dict.fromkeys(report.not_measured.values()))
-    if problems:
-        return PROBLEMS, problems + checks
-    return (CHECK, checks) if checks else (READY, [])
+            checks.append(message(words.QUALITY_UV_OVERLAP, share=report.uv_overlap))
+    # What was not measured may hide a problem: an artist should look. One sentence per cause (kept in
+    # the report in English: said as it is).
+    checks.extend(as_message(why) for why in dict.fromkeys(report.not_measured.values()))
+    return problems, checks

@@ -83,7 +83,8 @@ def test_one_failed_task_does_not_stop_the_others(service: Any, blender: Any, tm
     assert (summary["imported"], summary["failed"]) == (2, 1)
     doomed = next(row for row in summary["jobs"] if row["name"] == "a doomed lamp")
     assert doomed["state"] == "failed" and doomed["task_id"].startswith("task_")
-    assert "could not make this one" in doomed["error"]
+    assert "could not make a mesh from this prompt" in doomed["error"]
+    assert "could not make this one" in doomed["error_details"], "the service's own words, for support"
 
 
 def test_csv_batch_skips_bad_rows_and_sends_text_and_image(

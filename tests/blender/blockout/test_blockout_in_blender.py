@@ -204,7 +204,7 @@ def test_the_blockout_panel_counts_jobs_prices_them_and_shows_variants(
     with main_thread_must_not_wait() as offences:
         layout = draw(panel, blender.context)
     assert offences == []
-    assert "2 jobs: 4 credits plus 1 text job" in layout.text()
+    assert "2 jobs: 4 credits and 1 text job of unknown price" in layout.text()
     assert "1 selected object(s) say nothing to make" in layout.text()
     assert layout.buttons()["kiln.generate_from_selection"]
     assert "kiln.variant_next" not in layout.buttons()

@@ -80,7 +80,7 @@ def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any, kiln_modu
 @pytest.mark.parametrize(
     ("setup", "words"),
     [
-        ({"faults": "fail=1"}, "could not make this mesh"),
+        ({"faults": "fail=1"}, "could not make a mesh from this prompt"),
         ({"faults": "corrupt=1"}, "mesh"),
         ({"credits": 0}, "credits"),
     ],

@@ -35,6 +35,7 @@ def test_csv_columns_drive_each_line_and_the_review_names_every_line(
         "The surface is open"
     )
     assert rows["Doomed"]["state"] == "failed"
+    assert "The generator could not make this one." in rows["Doomed"]["error_details"], "for support"
 
     exports = tmp_path / "export"
     assert (exports / "SM_Rock.fbx").is_file(), "the export column, with the batch's hull, beside the CSV"
@@ -45,7 +46,7 @@ def test_csv_columns_drive_each_line_and_the_review_names_every_line(
     assert {"SM_Rock", "SM_Rock_LOD1", "UCX_SM_Rock_00"} <= set(blender.data.objects.keys())
 
     page = (tmp_path / "review.html").read_text()
-    for name in ("Rock", "Holey", "Doomed", "The generator could not make this one.", "review.png"):
+    for name in ("Rock", "Holey", "Doomed", "could not make a mesh from this prompt", "review.png"):
         assert name in page
     png = (tmp_path / "review.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"

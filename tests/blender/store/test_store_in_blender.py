@@ -20,7 +20,8 @@ def test_a_damaged_job_list_is_said_in_the_panel_and_the_status_bar(
     (fresh_jobs / "jobs.json").write_text('{"format": 1, "jobs": [{"id": "a", "request": {"ki')
     engine = runtime.engine()
     (problem,) = engine.store_problems()
-    assert "old job list was damaged" in problem and str(fresh_jobs) in problem and not internals_in(problem)
+    assert "from an older version was damaged" in problem and not internals_in(problem)
+    assert str(fresh_jobs) not in problem and str(fresh_jobs) in engine.store_problem_messages()[0].details
     panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
     assert "".join(problem.split()) in "".join(panel.text().split())  # wrapped over several labels
     assert ("WARNING", f"Kiln: {problem}") in watcher.tick(blender.context)
@@ -37,12 +38,15 @@ def test_a_store_sqlite_would_read_as_new_is_kept_and_said(
     damaged = b"" if damage == "emptied store" else os.urandom(4096)
     store.with_name(store.name + ("" if damage == "emptied store" else "-wal")).write_bytes(damaged)
     caplog.clear()
-    (problem,) = runtime.engine().store_problems()
+    engine = runtime.engine()
+    (problem,) = engine.store_problems()
     (backup,) = [
         p for p in fresh_jobs.glob("jobs.sqlite3.damaged-*") if not p.name.endswith(("-wal", "-shm"))
     ]
     kept = backup if damage == "emptied store" else backup.with_name(backup.name + "-wal")
-    assert kept.read_bytes() == damaged and str(fresh_jobs) in problem and not internals_in(problem)
+    assert kept.read_bytes() == damaged and str(fresh_jobs) not in problem and not internals_in(problem)
+    assert "Kiln kept a copy of it in its user folder" in problem
+    assert str(fresh_jobs) in engine.store_problem_messages()[0].details
     assert any(backup.name in r.getMessage() for r in caplog.records), "the file's name is in the console log"
     panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
     assert "".join(problem.split()) in "".join(panel.text().split())
@@ -58,7 +62,7 @@ def test_every_operator_says_when_kilns_folder_cannot_hold_the_job_list(
     kiln_module("session.runtime").shutdown()
     shutil.rmtree(fresh_jobs)
     fresh_jobs.write_text("a file where Kiln's folder should be")
-    sentence = f"{fresh_jobs}: it is a file, not a folder"
+    sentence = "Kiln could not record its jobs because a file is where its folder should be."
     try:
         for call in (
             lambda: blender.ops.kiln.generate_from_text(prompt="a chair"),
@@ -71,6 +75,7 @@ def test_every_operator_says_when_kilns_folder_cannot_hold_the_job_list(
             with pytest.raises(RuntimeError, match="Nothing was sent") as caught:
                 call()
             assert sentence in str(caught.value) and "Traceback" not in str(caught.value)
+            assert str(fresh_jobs) not in str(caught.value), "Kiln's own folder is for the details"
     finally:
         fresh_jobs.unlink()
         fresh_jobs.mkdir()
@@ -93,7 +98,9 @@ def test_another_kilns_job_is_listed_marked_and_left_to_it(
         theirs = other.submit(jobs_module.JobRequest(kind="text", prompt="their lamp"))
         listed = wait_for(lambda: here.get(theirs.id), what="the other Kiln's job in this list")
         assert not here.is_own(listed) and here.runs_elsewhere(listed)
-        assert here.where(listed) == f"runs in a background Blender (process {listed.owner.pid})"
+        where = here.where(listed)
+        assert str(where) == "This job runs in a background Blender."
+        assert where is not None and where.details == f"process {listed.owner.pid}"
         panels = kiln_module("panels.jobs")
         draw(panels.KILN_PT_jobs, blender.context)
         run_pending_sync(blender, panels)

@@ -149,7 +149,7 @@ def test_blender_image_chosen_shows_its_preview(service: Any, blender: Any, ui: 
 
 @pytest.mark.parametrize(
     ("url", "words"),
-    [("", "The image URL is empty"), ("http://example.com/a.png", "must start with https://")],
+    [("", "The image address is empty"), ("http://example.com/a.png", "must start with https://")],
 )
 def test_a_bad_image_url_disables_generate(service: Any, blender: Any, ui: Any, url: str, words: str) -> None:
     settings = blender.context.scene.kiln

@@ -149,7 +149,7 @@ def test_a_rejected_key_is_said_plainly(
     wait_for(lambda: check.state.value != "running", what="the answer")
     assert check.state.value == "failed"
     layout = draw_prefs(ui)
-    assert "rejected the API key" in layout.text()
+    assert "did not accept your API key" in layout.text()
     errors = [c for c in layout.of("label") if c.kwargs.get("icon") == "ERROR"]
     assert errors and errors[0].alert
     assert "sbx_live_wrongkey00000" not in layout.text()

@@ -43,6 +43,5 @@ def test_the_measure_finds_sentences_that_are_not_wrapped(
         result = report(SizedContext(WIDTH), blender)
     cut = {item["text"] for item in result["overflows"]}
     assert any(text.startswith("No API key is set") for text in cut)  # why Generate is grey
-    assert any(text.startswith("Could not reach") for text in cut)  # why a job waits
-    assert any(text.startswith("Credits spent") for text in cut)
+    assert any("refused the connection" in text for text in cut)  # why a job waits
     assert any(text.startswith("The service could not make a mesh") for text in cut)  # why it failed

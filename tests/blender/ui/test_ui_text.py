@@ -13,6 +13,7 @@ from api.errors import AuthError
 from api.features.cache import SizeCache, clear_cache, folder_size
 from api.features.connection_check import CheckState, ConnectionCheck
 from api.jobs import Job, JobRequest, JobState
+from api.words import Message, catalogue, message
 
 
 def job(**kw: object) -> Job:
@@ -170,10 +171,10 @@ def test_connection_check_answers_from_a_worker() -> None:
     release = threading.Event()
     threads: list[str] = []
 
-    def ask(base_url: str, api_key: str) -> str:
+    def ask(base_url: str, api_key: str) -> Message:
         threads.append(threading.current_thread().name)
         release.wait(10)
-        return f"Connected to {base_url}"
+        return message(catalogue.CONNECTION_OK, host=base_url)
 
     check = ConnectionCheck(ask)
     assert check.state is CheckState.IDLE
@@ -186,14 +187,16 @@ def test_connection_check_answers_from_a_worker() -> None:
         if check.state is not CheckState.RUNNING:
             break
         threading.Event().wait(0.01)
-    assert (check.state, check.message) == (CheckState.OK, "Connected to https://svc")
+    said = "Connected to https://svc: the service answered and accepted your API key."
+    assert (check.state, check.message) == (CheckState.OK, said)
+    assert check.answer is not None and check.answer.name == "CONNECTION_OK"
     assert threads == ["kiln-connection-check"]
 
 
 def test_connection_check_failure_and_stale_answers() -> None:
     release = threading.Event()
 
-    def ask(base_url: str, api_key: str) -> str:
+    def ask(base_url: str, api_key: str) -> Message:
         release.wait(10)
         raise AuthError(401)
 
@@ -216,4 +219,4 @@ def test_connection_check_failure_and_stale_answers() -> None:
             break
         threading.Event().wait(0.01)
     assert check.state is CheckState.FAILED
-    assert "rejected the API key" in check.message
+    assert "did not accept your API key" in check.message and "401" not in check.message

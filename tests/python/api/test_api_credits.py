@@ -22,7 +22,9 @@ def test_an_estimate_counts_what_it_cannot_price() -> None:
     requests = [JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1536)] * 5
     requests += [JobRequest(kind="text", prompt="a chair")] * 2
     run = estimate(requests)
-    assert run == CreditEstimate(known=20, unpriced=2)
-    assert run.exceeds(10) and not run.exceeds(20)
-    assert str(run) == "20 credits plus 2 text jobs at a price not set (Kiln's preferences: Text-to-3D cost)"
-    assert str(estimate(requests, text_cost=1)) == "22 credits"
+    assert run == CreditEstimate(known=20, unpriced=2, jobs=7)
+    # Two jobs of unknown price in a run of seven: never counted as free, whatever the limit.
+    assert run.exceeds(10) and run.exceeds(20) and run.exceeds(1_000)
+    assert str(run) == "20 credits and 2 text jobs of unknown price"
+    priced = estimate(requests, text_cost=1)
+    assert str(priced) == "22 credits" and priced.exceeds(21) and not priced.exceeds(22)

@@ -108,13 +108,17 @@ def test_each_defect_is_named(tmp_path: Path, name: str) -> None:
     with pytest.raises(InvalidMeshError) as caught:
         check_glb(write(tmp_path, data))
     assert words in caught.value.problem
-    assert caught.value.problem in caught.value.user_message
+    # The artist reads that the file is damaged; which field is wrong goes to the details only.
+    assert caught.value.message.name == "MESH_DAMAGED"
+    assert caught.value.problem in caught.value.details
+    assert caught.value.problem not in caught.value.user_message
     assert str(caught.value) == caught.value.user_message
 
 
 def test_missing_glb_file(tmp_path: Path) -> None:
-    with pytest.raises(InvalidMeshError, match="could not be read"):
+    with pytest.raises(InvalidMeshError) as caught:
         check_glb(tmp_path / "nope.glb")
+    assert "could not be read" in caught.value.details
 
 
 def png_bytes(size: tuple[int, int] = (4, 3)) -> bytes:

@@ -53,6 +53,7 @@ from api.errors import (
 from api.service.client import Client, parse_retry_after
 from api.service.models import TaskStatus
 from api.service.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
+from api.words import english_message
 
 KEY = "sbx_live_LOCALsecret0123456789abcdef"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # image checks look at the magic only
@@ -404,7 +405,7 @@ ERROR_CASES: list[tuple[int, Any, dict[str, str], type[KilnError], str]] = [
         "Need 4",
     ),
     (403, {"detail": "Key lacks scope"}, {}, AuthError, "Key lacks scope"),
-    (404, {"error": {"code": "not_found", "message": "Unknown task"}}, {}, NotFoundError, "no longer knows"),
+    (404, {"error": {"code": "not_found", "message": "Unknown task"}}, {}, NotFoundError, "Unknown task"),
     (409, {"error": "Duplicate request"}, {}, BadRequestError, "Duplicate request"),
     (413, {"error": {"message": "Image too large"}}, {}, BadRequestError, "Image too large"),
     (415, {"message": "Unsupported type"}, {}, BadRequestError, "Unsupported type"),
@@ -416,11 +417,11 @@ ERROR_CASES: list[tuple[int, Any, dict[str, str], type[KilnError], str]] = [
         "resolution",
     ),
     (410, "gone", {"Content-Type": "text/plain"}, BadRequestError, "gone"),
-    (429, {"error": {"message": "Slow down"}}, {"Retry-After": "7"}, RateLimitError, "wait 7 s"),
+    (429, {"error": {"message": "Slow down"}}, {"Retry-After": "7"}, RateLimitError, "Slow down"),
     (500, {"error": {"message": "boom"}}, {}, ServiceError, "HTTP 500"),
     (502, "<html><h1>502 Bad Gateway</h1></html>", {"Content-Type": "text/html"}, ServiceError, "HTTP 502"),
     (503, {"error": {"message": "busy"}}, {}, ServiceError, "HTTP 503"),
-    (200, "<html>not json</html>", {"Content-Type": "text/html"}, ServiceError, "could not use"),
+    (200, "<html>not json</html>", {"Content-Type": "text/html"}, ServiceError, "not JSON"),
     (200, '["queued"]', {"Content-Type": "application/json"}, ServiceError, "not a JSON object"),
 ]
 
@@ -434,10 +435,20 @@ def test_each_status_becomes_its_error_class(
         client.get_task("t1")
     error = caught.value
     assert type(error) is kind
-    assert words in error.user_message and str(error) == error.user_message
+    # The service's words and the status are details: the sentence is Kiln's own for each kind.
+    assert words in error.details and str(error) == error.user_message
+    assert error.user_message == english_message(error.message) and words not in error.user_message
     assert "<html" not in error.user_message  # an HTML page never leaks into a sentence
+    assert "HTTP" not in error.user_message
     if status >= 400:
         assert error.status == status  # type: ignore[attr-defined]
+
+
+def test_a_rate_limit_says_how_long_the_service_asked_to_wait(stub: LocalServer) -> None:
+    stub.routes["/v1/3d/tasks/t1"] = answer(429, {"error": "Slow down"}, **{"Retry-After": "7"})
+    with client_for(stub) as client, pytest.raises(RateLimitError) as caught:
+        client.get_task("t1")
+    assert "wait 7 seconds" in caught.value.user_message and caught.value.retry_after == 7.0
 
 
 def test_not_found_carries_the_task_id(stub: LocalServer) -> None:
@@ -450,7 +461,7 @@ def test_not_found_carries_the_task_id(stub: LocalServer) -> None:
 def test_submit_404_points_at_the_service_url(stub: LocalServer) -> None:
     with client_for(stub) as client, pytest.raises(NotFoundError) as caught:
         client.submit_text("a chair")
-    assert "service URL" in caught.value.user_message and caught.value.task_id is None
+    assert caught.value.message.name == "SERVICE_ADDRESS_WRONG" and caught.value.task_id is None
 
 
 def test_retry_after_as_http_date() -> None:
@@ -604,7 +615,7 @@ def test_poll_read_timeout_is_polled_again(stub: LocalServer) -> None:
 def test_connection_refused_submit_was_never_sent_so_may_go_again() -> None:
     with client_for(f"http://127.0.0.1:{free_port()}") as client, pytest.raises(NetworkError) as caught:
         client.submit_text("a chair")
-    assert not caught.value.sent and "refused" in caught.value.user_message
+    assert not caught.value.sent and caught.value.message.name == "NETWORK_REFUSED"
     assert POLICY.submit_again(caught.value, 1) and POLICY.poll_again(caught.value)
 
 
@@ -612,7 +623,8 @@ def test_dns_failure_submit_was_never_sent_so_may_go_again() -> None:
     client = client_for("https://kiln-test-no-such-host.invalid")
     with client, pytest.raises(NetworkError) as caught:
         client.submit_image(data=PNG)
-    assert not caught.value.sent and "DNS" in caught.value.user_message
+    assert not caught.value.sent and "DNS" in caught.value.details
+    assert caught.value.message.name == "NETWORK_NAME_NOT_FOUND"
     assert POLICY.submit_again(caught.value, 1)
 
 
@@ -705,15 +717,17 @@ def test_same_host_other_port_is_another_origin(stub: LocalServer, tmp_path: Pat
 
 def test_redirect_to_plain_http_elsewhere_is_refused(stub: LocalServer, tmp_path: Path) -> None:
     stub.routes["/files/m.glb"] = answer(302, b"", Location="http://cdn.example.com/m.glb")
-    with client_for(stub) as client, pytest.raises(UnsafeAddressError, match="https://"):
+    with client_for(stub) as client, pytest.raises(UnsafeAddressError) as caught:
         client.download("/files/m.glb", tmp_path / "m.glb")
+    assert "https://" in caught.value.details and caught.value.what == "redirect"
     assert not (tmp_path / "m.glb").exists()
 
 
 def test_poll_redirect_loop_is_bounded(stub: LocalServer) -> None:
     stub.routes["/v1/3d/tasks/t1"] = answer(302, b"", Location="/v1/3d/tasks/t1")
-    with client_for(stub) as client, pytest.raises(ServiceError, match="too many redirects"):
+    with client_for(stub) as client, pytest.raises(ServiceError) as caught:
         client.get_task("t1")
+    assert "too many redirects" in caught.value.details
     assert len(stub.seen) == 6
 
 
@@ -757,7 +771,7 @@ def test_untrusted_certificate_is_a_tls_error_with_a_hint(self_signed: tuple[Pat
     assert (
         "REQUESTS_CA_BUNDLE" in caught.value.user_message and "root certificate" in caught.value.user_message
     )
-    assert "self-signed" in caught.value.user_message or "self signed" in caught.value.user_message
+    assert "self-signed" in caught.value.details or "self signed" in caught.value.details
     assert server.seen == []  # nothing reached the HTTP layer
     assert POLICY.submit_verdict(caught.value) is SubmitVerdict.NO_TASK_FINAL
 
@@ -813,7 +827,7 @@ def chunked(h: BaseHTTPRequestHandler, seen: Seen, size: int = 300_000) -> None:
 def test_download_size_cap(cdn: LocalServer, tmp_path: Path, route: str) -> None:
     cdn.routes["/x"] = answer(200, bytes(300_000)) if route == "declared" else chunked
     progress: list[tuple[int, int | None]] = []
-    with client_for("http://127.0.0.1:1") as client, pytest.raises(InvalidMeshError, match="larger than"):
+    with client_for("http://127.0.0.1:1") as client, pytest.raises(InvalidMeshError, match="larger than the"):
         client.download(
             f"{cdn.url}/x", tmp_path / "x", max_bytes=100_000, progress=lambda d, t: progress.append((d, t))
         )
@@ -846,8 +860,9 @@ def test_failed_check_keeps_dest_untouched(cdn: LocalServer, tmp_path: Path) -> 
     cdn.routes["/m.glb"] = answer(200, b"<html>not a mesh</html>")
     dest = tmp_path / "m.glb"
     dest.write_bytes(b"previous good file")
-    with client_for("http://127.0.0.1:1") as client, pytest.raises(InvalidMeshError, match="magic") as caught:
+    with client_for("http://127.0.0.1:1") as client, pytest.raises(InvalidMeshError) as caught:
         client.download(f"{cdn.url}/m.glb", dest, check=check_glb)
+    assert "magic" in caught.value.details
     assert dest.read_bytes() == b"previous good file" and not dest.with_name("m.glb.part").exists()
     assert len(cdn.seen) == 1
     assert not POLICY.download_again(caught.value, 1)  # a damaged file is reported, not fetched again
@@ -863,6 +878,7 @@ def test_refused_download_link_talks_about_the_link(
     with client_for("http://127.0.0.1:1") as client, pytest.raises(kind) as caught:
         client.download(f"{cdn.url}/m.glb", tmp_path / "m.glb")
     assert "download link" in caught.value.user_message and "API key" not in caught.value.user_message
+    assert str(status) in caught.value.details
 
 
 def test_unwritable_destination_is_a_storage_error(cdn: LocalServer, tmp_path: Path) -> None:
@@ -871,7 +887,8 @@ def test_unwritable_destination_is_a_storage_error(cdn: LocalServer, tmp_path: P
     cdn.routes["/m.glb"] = answer(200, real_glb())
     with client_for("http://127.0.0.1:1") as client, pytest.raises(StorageError) as caught:
         client.download(f"{cdn.url}/m.glb", blocker / "m.glb")
-    assert "disk space" in caught.value.user_message and cdn.seen == []
+    assert caught.value.message.name == "FILES_NOT_A_FOLDER" and cdn.seen == []
+    assert str(blocker) in caught.value.details and str(blocker) not in caught.value.user_message
 
 
 def test_progress_callback_error_removes_the_part_file(cdn: LocalServer, tmp_path: Path) -> None:
@@ -881,8 +898,9 @@ def test_progress_callback_error_removes_the_part_file(cdn: LocalServer, tmp_pat
         if done > 0:
             raise RuntimeError("ui went away")
 
-    with client_for("http://127.0.0.1:1") as client, pytest.raises(KilnError, match="RuntimeError"):
+    with client_for("http://127.0.0.1:1") as client, pytest.raises(KilnError) as caught:
         client.download(f"{cdn.url}/m.glb", tmp_path / "m.glb", progress=explode)
+    assert "RuntimeError" in caught.value.details
     assert list(tmp_path.iterdir()) == []
 
 
@@ -904,14 +922,14 @@ def test_cancel_stops_a_download_between_chunks(cdn: LocalServer, tmp_path: Path
 
 def test_check_connection_ok_on_json_404(stub: LocalServer) -> None:
     with client_for(stub) as client:
-        assert "accepted the API key" in client.check_connection()
+        assert "accepted your API key" in str(client.check_connection())
     assert stub.seen[0].path.startswith("/v1/3d/tasks/kiln-connection-check-")
     assert stub.seen[0].headers["authorization"] == f"Bearer {KEY}"
 
 
 def test_check_connection_reports_a_rejected_key(stub: LocalServer) -> None:
     stub.fallback = answer(401, {"error": {"code": "unauthorized", "message": "Invalid API key."}})
-    with client_for(stub) as client, pytest.raises(AuthError, match="rejected the API key"):
+    with client_for(stub) as client, pytest.raises(AuthError, match="did not accept your API key"):
         client.check_connection()
 
 

@@ -147,7 +147,7 @@ def test_failed_task_error_text_and_raise() -> None:
     with pytest.raises(TaskFailedError) as caught:
         task.raise_if_failed()
     assert caught.value.task_id == "a"
-    assert "Prompt refused" in caught.value.user_message
+    assert "Prompt refused" in caught.value.details and "Prompt refused" not in caught.value.user_message
     assert isinstance(caught.value, KilnError)
 
 

@@ -83,7 +83,7 @@ def raises(kind: type[E], key: str) -> Iterator[pytest.ExceptionInfo[E]]:
         yield caught
     error = caught.value
     assert str(error) == error.user_message
-    texts = "\n".join([str(error), repr(error), *traceback.format_exception(error)])
+    texts = "\n".join([str(error), repr(error), error.details, *traceback.format_exception(error)])
     assert key not in texts
 
 
@@ -225,7 +225,7 @@ def test_bad_input_never_reaches_the_sandbox(sandbox: Sandbox, client: Client, t
 
 
 def test_check_connection(sandbox: Sandbox, client: Client) -> None:
-    assert "accepted the API key" in client.check_connection()
+    assert "accepted your API key" in str(client.check_connection())
     assert sandbox.submit_count == 0
 
 
@@ -237,7 +237,8 @@ def test_unknown_key_is_an_auth_error(sandbox: Sandbox) -> None:
     with client_for(sandbox, wrong) as c:
         with raises(AuthError, wrong) as caught:
             c.check_connection()
-        assert caught.value.status == 401 and "not valid" in caught.value.user_message
+        assert caught.value.status == 401 and "not valid" in caught.value.details
+        assert caught.value.message.name == "SERVICE_KEY_REJECTED"
         with raises(AuthError, wrong):
             c.submit_text("a chair")
     assert sandbox.submit_attempts == 1 and sandbox.submit_count == 0
@@ -247,11 +248,7 @@ def test_out_of_credits(sandbox_factory: MakeSandbox, sandbox_key: str) -> None:
     sb = sandbox_factory(credits=3)
     with client_for(sb, sandbox_key) as c, raises(CreditsError, sandbox_key) as caught:
         c.submit_image(data=SAMPLE.read_bytes(), resolution=1536)
-    assert (
-        "4 credits" in caught.value.user_message
-        and sb.credits_left(sandbox_key) == 3
-        and sb.submit_count == 0
-    )
+    assert "4 credits" in caught.value.details and sb.credits_left(sandbox_key) == 3 and sb.submit_count == 0
 
 
 def test_unknown_and_forgotten_tasks_are_not_found(
@@ -260,6 +257,7 @@ def test_unknown_and_forgotten_tasks_are_not_found(
     with raises(NotFoundError, sandbox_key) as caught:
         client.get_task("task_does_not_exist")
     assert caught.value.task_id == "task_does_not_exist" and "no longer knows" in caught.value.user_message
+    assert "task_does_not_exist" in caught.value.details
     task = client.submit_text("a mug")
     sandbox.forget_tasks()
     with raises(NotFoundError, sandbox_key):
@@ -271,7 +269,7 @@ def test_unsupported_text_resolution_comes_back_in_the_services_words(
 ) -> None:
     with raises(BadRequestError, sandbox_key) as caught:
         client.submit_text("a lamp", resolution=2048)
-    assert caught.value.status == 422 and "resolution must be one of 1024, 1536" in caught.value.user_message
+    assert caught.value.status == 422 and "resolution must be one of 1024, 1536" in caught.value.details
 
 
 def test_image_over_the_services_limit_is_413(sandbox: Sandbox, client: Client, sandbox_key: str) -> None:
@@ -284,7 +282,7 @@ def test_image_over_the_services_limit_is_413(sandbox: Sandbox, client: Client, 
 def test_undecodable_image_is_400(client: Client, sandbox_key: str) -> None:
     with raises(BadRequestError, sandbox_key) as caught:
         client.submit_image(data=b"\x89PNG\r\n\x1a\n" + b"garbage" * 10)
-    assert caught.value.status == 400 and "could not be decoded" in caught.value.user_message
+    assert caught.value.status == 400 and "could not be decoded" in caught.value.details
 
 
 def test_url_to_a_non_image_is_415(client: Client, sandbox_key: str) -> None:
@@ -296,7 +294,7 @@ def test_url_to_a_non_image_is_415(client: Client, sandbox_key: str) -> None:
             client.submit_image(url=f"{host.url}/x.gif")
     finally:
         host.close()
-    assert caught.value.status == 415 and "PNG, JPEG or WebP" in caught.value.user_message
+    assert caught.value.status == 415 and "PNG, JPEG or WebP" in caught.value.details
 
 
 @pytest.mark.parametrize(
@@ -313,7 +311,9 @@ def test_failed_task(sandbox_factory: MakeSandbox, sandbox_key: str, faults: str
     assert task.status is TaskStatus.FAILED and words in (task.error or "")
     with raises(TaskFailedError, sandbox_key) as caught:
         task.raise_if_failed()
-    assert words in caught.value.user_message
+    # Kiln's own sentence, said once; the service's reason is the details.
+    assert words in caught.value.details and words not in caught.value.user_message
+    assert caught.value.message.name == "TASK_FAILED"
 
 
 @pytest.mark.parametrize(
@@ -383,7 +383,7 @@ def test_latency_beyond_the_read_timeout_is_a_network_error_polled_again(
     c = client_for(sandbox, sandbox_key, timeout=(2.0, 0.1))
     with c, raises(NetworkError, sandbox_key) as caught:
         c.get_task(task_id)
-    assert caught.value.sent and "stopped answering" in caught.value.user_message
+    assert caught.value.sent and "stopped answering" in caught.value.details
     assert POLICY.poll_again(caught.value)
 
 

@@ -105,4 +105,4 @@ def test_the_certificate_sentence_says_what_to_do_on_each_system(platform: str, 
     message = TLSError(
         "api.example.com", "unable to get local issuer certificate", platform=platform
     ).user_message
-    assert words in message and "REQUESTS_CA_BUNDLE" in message and "never turns verification off" in message
+    assert words in message and "REQUESTS_CA_BUNDLE" in message and "never turns this check off" in message

@@ -8,6 +8,7 @@ from api.checks.inputs import url_problem
 from api.service.ids import MAX_TASK_ID_CHARS, check_task_id, shown_task_id, task_id_problem, url_segment
 from api.service.origin import address_problem, connect_origin
 from api.service.redact import redact
+from api.words import catalogue as words
 
 KEY = "sbx_live_UNTRUSTEDsecret0123456789"
 
@@ -120,21 +121,21 @@ def test_redact_masks_a_key_cut_short_at_the_end_but_leaves_other_text() -> None
 def test_the_origin_is_judged_as_urllib3_connects() -> None:
     assert connect_origin("https://Example.COM./x") == ("https", "example.com", 443)
     assert connect_origin("http://[::1]:8080/") == ("http", "::1", 8080)
-    assert address_problem("http://127.0.0.1:1\\@127.0.0.1:2/") == "it contains a backslash"
+    assert address_problem("http://127.0.0.1:1\\@127.0.0.1:2/") == words.ADDRESS_HAS_BACKSLASH
     assert address_problem("https://example.com/ok?q=1") is None
 
 
 @pytest.mark.parametrize(
-    ("url", "words"),
+    ("url", "said"),
     [
         ("https://u@example.com/", "user name"),
-        ("https://example.com/\u200b", "control"),
+        ("https://example.com/\u200b", "invisible"),
         ("gopher://example.com/", "https://"),
         ("http://example.com/", "plain http"),
         ("https://example.com:0x50/", "port"),
-        ("https:///path", "no host"),
+        ("https:///path", "no server"),
     ],
 )
-def test_url_problems_are_named(url: str, words: str) -> None:
+def test_url_problems_are_named(url: str, said: str) -> None:
     problem = url_problem(url)
-    assert problem is not None and words in problem
+    assert problem is not None and said in problem

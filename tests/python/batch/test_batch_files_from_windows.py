@@ -20,7 +20,8 @@ def test_excel_csv_in_the_windows_code_page_is_read_with_a_note(tmp_path: Path) 
     assert [item.request.prompt for item in batch.items] == PROMPTS
     assert batch.problems == []
     (note,) = batch.notes
-    assert "props.csv is not UTF-8" in note and "cp1252" in note and "CSV UTF-8" in note
+    said = str(note)
+    assert "props.csv is not saved as UTF-8" in said and "cp1252" in said and "CSV UTF-8" in said
 
 
 def test_excel_semicolon_csv_with_and_without_its_sep_line(tmp_path: Path) -> None:
@@ -37,7 +38,7 @@ def test_excel_semicolon_csv_with_and_without_its_sep_line(tmp_path: Path) -> No
     # Line numbers are the file's own, the sep= line counted: a bad row names the line an editor shows.
     path.write_bytes(("sep=;\r\n" + rows + "Bad;a lamp;2048\r\n").encode("cp1252"))
     (problem,) = read_batch(path).problems
-    assert problem.line == 5 and "2048" in problem.message
+    assert problem.line == 5 and "2048" in str(problem.message)
 
 
 def test_tab_separated_and_utf8_bom_csv(tmp_path: Path) -> None:

@@ -31,8 +31,10 @@ def test_txt_skips_blank_lines_and_comments_and_keeps_line_numbers() -> None:
     ]
     assert all(item.request.kind == "text" and item.request.resolution == 1024 for item in batch.items)
     assert [str(problem) for problem in batch.problems] == [
-        "line 7: contains control characters (is this a text file?)"
+        "line 7: It contains control characters. Is the file a text file?"
     ]
+    said = "Line 7 was skipped: It contains control characters. Is the file a text file?"
+    assert str(batch.problems[0].said) == said
 
 
 def test_csv_rows_become_text_and_image_requests(tmp_path: Path) -> None:
@@ -77,7 +79,7 @@ def test_csv_bad_rows_are_reported_with_their_line_numbers(tmp_path: Path) -> No
         (8, "a chair\nover two lines"),
         (11, "a good mug"),
     ]
-    problems = {problem.line: problem.message for problem in batch.problems}
+    problems = {problem.line: str(problem.message) for problem in batch.problems}
     assert sorted(problems) == [2, 4, 5, 6, 7, 10]
     assert "both a prompt and an image" in problems[2]
     assert "does not exist" in problems[4] and "missing.png" in problems[4]
@@ -89,7 +91,7 @@ def test_csv_bad_rows_are_reported_with_their_line_numbers(tmp_path: Path) -> No
 
 def test_csv_header_must_name_a_prompt_or_image_column(tmp_path: Path) -> None:
     with pytest.raises(
-        InputError, match=r"\(line 2\) needs a 'prompt' or an 'image' column; it has: prompts, size"
+        InputError, match=r"\(line 2\) needs a “prompt” or an “image” column; it has: prompts, size"
     ):
         parse_csv("\nprompts,size\nchair,1\n", folder=tmp_path)
     with pytest.raises(InputError, match="empty"):
@@ -137,6 +139,7 @@ def test_summary_per_job_and_as_json(tmp_path: Path) -> None:
         "triangles": 3072,
         "seconds": 4.2,
         "error": "",
+        "error_details": "",
         "verdict": None,
         "reasons": [],
         "quality": None,
@@ -145,7 +148,7 @@ def test_summary_per_job_and_as_json(tmp_path: Path) -> None:
     lines = summary_lines(summary)
     assert "task_1" in lines[0] and "3,072 triangles" in lines[0] and "4.2 s" in lines[0]
     assert "failed: No mesh." in lines[1]
-    assert lines[-1] == "1 of 2 imported"
+    assert lines[-1] == "1 of 2 jobs imported"
     path = tmp_path / "out" / "summary.json"
     write_summary(path, summary)
     assert json.loads(path.read_text()) == summary

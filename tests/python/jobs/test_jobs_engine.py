@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from concepts import CONCEPTS
 
-from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, RetryPolicy, ServiceConfig
+from api.jobs import STORE_FILE, JobEngine, JobRequest, JobState, RetryPolicy, ServiceConfig, job_details
 
 TEXT = JobRequest(kind="text", prompt="a red chair")
 
@@ -112,7 +112,7 @@ def test_a_submit_cut_off_by_a_crash_is_surfaced_not_resent(
     engine = make_engine(config(sandbox, sandbox_key), state)
     assert engine.wait(["abc", "def"], timeout=60)
     assert engine.get("abc").state is JobState.OUTCOME_UNKNOWN
-    assert "may or may not have reached" in engine.get("abc").error
+    assert "cannot tell whether the service received it" in engine.get("abc").error
     assert engine.get("def").state is JobState.READY
     assert sandbox.submit_attempts == 1
 
@@ -143,7 +143,7 @@ def test_a_submit_whose_answer_is_lost_is_never_resent(
 @pytest.mark.parametrize(
     ("setup", "expected"),
     [
-        ({"faults": "fail=1"}, "could not make this mesh"),
+        ({"faults": "fail=1"}, "could not make a mesh from this prompt"),
         ({"faults": "corrupt=1"}, "mesh"),
         ({"credits": 0}, "credit"),
     ],
@@ -278,7 +278,8 @@ def test_a_download_is_tried_five_times_in_all_not_five_times_five(
     job = engine.submit(TEXT)
     assert engine.wait([job.id], timeout=120)
     failed = engine.get(job.id)
-    assert failed.state is JobState.FAILED and "could not be downloaded" in failed.error
+    assert failed.state is JobState.FAILED and "could not download the finished mesh" in failed.error
+    assert failed.error_message is not None and "503" in failed.error_message.details
     meshes = [r for r in sandbox.requests if r.method == "GET" and r.path.endswith(".glb")]
     assert len(meshes) == 5
 
@@ -361,7 +362,7 @@ def test_an_answer_nobody_foresaw_is_a_sentence_and_frees_the_slot(
         second = engine.submit(JobRequest(kind="text", prompt="a blue mug"))
         assert engine.wait([second.id], timeout=60)
         unknown = engine.get(first.id)
-        assert unknown.state is JobState.OUTCOME_UNKNOWN and "RecursionError" in unknown.error
+        assert unknown.state is JobState.OUTCOME_UNKNOWN and "RecursionError" in job_details(unknown)
         assert "Traceback" not in unknown.error and "dashboard" in unknown.error
         assert engine.get(second.id).state is JobState.READY
         assert sandbox.submit_count == 2

@@ -106,7 +106,8 @@ def test_a_damaged_index_is_left_as_it_is_and_said_once(tmp_path: Path) -> None:
     index = LibraryIndex(tmp_path)
     assert index.entries() == {}
     assert index.lookup("k2") is None
-    assert len(index.problems) == 1 and "damaged" in index.problems[0]
+    assert len(index.problems) == 1 and "damaged" in str(index.problems[0])
+    assert str(tmp_path) in index.problems[0].details and str(tmp_path) not in str(index.problems[0])
     assert (tmp_path / INDEX_FILE).read_text() == "{not json"
     index.add(Entry("k1", "a.blend", "a", "t1", 0.0))
     assert set(index.entries()) == {"k1"}

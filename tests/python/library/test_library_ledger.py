@@ -37,8 +37,8 @@ def test_spent_counts_only_jobs_sent_since_the_given_time() -> None:
         _job(submit_sent=True, submitted_at=now - 1000),
         _job("text", None, submit_sent=True, submitted_at=now),
     ]
-    assert spent(jobs, since=now - 100) == CreditEstimate(4, 1)
-    assert spent(jobs, text_cost=5, since=0) == CreditEstimate(13, 0)
+    assert spent(jobs, since=now - 100) == CreditEstimate(4, 1, jobs=2)
+    assert spent(jobs, text_cost=5, since=0) == CreditEstimate(13, 0, jobs=3)
 
 
 def test_month_start_is_the_first_of_this_month_at_midnight() -> None:
@@ -55,5 +55,14 @@ def test_month_start_is_the_first_of_this_month_at_midnight() -> None:
 
 def test_the_panel_line_names_session_and_month() -> None:
     now = time.time()
-    line = str(spending([], [_job(submit_sent=True, submitted_at=now)], None, now - 5))
-    assert line == "Credits spent: 0 this session, 4 this month"
+    text = _job("text", None, submit_sent=True, submitted_at=now)
+    image = _job(submit_sent=True, submitted_at=now)
+    nothing = spending([], [image], None, now - 5)
+    assert str(nothing) == "This session: nothing sent yet"
+    assert str(nothing.month_message) == "This month on this computer: 1 job, 4 credits"
+    both = spending([image, image, text], [image, text], None, now - 5)
+    assert str(both) == "This session: 3 jobs, 8 credits, and 1 text job of unknown price"
+    assert str(both.month_message) == (
+        "This month on this computer: 2 jobs, 4 credits, and 1 text job of unknown price"
+    )
+    assert str(spending([image], [image], 3, now - 5)) == "This session: 1 job, 4 credits"

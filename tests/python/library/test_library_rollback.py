@@ -36,7 +36,7 @@ def test_an_older_kiln_reads_what_it_knows_of_a_newer_library_and_changes_none_o
     index.add(Entry("new", "mine.blend", "new", "task-mine", 1.0))  # the same request, generated here too
     index.add(Entry("mine", "mine.blend", "mine", "task-mine", 1.0))
     assert set(index.entries()) == {"old", "mine"}
-    assert len(index.problems) == 1 and "newer version of Kiln" in index.problems[0]
+    assert len(index.problems) == 1 and "newer version of Kiln" in str(index.problems[0])
 
     after = snapshot(tmp_path)
     assert {k: after[k] for k in index_files} == index_files, "a file that was there was changed"

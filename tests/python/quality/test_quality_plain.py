@@ -113,8 +113,8 @@ def test_csv_game_columns_override_the_batch_per_line_and_bad_cells_skip_the_lin
     )
     assert box.row.apply(base, "/out") == base, "blank cells keep the batch's"
     assert [str(p) for p in parsed.problems] == [
-        "line 4: the triangle budget 'lots' is not a whole number.",
-        "line 5: export 'maya' is not one of UNREAL, UNITY, GODOT, GLB.",
+        "line 4: The triangle budget “lots” is not a whole number.",
+        "line 5: The export “maya” is not one of UNREAL, UNITY, GODOT, GLB.",
     ]
 
 

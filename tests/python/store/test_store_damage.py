@@ -40,9 +40,15 @@ def backups(folder: Path, name: str) -> list[Path]:
 
 
 def plainly_said(problem: str, folder: Path, brought_back: str) -> bool:
-    """``problem`` names the folder of the backup and how many jobs came back, in plain words."""
+    """``problem`` says, in plain words, that a copy is kept in Kiln's user folder (whose path is
+    Kiln's own: the details and the console name it) and how many jobs came back."""
     assert not internals_in(problem), problem
-    return str(folder) in problem and brought_back in problem
+    return str(folder) not in problem and "in its user folder" in problem and brought_back in problem
+
+
+def details_name_the_folder(engine: JobEngine, folder: Path) -> bool:
+    """The messages behind ``store_problems`` name the backup's folder in their details."""
+    return all(str(folder) in problem.details for problem in engine.store_problem_messages())
 
 
 def raw_rows(folder: Path) -> dict[str, str]:
@@ -101,7 +107,8 @@ def test_a_damaged_old_job_list_is_kept_recovered_and_reported(
     assert backup.name.startswith("jobs.json.damaged-") and backup.read_text() == content
     (problem,) = engine.store_problems()
     brought_back = f"brought back {recovered} job" if recovered else "could bring back no job"
-    assert "old job list was damaged" in problem and plainly_said(problem, state, brought_back)
+    assert "from an older version was damaged" in problem and plainly_said(problem, state, brought_back)
+    assert details_name_the_folder(engine, state)
     assert sorted(job.task_id for job in engine.jobs()) == [f"task-{n}" for n in range(recovered)]
     assert sandbox.requests == []
 
@@ -142,7 +149,7 @@ def test_a_damaged_store_is_kept_recovered_and_reported(
     assert backup.read_bytes() == damaged, "the damaged file is kept as it was"
     problem = " ".join(engine.store_problems())
     happened = {"truncated": "cut short", "garbage": "overwritten", "wrong shape": "something other"}[kind]
-    assert happened in problem
+    assert happened in problem and details_name_the_folder(engine, state)
     jobs = engine.jobs()
     if kind == "truncated":
         assert 0 < len(jobs) < 200 and plainly_said(problem, state, f"brought back {len(jobs)} jobs")
@@ -230,7 +237,8 @@ def test_a_job_taken_over_while_it_was_being_sent_is_outcome_unknown(
     engine = make_engine(state)
     assert engine.wait([sending["id"], waiting["id"]], timeout=60)
     unknown, sent = engine.get(sending["id"]), engine.get(waiting["id"])
-    assert unknown.state is JobState.OUTCOME_UNKNOWN and "may or may not have reached" in unknown.error
+    assert unknown.state is JobState.OUTCOME_UNKNOWN
+    assert "cannot tell whether the service received" in unknown.error
     assert sent.state is JobState.READY and engine.is_own(sent)
     assert sandbox.submit_attempts == 1
 

@@ -28,7 +28,9 @@ def test_a_state_folder_that_is_a_file_refuses_to_start(
     engine = JobEngine(state)
     with pytest.raises(StoreError) as caught:
         engine.start(ServiceConfig(sandbox.base_url, sandbox_key))
-    assert str(state) in caught.value.user_message and "is a file, not a folder" in caught.value.user_message
+    assert "a file is where its folder should be" in caught.value.user_message
+    assert str(state) not in caught.value.user_message  # Kiln's own folder: named in the details
+    assert str(state) in caught.value.details and "is a file, not a folder" in caught.value.details
     assert engine.threads == [] and state.read_text() == "someone's notes"
     with pytest.raises(KilnError, match="not running"):
         engine.submit(CHAIR)
@@ -48,7 +50,10 @@ def test_a_cache_folder_that_is_a_file_fails_the_job_with_a_sentence(
     assert engine.wait([job.id], timeout=60)
     failed = engine.get(job.id)
     assert failed.state is JobState.FAILED and failed.task_id, "the task id is kept for Resume"
-    assert str(state / "cache") in failed.error and "is a file, not a folder" in failed.error
+    assert "a file is where a folder should be" in failed.error and str(state) not in failed.error
+    assert failed.error_message is not None
+    details = failed.error_message.details
+    assert str(state / "cache") in details and "not a folder" in details
     assert (state / "cache").read_text() == "not a folder"
 
 
@@ -67,7 +72,7 @@ def test_a_read_only_disk_refuses_to_start_and_keeps_the_list(
     again = JobEngine(disk / "kiln")
     with pytest.raises(StoreError) as caught:
         again.start(ServiceConfig(sandbox.base_url, sandbox_key))
-    assert str(disk / "kiln") in caught.value.user_message and "read-only" in caught.value.user_message
+    assert str(disk / "kiln") in caught.value.details and "read-only" in caught.value.user_message
     assert "Nothing was sent" in caught.value.user_message and again.threads == []
     assert (disk / "kiln" / STORE_FILE).read_bytes() == before
     assert first.id in stored_ids(disk / "kiln")
@@ -92,7 +97,8 @@ def test_a_full_disk_refuses_to_send(sandbox: Any, make_engine: Any, small_disk:
     assert engine.wait([job.id], timeout=60)
     refused = engine.get(job.id)
     assert refused.state is JobState.FAILED
-    assert str(disk / "kiln") in refused.error and "the disk is full" in refused.error
+    assert "the disk is full" in refused.error and refused.error_message is not None
+    assert str(disk / "kiln") in refused.error_message.details and str(disk) not in refused.error
     assert sandbox.submit_attempts == sent
     filler.unlink()
     engine.shutdown()

@@ -52,7 +52,8 @@ def test_a_download_locked_for_good_is_a_sentence_and_the_next_job_runs(
     lock(monkeypatch, "replace", lambda p: p.suffix == ".glb", times=10_000)
     failed = run(engine)
     assert failed.state is JobState.FAILED and failed.task_id
-    assert "Another program" in failed.error and f"{failed.id}.glb" in failed.error
+    assert "another program" in failed.error and failed.error_message is not None
+    assert f"{failed.id}.glb" in failed.error_message.details and f"{failed.id}.glb" not in failed.error
     assert not list(engine.cache_dir.glob("*.part"))
     monkeypatch.undo()
     assert run(engine).state is JobState.READY  # the workers are alive

@@ -35,7 +35,7 @@ if linger:
     for _ in range(int(linger / 0.25)):
         for job in engine.jobs():
             if engine.where(job):
-                seen_elsewhere[job.id] = engine.where(job)
+                seen_elsewhere[job.id] = str(engine.where(job))
         deadline.wait(0.25)
 bpy.ops.kiln.wait_jobs()
 bpy.ops.wm.save_as_mainfile(filepath=str(out))

@@ -70,7 +70,7 @@ def test_demo_writes_the_blend_the_picture_and_the_summary(blender: Any, tmp_pat
     assert summary["imported"] == 5 and summary["failed"] == 0
     for row in summary["jobs"]:
         assert row["task_id"] in result.stdout and f"{row['triangles']:,} triangles" in result.stdout
-    assert "5 of 5 imported" in result.stdout
+    assert "5 of 5 jobs imported" in result.stdout
     assert png_size(out / "kiln-demo.png") == (960, 540)
     task_ids = kiln_task_ids(blender, out / "kiln-demo.blend")
     assert sorted(set(task_ids)) == sorted(row["task_id"] for row in summary["jobs"])

@@ -73,7 +73,7 @@ def test_background_blender_says_the_damage_on_its_console(
     said = [line for line in output.splitlines() if line.startswith("Kiln: ") and "job list" in line]
     assert said, output[-3000:]
     (sentence,) = said
-    assert str(state) in sentence and "Kiln kept a copy of it" in sentence, sentence
+    assert str(state) not in sentence and "Kiln kept a copy of it in its user folder" in sentence, sentence
     assert not internals_in(sentence) and sentence.isprintable(), sentence
     assert any(p.name in output.replace(sentence, "") for p in backups), (
         "the file's name is in the console log"
