@@ -83,7 +83,9 @@ def test_cancel_and_retry_from_the_job_list(
     failed = window.wait_for(
         f"[j for j in kiln_jobs() if j['id'] == {second['id']!r} and j['state'] == 'failed']", timeout=60
     )[0]
-    assert "try describing its shape" in failed["error"]
+    # Kiln's own sentence: the service's words go to the details (Copy Details, the console).
+    assert "could not make a mesh from this prompt" in failed["error"], failed["error"]
+    assert "try describing its shape" not in failed["error"]
     sidebar_shot(window, "sidebar-failed")
 
     submits = sandbox.submit_count
