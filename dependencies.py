@@ -15,6 +15,8 @@ import logging
 
 import bpy
 
+from .api.words import catalogue as words
+from .language import report
 from .main_thread import cancel, is_waiting, later
 
 log = logging.getLogger(__name__)
@@ -44,14 +46,9 @@ def sentence(missing: tuple[str, ...]) -> str:
     """What is missing and how to get it; empty when nothing is."""
     if not missing:
         return ""
-    names = " and ".join(missing)
-    packages = " and ".join(REQUIRED[name] for name in missing)
-    plural = len(missing) > 1
-    return (
-        f"Kiln needs the Python module{'s' if plural else ''} {names}, which this Blender's Python lacks. "
-        f"Blender from blender.org includes {'both' if plural else 'it'}; on Debian or Ubuntu install "
-        f"{packages}, then restart Blender."
-    )
+    names = ", ".join(missing)
+    packages = " ".join(REQUIRED[name] for name in missing)
+    return report(words.MODULES_MISSING, n=len(missing), names=names, packages=packages)
 
 
 def notice() -> str:

@@ -13,6 +13,9 @@ from typing import Any
 from .api.words import Entry, Message, Plural, english
 from .api.words import catalogue as words
 
+#: What can be said: a catalogue entry (with its values) or a stored message.
+Said = Entry | Message
+
 
 def text(entry: Entry, /, **values: Any) -> str:
     """A catalogue entry as a panel draws it."""
@@ -24,7 +27,16 @@ def report(entry: Entry, /, **values: Any) -> str:
     return english(entry, **values)
 
 
-def said(message: Message) -> str:
-    """A stored message, in the current words (an entry no longer in the catalogue: its name)."""
-    entry = getattr(words, message.name, None)
-    return text(entry, **message.values) if isinstance(entry, (str, Plural)) else message.name
+def said(what: Said, /, *, as_report: bool = False, **values: Any) -> str:
+    """An entry with its values, or a stored message in the current words (a name no longer in the
+    catalogue is said as it is)."""
+    say = report if as_report else text
+    if isinstance(what, Message):
+        entry = getattr(words, what.name, None)
+        if not isinstance(entry, (str, Plural)):
+            return what.name
+        values = {**what.values, **values}
+        what = entry
+    # A count inside a sentence is a message of its own ("3 jobs"): said first, in the same words.
+    filled = {k: said(v, as_report=as_report) if isinstance(v, Message) else v for k, v in values.items()}
+    return say(what, **filled)

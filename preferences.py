@@ -136,11 +136,11 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.use_property_split = True
         layout.use_property_decorate = False
         self._draw_service(layout.column(), context)
-        col = layout.column(heading="Jobs")
+        col = layout.column(heading=language.text(words.PREFS_JOBS))
         col.prop(self, "poll_interval")
         col.prop(self, "max_in_flight")
         col.prop(self, "timeout_minutes")
-        col = layout.column(heading="Import")
+        col = layout.column(heading=language.text(words.PREFS_IMPORT))
         col.prop(self, "auto_import")
         col.prop(self, "placement")
         col.prop(self, "collection_name")
@@ -148,7 +148,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         threshold = col.row()
         threshold.active = self.import_in_place
         threshold.prop(self, "large_import_triangles")
-        col = layout.column(heading="Shape")
+        col = layout.column(heading=language.text(words.PREFS_SHAPE))
         col.prop(self, "origin_at_base")
         col.prop(self, "apply_scale")
         row = col.row(heading="")
@@ -157,13 +157,13 @@ class KilnPreferences(bpy.types.AddonPreferences):
         angle.active = self.smooth_by_angle
         angle.prop(self, "smooth_angle", text="")
         col.prop(self, "target_height")
-        col = layout.column(heading="Fix-ups")
+        col = layout.column(heading=language.text(words.PREFS_FIXUPS))
         for name in ("fix_merge", "fix_normals", "fix_loose", "triangles"):
             col.prop(self, name)
-        col = layout.column(heading="Credits")
+        col = layout.column(heading=language.text(words.PREFS_CREDITS))
         col.prop(self, "text_cost")
         col.prop(self, "ask_above")
-        layout.column(heading="Library").prop(self, "library_dir")
+        layout.column(heading=language.text(words.PREFS_LIBRARY)).prop(self, "library_dir")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
         self._draw_agents(layout, context)
@@ -173,20 +173,39 @@ class KilnPreferences(bpy.types.AddonPreferences):
         return secrets.credentials(self.api_key, self.base_url)
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
+        """The key and the service address first, with what to do while either is missing."""
         chosen = self.credentials()
-        col.prop(self, "api_key")
+        if not (chosen.api_key and chosen.base_url):
+            wrapped_label(col, context, language.text(words.PREFS_CONNECT_GUIDE), icon="INFO")
+        key = col.row()
+        key.alert = not chosen.api_key
+        key.prop(self, "api_key")
         if key_home.status:
             status = col.column()
             status.alert = not key_home.saved
-            wrapped_label(status, context, key_home.status, icon="LOCKED" if key_home.saved else "ERROR")
+            wrapped_label(
+                status, context, language.said(key_home.status), icon="LOCKED" if key_home.saved else "ERROR"
+            )
         if chosen.key_from_environment:
-            col.label(text=f"{secrets.ENV_KEY} is set and overrides this key", icon="INFO")
+            wrapped_label(
+                col,
+                context,
+                language.text(words.PREFS_KEY_FROM_ENVIRONMENT, name=secrets.ENV_KEY),
+                icon="INFO",
+            )
         hint = key_hint(chosen.api_key)
         if hint:
             wrapped_label(col, context, hint, icon="INFO")
-        col.prop(self, "base_url")
+        address = col.row()
+        address.alert = not chosen.base_url
+        address.prop(self, "base_url")
         if chosen.url_from_environment:
-            col.label(text=f"{secrets.ENV_BASE_URL} is set and overrides this URL", icon="INFO")
+            wrapped_label(
+                col,
+                context,
+                language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=secrets.ENV_BASE_URL),
+                icon="INFO",
+            )
         col.operator("kiln.test_connection", icon="URL")
         state = connection_check.state
         if state is CheckState.IDLE:
@@ -195,7 +214,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         answer.alert = state is CheckState.FAILED
         icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
         icon = icons.get(state, "ERROR")
-        wrapped_label(answer, context, connection_check.message, icon=icon)
+        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
 
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
@@ -229,8 +248,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         row.operator("kiln.new_agent_token", icon="FILE_REFRESH")
 
     def _draw_cache(self, col: bpy.types.UILayout) -> None:
-        folder = cache_dir()
-        col.label(text=f"Cache: {human_size(cache_size.size(folder))} in {folder}", icon="FILE_FOLDER")
+        size = human_size(cache_size.size(cache_dir()))
+        col.label(text=language.text(words.PREFS_CACHE_SIZE, size=size), icon="FILE_FOLDER")
         row = col.row(align=True)
         row.operator("kiln.open_cache_folder", icon="FILE_FOLDER")
         row.operator("kiln.clear_cache", icon="TRASH")

@@ -22,9 +22,9 @@ from ..api.jobs import JobRequest, JobState
 from ..drawing import tag_redraw
 from ..session import library, messenger, results_here, runtime, watcher
 from ..session.arguments import preferred_game, preferred_options
-from ..session.launching import setup_problem
 from ..session.placement import Placement
 from ..session.scene_import import stamp_agent
+from ..session.setup import setup_problems
 from . import views
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,9 @@ log = logging.getLogger(__name__)
 def start_job(request: JobRequest) -> JobView:
     """Record an agent's job as Generate does (the preferences' fix-ups, this file as its origin)."""
     context = bpy.context
-    problem = setup_problem(context)
-    if problem:
-        raise KilnError(problem)
+    problems = setup_problems(context)
+    if problems:
+        raise KilnError(problems[0])
     request = replace(request, game=preferred_game(context).to_text())
     engine = runtime.engine(context)
     job = engine.record(request, origin=runtime.current_origin())

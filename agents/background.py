@@ -50,7 +50,7 @@ def serve(
             problem = agent_status.current.problem
             assert problem is not None, "no server runs and none was refused"
             raise KilnError(language.said(problem))
-        messenger.announce("INFO", messenger.PREFIX + language.report(words.SERVING, url=where))
+        messenger.announce("INFO", words.SERVING, url=where)
         deadline = time.monotonic() + seconds if seconds > 0 else None
         while not (
             stopped.is_set()

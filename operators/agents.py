@@ -16,7 +16,7 @@ from ..api.agents.environment import MIN_TOKEN_CHARS, TOKEN_VARIABLE, usable_tok
 from ..api.errors import KilnError
 from ..api.words import catalogue as words
 from ..session.blocking import blocks
-from ..session.messenger import PREFIX, refuse
+from ..session.messenger import refuse, tell
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -55,8 +55,7 @@ class KILN_OT_copy_agent_config(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         context.window_manager.clipboard = CONFIGS[self.client](serving.url(), serving.token())
-        said = language.report(words.AGENT_CONFIG_COPIED, client=CLIENTS[self.client].name)
-        self.report({"INFO"}, PREFIX + said)
+        tell(self, "INFO", words.AGENT_CONFIG_COPIED, client=CLIENTS[self.client].name)
         return {"FINISHED"}
 
 
@@ -75,10 +74,10 @@ class KILN_OT_new_agent_token(bpy.types.Operator):
         except settings.EnvironmentUnusable:
             from_environment = True
         if from_environment:
-            return refuse(self, language.report(words.AGENT_TOKEN_FROM_ENVIRONMENT, token=TOKEN_VARIABLE))
+            return refuse(self, words.AGENT_TOKEN_FROM_ENVIRONMENT, token=TOKEN_VARIABLE)
         access.renew()
         serving.reconcile(context)  # a server with the old token stops; one with the new starts
-        self.report({"INFO"}, PREFIX + language.report(words.AGENT_TOKEN_MADE))
+        tell(self, "INFO", words.AGENT_TOKEN_MADE)
         return {"FINISHED"}
 
 
@@ -90,7 +89,7 @@ class KILN_OT_disconnect_agents(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         ended = serving.disconnect()
-        self.report({"INFO"}, PREFIX + language.report(words.AGENTS_DISCONNECTED, n=ended))
+        tell(self, "INFO", words.AGENTS_DISCONNECTED, n=ended)
         return {"FINISHED"}
 
 
@@ -118,16 +117,16 @@ class KILN_OT_serve_agents(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         if not blocks(self):
-            return refuse(self, language.report(words.SERVE_IN_A_WINDOW))
+            return refuse(self, words.SERVE_IN_A_WINDOW)
         token = self.token.strip()
         if token and not usable_token(token):
-            return refuse(self, language.report(words.SERVE_WEAK_TOKEN, least=MIN_TOKEN_CHARS))
+            return refuse(self, words.SERVE_WEAK_TOKEN, least=MIN_TOKEN_CHARS)
         stop_file = Path(bpy.path.abspath(self.stop_file)) if self.stop_file.strip() else None
         try:
             background.serve(context, settings.Asked(self.port, token), self.seconds, stop_file)
         except KilnError as exc:
             return refuse(self, exc.user_message)
-        self.report({"INFO"}, PREFIX + language.report(words.SERVED))
+        tell(self, "INFO", words.SERVED)
         return {"FINISHED"}
 
 

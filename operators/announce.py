@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import StringProperty
 
+from ..api.words import catalogue as words
+
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
     from bpy.stub_internal.rna_enums import WmReportItems
@@ -23,7 +25,8 @@ class KILN_OT_announce(bpy.types.Operator):
     # milliseconds, never long enough to hold off autosave.
 
     bl_idname = "kiln.announce"
-    bl_label = "Kiln Announcement"
+    bl_label = words.OP_ANNOUNCE.name
+    bl_description = words.OP_ANNOUNCE.tip
     bl_options = {"INTERNAL"}
 
     #: One sentence a line, each after its level: "INFO Kiln: …", "WARNING Kiln: …".

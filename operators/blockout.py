@@ -1,4 +1,5 @@
-"""Blockout to assets: one job per selected placeholder, each result fitted into its place, variants.
+"""Blockout to assets: mark placeholders, one job per selected placeholder, each result fitted into its
+place; cycle and keep the variants.
 
 What a selection asks for, and cycling variants, is ``session.blockout``; these are the operators.
 """
@@ -9,9 +10,12 @@ import logging
 from typing import TYPE_CHECKING
 
 import bpy
+from bpy.props import StringProperty
 
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
+from ..api.words import catalogue as words
+from ..language import report, said
 from ..options import declare
 from ..session import job_requests, library, runtime, spending, variants, watcher
 from ..session.arguments import GameOutputProperties, ImportOptionProperties
@@ -20,15 +24,19 @@ from ..session.blockout import (
     active_placeholder,
     cycle,
     has_result,
+    mark,
+    not_placeholders,
     placeholders,
     plan,
     quick_request,
-    variant_sentence,
+    why_not,
+    with_results,
 )
-from ..session.launching import OnlineOperator, setup_problem, wait_then_import
-from ..session.messenger import refuse
+from ..session.launching import job_outcome, wait_then_import
+from ..session.messenger import refuse, tell
 from ..session.placement import Placement
 from ..session.scene_import import choose_options
+from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -36,11 +44,48 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class KILN_OT_mark_placeholder(bpy.types.Operator):
+    """Mark the selected objects as placeholders that ask for a mesh: what each should become"""
+
+    bl_idname = "kiln.mark_placeholder"
+    bl_label = words.OP_MARK_PLACEHOLDER.name
+    bl_description = words.OP_MARK_PLACEHOLDER.tip
+    bl_options = {"REGISTER", "UNDO"}
+
+    prompt: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_PLACEHOLDER_PROMPT.name, description=words.ARG_PLACEHOLDER_PROMPT.tip
+    )
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if context.selected_objects:
+            return True
+        cls.poll_message_set(report(words.MARK_SELECT_FIRST))
+        return False
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        active = context.view_layer.objects.active
+        asked = active.get("kiln_prompt") if active is not None else None
+        self.prompt = asked if isinstance(asked, str) else ""
+        return context.window_manager.invoke_props_dialog(self, confirm_text=report(words.MARK_CONFIRM))
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        prompt = " ".join(self.prompt.split())
+        if not prompt:
+            return refuse(self, words.MARK_SAY_WHAT)
+        marked = mark(list(context.selected_objects), prompt)
+        if not marked:
+            return refuse(self, words.MARK_NOTHING_MARKABLE)
+        tell(self, "INFO", words.MARKED, n=len(marked), prompt=prompt)
+        return {"FINISHED"}
+
+
 class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperties, OnlineOperator):
     """Generate a mesh for every selected placeholder and put it in the placeholder's place"""
 
     bl_idname = "kiln.generate_from_selection"
-    bl_label = "Generate from Selection"
+    bl_label = words.OP_GENERATE_FROM_SELECTION.name
+    bl_description = words.OP_GENERATE_FROM_SELECTION.tip
     bl_options = {"REGISTER"}
 
     resolution: declare("resolution")  # type: ignore[valid-type]
@@ -50,29 +95,24 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     max_credits: declare("max_credits")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        """In the UI, sending placeholders always says how many jobs and what they cost, and asks."""
         chosen = job_requests.resolution(self.resolution)
         requests = [r for r in (quick_request(o, chosen) for o in placeholders(context)) if r]
-        cost = spending.estimate_for(requests, context)
-        if spending.should_ask(cost, context):
-            message = f"These {len(requests)} placeholder jobs cost {cost}. {variant_sentence(requests)}"
-            return context.window_manager.invoke_confirm(
-                self,
-                event,
-                title="Kiln: Spend Credits?",
-                message=message.strip(),
-                confirm_text="Generate",
-            )
-        return self.execute(context)
+        if not requests:
+            return self.execute(context)  # refused there, with the reason
+        again = with_results(requests)
+        note = report(words.BLOCKOUT_NEW_VARIANTS, n=again) if again else ""
+        return spending.ask_first(self, context, event, requests, words.CONFIRM_GENERATE.name, note)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problem = setup_problem(context)
-        if problem:
-            return refuse(self, problem)
-        planned = plan(placeholders(context), job_requests.resolution(self.resolution))
-        skipped = f"skipped {', '.join(planned.skipped)}" if planned.skipped else ""
+        problems = setup_problems(context)
+        if problems:
+            return refuse(self, *problems)
+        chosen = job_requests.resolution(self.resolution)
+        planned = plan(placeholders(context), chosen)
+        skipped = planned.skipped + [why_not(obj) for obj in not_placeholders(context)]
         if not planned.requests:
-            why = f" ({skipped})" if skipped else " (select placeholders first)"
-            return refuse(self, f"no selected object can become a job, so nothing was sent{why}.")
+            return refuse(self, words.BLOCKOUT_NOTHING_TO_SEND, *skipped[:3])
         # Identical earlier results come from the library (free); a selection never stops to ask.
         # A placeholder that already has a result asks for another variant: the library's copy
         # would only repeat a result, so it is always sent (whatever ``reuse`` says).
@@ -82,36 +122,38 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             if not has_result(r) and (e := library.reusable(r, self.reuse, context))
         ]
         to_send = [r for r in planned.requests if all(r is not done for done, _ in reused)]
-        refusal = spending.over_limit(
-            spending.estimate_for(to_send, context),
-            self.max_credits,
-            f"The selection ({len(to_send)} jobs)",
-        )
+        refusal = spending.over_limit(spending.estimate_for(to_send, context), self.max_credits)
         if refusal:
             return refuse(self, refusal)
-        if skipped:
-            self.report({"WARNING"}, f"Kiln: {skipped}")
+        for reason in skipped:
+            tell(self, "WARNING", reason)
         for request, entry in reused:
             self._use_copy(context, request, entry)
         if not to_send:
-            self.report({"INFO"}, f"Kiln: {len(reused)} placeholders filled from the Kiln library (free)")
+            tell(self, "INFO", words.BLOCKOUT_ALL_FROM_LIBRARY, n=len(reused))
             return {"FINISHED"}
         try:
             job_ids = self._send(context, to_send)
             if not blocks(self):
                 watcher.ensure_running()
-                self.report({"INFO"}, f"Kiln: generating {len(job_ids)} placeholder replacements")
+                tell(self, "INFO", words.BLOCKOUT_GENERATING, n=len(job_ids))
                 return {"FINISHED"}
             jobs = wait_then_import(context, job_ids)
         except KilnError as exc:  # the job list cannot be written, or no engine runs
-            return refuse(self, exc.user_message)
+            return refuse(self, exc.message)
         for job in jobs:
             if job.state is not JobState.IMPORTED:
-                self.report({"WARNING"}, f"Kiln: “{job.request.label[:40]}”: {job.error or job.state.value}")
+                tell(
+                    self,
+                    "WARNING",
+                    words.JOB_NOT_IN_SCENE,
+                    name=job.request.label,
+                    reason=said(job_outcome(job)),
+                )
         imported = sum(job.state is JobState.IMPORTED for job in jobs)
         if not imported:
-            return refuse(self, "no placeholder was replaced.")
-        self.report({"INFO"}, f"Kiln: replaced {imported} of {len(job_ids)} placeholders")
+            return refuse(self, words.BLOCKOUT_NONE_REPLACED)
+        tell(self, "INFO", words.BLOCKOUT_REPLACED, n=imported, total=len(job_ids))
         return {"FINISHED"}
 
     def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
@@ -137,7 +179,7 @@ class _VariantOperator(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         if active_placeholder(context):
             return True
-        cls.poll_message_set("The active object is no placeholder and no result of one")
+        cls.poll_message_set(report(words.VARIANT_NOT_A_PLACEHOLDER))
         return False
 
 
@@ -148,9 +190,9 @@ class _CycleVariant(_VariantOperator):
         name = active_placeholder(context)
         number = cycle(context, name, self.step)
         if number is None:
-            self.report({"WARNING"}, f"Kiln: “{name}” has no variant")
+            tell(self, "WARNING", words.VARIANT_NONE, name=name)
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Kiln: “{name}” shows variant {number}")
+        tell(self, "INFO", words.VARIANT_SHOWN, name=name, n=number)
         return {"FINISHED"}
 
 
@@ -158,7 +200,8 @@ class KILN_OT_variant_next(_CycleVariant):
     """Show the next variant of the active placeholder, hiding the others"""
 
     bl_idname = "kiln.variant_next"
-    bl_label = "Next Variant"
+    bl_label = words.OP_VARIANT_NEXT.name
+    bl_description = words.OP_VARIANT_NEXT.tip
     bl_options = {"REGISTER", "UNDO"}
 
 
@@ -166,7 +209,8 @@ class KILN_OT_variant_previous(_CycleVariant):
     """Show the previous variant of the active placeholder, hiding the others"""
 
     bl_idname = "kiln.variant_previous"
-    bl_label = "Previous Variant"
+    bl_label = words.OP_VARIANT_PREVIOUS.name
+    bl_description = words.OP_VARIANT_PREVIOUS.tip
     bl_options = {"REGISTER", "UNDO"}
     step = -1
 
@@ -175,14 +219,15 @@ class KILN_OT_variant_keep(_VariantOperator):
     """Keep the shown variant of the active placeholder and delete the others"""
 
     bl_idname = "kiln.variant_keep"
-    bl_label = "Keep Variant"
+    bl_label = words.OP_VARIANT_KEEP.name
+    bl_description = words.OP_VARIANT_KEEP.tip
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         name = active_placeholder(context)
         shown = variants.shown_variant(name, context)
         if shown is None:
-            self.report({"WARNING"}, f"Kiln: no variant of “{name}” is shown, so none was deleted")
+            tell(self, "WARNING", words.VARIANT_NONE_SHOWN, name=name)
             return {"CANCELLED"}
         removed = 0
         for number, objects in variants.variants_of(name).items():
@@ -190,11 +235,15 @@ class KILN_OT_variant_keep(_VariantOperator):
                 for obj in objects:
                     bpy.data.objects.remove(obj)
                 removed += 1
-        self.report({"INFO"}, f"Kiln: kept variant {shown} of “{name}”, deleted {removed}")
+        if removed:
+            tell(self, "INFO", words.VARIANT_KEPT, name=name, shown=shown, n=removed)
+        else:
+            tell(self, "INFO", words.VARIANT_ONLY_ONE, name=name)
         return {"FINISHED"}
 
 
 classes = (
+    KILN_OT_mark_placeholder,
     KILN_OT_generate_from_selection,
     KILN_OT_variant_next,
     KILN_OT_variant_previous,

@@ -11,13 +11,15 @@ from bpy.props import StringProperty
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import JobRequest
+from ..api.words import catalogue as words
 from ..options import declare
 from ..session import library, spending
 from ..session.arguments import GameOutputProperties, ImportOptionProperties
 from ..session.blocking import blocks
-from ..session.job_requests import save_blender_image, text_request
-from ..session.launching import OnlineOperator, launch, setup_problem
-from ..session.messenger import refuse
+from ..session.job_requests import image_price_request, save_blender_image, text_request
+from ..session.launching import launch
+from ..session.messenger import refuse, tell
+from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -31,9 +33,7 @@ def _confirm_spend(
     free = library.reusable(request, op.reuse, context) is not None  # type: ignore[attr-defined]
     if free or not spending.should_ask(cost, context):
         return op.execute(context)
-    return context.window_manager.invoke_confirm(
-        op, event, title="Kiln: Spend Credits?", message=f"This job costs {cost}.", confirm_text="Generate"
-    )
+    return spending.ask_first(op, context, event, [request], words.CONFIRM_GENERATE.name)
 
 
 def _send_or_reuse(
@@ -42,7 +42,7 @@ def _send_or_reuse(
     """Use the library's copy of an identical request (ALWAYS; ASK when nobody can be asked), or send it."""
     entry = library.reusable(request, reuse, context)
     if entry is not None and reuse == "ASK" and not blocks():
-        op.report({"WARNING"}, f"Kiln: {library.asked_sentence(entry)}")
+        tell(op, "WARNING", words.LIBRARY_OFFER_REPORT, name=entry.label, date=entry.date)
         return {"CANCELLED"}
     if entry is not None:
         return library.use_copy(op, context, entry, request)
@@ -53,19 +53,14 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
     bl_idname = "kiln.generate_from_text"
-    bl_label = "Generate from Text"
+    bl_label = words.OP_GENERATE_FROM_TEXT.name
+    bl_description = words.OP_GENERATE_FROM_TEXT.tip
     bl_options = {"REGISTER"}
 
-    prompt: StringProperty(name="Prompt", description="What to make, in plain words")  # type: ignore[valid-type]
+    prompt: StringProperty(name=words.ARG_PROMPT.name, description=words.ARG_PROMPT.tip)  # type: ignore[valid-type]
     resolution: declare("resolution")  # type: ignore[valid-type]
-    provider: StringProperty(  # type: ignore[valid-type]
-        name="Image Model Provider",
-        description="Provider of the reference-view image model (the service does not publish the values)",
-    )
-    quality: StringProperty(  # type: ignore[valid-type]
-        name="Image Model Quality",
-        description="Quality of the reference views (the service does not publish the values)",
-    )
+    provider: StringProperty(name=words.ARG_PROVIDER.name, description=words.ARG_PROVIDER.tip)  # type: ignore[valid-type]
+    quality: StringProperty(name=words.ARG_QUALITY.name, description=words.ARG_QUALITY.tip)  # type: ignore[valid-type]
     wait: declare("wait")  # type: ignore[valid-type]
     reuse: declare("reuse")  # type: ignore[valid-type]
 
@@ -73,14 +68,13 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
         return _confirm_spend(self, context, event, self._request())
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problem = setup_problem(context)
-        if not problem:
-            try:
-                inputs.check_prompt(self.prompt)
-            except InputError as exc:
-                problem = exc.user_message
-        if problem:
-            return refuse(self, problem)
+        problems = setup_problems(context)
+        if problems:
+            return refuse(self, *problems)
+        try:
+            inputs.check_prompt(self.prompt)
+        except InputError as exc:
+            return refuse(self, exc.message)
         return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
@@ -91,43 +85,37 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
     """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
 
     bl_idname = "kiln.generate_from_image"
-    bl_label = "Generate from Image"
+    bl_label = words.OP_GENERATE_FROM_IMAGE.name
+    bl_description = words.OP_GENERATE_FROM_IMAGE.tip
     bl_options = {"REGISTER"}
 
-    filepath: StringProperty(name="Image File", subtype="FILE_PATH")  # type: ignore[valid-type]
-    image_name: StringProperty(  # type: ignore[valid-type]
-        name="Blender Image", description="Any image in this file, Render Result included"
+    filepath: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_IMAGE_FILE.name, description=words.ARG_IMAGE_FILE.tip, subtype="FILE_PATH"
     )
-    image_url: StringProperty(name="Image URL", description="Public HTTPS URL of the image")  # type: ignore[valid-type]
+    image_name: StringProperty(name=words.ARG_BLENDER_IMAGE.name, description=words.ARG_BLENDER_IMAGE.tip)  # type: ignore[valid-type]
+    image_url: StringProperty(name=words.ARG_IMAGE_URL.name, description=words.ARG_IMAGE_URL.tip)  # type: ignore[valid-type]
     resolution: declare("image_resolution")  # type: ignore[valid-type]
-    webhook_url: StringProperty(  # type: ignore[valid-type]
-        name="Webhook URL", description="HTTPS address the service notifies when the mesh is done (optional)"
-    )
+    webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
     wait: declare("wait")  # type: ignore[valid-type]
     reuse: declare("reuse")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        priced = JobRequest(
-            kind="image", image_url="https://priced.invalid/", resolution=int(self.resolution)
-        )
-        return _confirm_spend(self, context, event, priced)
+        return _confirm_spend(self, context, event, image_price_request(self.resolution))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problem = setup_problem(context)
-        request = None
-        if not problem:
-            try:
-                request = self._request()
-            except KilnError as exc:  # unusable input, or the image cannot be saved for upload
-                problem = exc.user_message
-        if problem or request is None:
-            return refuse(self, problem)
+        problems = setup_problems(context)
+        if problems:
+            return refuse(self, *problems)
+        try:
+            request = self._request()
+        except KilnError as exc:  # unusable input, or the image cannot be saved for upload
+            return refuse(self, exc.message)
         return _send_or_reuse(self, context, request, self.reuse)
 
     def _request(self) -> JobRequest:
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]
         if len(sources) != 1:
-            raise InputError("Choose exactly one image: a file, a Blender image, or a URL.")
+            raise InputError(words.CHOOSE_ONE_IMAGE)
         resolution = int(self.resolution)
         webhook = self.webhook_url.strip()
         if webhook:

@@ -10,11 +10,12 @@ import bpy
 from .. import preferences
 from ..api.features import cache
 from ..api.features.connection_check import current as connection_check
+from ..api.words import catalogue as words
 from ..drawing import tag_redraw
 from ..main_thread import follow
 from ..session import runtime
-from ..session.launching import OnlineOperator
-from ..session.messenger import refuse
+from ..session.messenger import refuse, tell
+from ..session.setup import OnlineOperator
 from ..ui_text import human_size
 
 if TYPE_CHECKING:
@@ -27,14 +28,15 @@ class KILN_OT_test_connection(OnlineOperator):
     """Ask the service whether it answers and accepts the key (costs no credits). The answer appears below"""
 
     bl_idname = "kiln.test_connection"
-    bl_label = "Test Connection"
+    bl_label = words.OP_TEST_CONNECTION.name
+    bl_description = words.OP_TEST_CONNECTION.tip
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         chosen = preferences.credentials(context)
         work = connection_check.begin(chosen.base_url, chosen.api_key)
         if work is None:
-            self.report({"INFO"}, "Kiln: a connection test is already running")
+            tell(self, "INFO", words.CONNECTION_TEST_RUNNING)
             return {"CANCELLED"}
         follow("connection-check", work, lambda _answer: tag_redraw("PREFERENCES"))
         return {"FINISHED"}
@@ -44,7 +46,8 @@ class KILN_OT_clear_cache(bpy.types.Operator):
     """Delete downloaded meshes and previews; files of jobs still running or not yet imported are kept"""
 
     bl_idname = "kiln.clear_cache"
-    bl_label = "Clear Cache"
+    bl_label = words.OP_CLEAR_CACHE.name
+    bl_description = words.OP_CLEAR_CACHE.tip
     bl_options = {"INTERNAL"}
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
@@ -57,7 +60,7 @@ class KILN_OT_clear_cache(bpy.types.Operator):
         files, freed = cache.clear_cache(engine.cache_dir, engine.jobs())
         preferences.cache_size.forget()
         log.info("Cleared %d cached files (%d bytes)", files, freed)
-        self.report({"INFO"}, f"Kiln: removed {files} cached files ({human_size(freed)})")
+        tell(self, "INFO", words.CACHE_CLEARED, n=files, size=human_size(freed))
         return {"FINISHED"}
 
 

@@ -1,8 +1,14 @@
-"""The Generate panel: a prompt or an image in, one button out, and the reason when it cannot be pressed."""
+"""The Generate panel: a prompt or an image in, one button that says what it costs, and what is missing.
+
+While Kiln cannot reach the service, one box names everything missing at once (the key, the service
+address, Blender's online access), each with what fixes it. The Advanced subpanel keeps what is
+rarely needed (a prompt from a Text block, a batch from a file, the service's extra options); the
+Blockout subpanel starts closed, and only objects marked as placeholders count there.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,12 +17,14 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
-from ..api.features import credits
+from ..api.words import Message, message
+from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
-from ..session import blockout, variants
-from ..session.launching import setup_problem
+from ..language import said, text
+from ..session import blockout, job_requests, spending, variants
+from ..session.setup import Missing, missing, offline_sentence
 from . import reuse_offer, thumbnails
-from .props import KilnGenerateSettings, effective_prompt, scene_settings
+from .props import KilnGenerateSettings, effective_prompt, request_of, scene_settings
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -26,28 +34,24 @@ THUMBNAIL_SCALE = 6.0
 
 @dataclass(frozen=True)
 class Blocker:
-    """Why Generate cannot be pressed, and where the artist fixes it."""
+    """Why Generate cannot be pressed: what is missing to reach the service, or what the inputs lack."""
 
-    reason: str
-    icon: IconItems = "INFO"
-    #: 'KILN_PREFERENCES', 'SYSTEM_PREFERENCES', or '' (fixed in this panel, or not from inside Blender).
-    fix: str = ""
+    missing: Missing = field(default_factory=Missing)
+    reason: Message | None = None
 
 
 def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings) -> Blocker | None:
-    """The first thing missing before a job can be sent, or None when Generate can be pressed."""
-    problem = setup_problem(context)
-    if problem and not bpy.app.online_access:
-        return Blocker(problem, "ERROR", "" if bpy.app.online_access_override else "SYSTEM_PREFERENCES")
-    if problem:
-        return Blocker(problem, "ERROR", "KILN_PREFERENCES")
+    """What keeps Generate from being pressed, or None when it can be."""
+    lacking = missing(context)
+    if lacking:
+        return Blocker(missing=lacking)
     try:
         if settings.mode == "TEXT":
             inputs.check_prompt(effective_prompt(settings))
         else:
             _check_image_choice(settings)
     except InputError as exc:
-        return Blocker(exc.user_message)
+        return Blocker(reason=exc.message)
     return None
 
 
@@ -55,12 +59,12 @@ def _check_image_choice(settings: KilnGenerateSettings) -> None:
     """Cheap checks only (no file is read while drawing): the operator checks the content when pressed."""
     if settings.image_source == "FILE":
         if not settings.image_path.strip():
-            raise InputError("Choose an image file (PNG, JPEG or WebP).")
+            raise InputError(words.CHOOSE_IMAGE_FILE)
         if not _file_path(settings).is_file():
-            raise InputError(f"The image file {settings.image_path.strip()} does not exist.")
+            raise InputError(words.IMAGE_FILE_MISSING, path=settings.image_path.strip())
     elif settings.image_source == "BLENDER":
         if settings.image is None:
-            raise InputError("Choose an image from this file (Render Result included).")
+            raise InputError(words.CHOOSE_BLENDER_IMAGE)
     else:
         inputs.check_web_url(settings.image_url, "image URL")
 
@@ -75,7 +79,7 @@ class KILN_PT_generate(bpy.types.Panel):
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Kiln"
-    bl_label = "Generate"
+    bl_label = words.PANEL_GENERATE
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
@@ -87,23 +91,20 @@ class KILN_PT_generate(bpy.types.Panel):
         else:
             _draw_image_inputs(layout, context, settings)
         _draw_generate_button(layout, context, settings)
-        layout.operator("kiln.generate_batch", text="Batch from File…", icon="FILE_TEXT")
 
 
 def _draw_text_inputs(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
 ) -> None:
     col = layout.column()
-    line = col.row()
-    line.enabled = settings.prompt_text is None
-    line.prop(settings, "prompt", text="", placeholder="Describe the object, e.g. a red chair")
-    wrapped_label(col, context, "Long prompt from a Text block:")
-    col.template_ID(settings, "prompt_text", new="text.new", open="text.open")
-    if settings.prompt_text is not None:
+    if settings.prompt_text is None:
+        col.prop(settings, "prompt", text="", placeholder=text(words.PROMPT_PLACEHOLDER))
+    else:
         chars = len(effective_prompt(settings))
-        sends = f"Sends all {chars} characters of “{settings.prompt_text.name}”"
-        wrapped_label(col, context, sends, icon="TEXT")
-    labeled_prop(col, context, settings, "text_resolution", "Resolution")
+        wrapped_label(
+            col, context, text(words.PROMPT_FROM_TEXT, n=chars, name=settings.prompt_text.name), "TEXT"
+        )
+    labeled_prop(col, context, settings, "text_resolution", text(words.OPTION_RESOLUTION.name))
 
 
 def _draw_image_inputs(
@@ -122,99 +123,132 @@ def _draw_image_inputs(
             icon = col.icon(settings.image)
     else:
         col.prop(settings, "image_url", text="", placeholder="https://…/concept.png")
-        wrapped_label(col, context, "The service fetches this address itself", icon="URL")
+        wrapped_label(col, context, text(words.IMAGE_URL_FETCHED), icon="URL")
     if icon is not None:
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
-    labeled_prop(col, context, settings, "image_resolution", "Resolution")
+    labeled_prop(col, context, settings, "image_resolution", text(words.OPTION_IMAGE_RESOLUTION.name))
 
 
 def _draw_generate_button(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
 ) -> None:
     blocker = generate_blocker(context, settings)
+    if blocker is not None and blocker.missing:
+        draw_setup_box(layout, context, blocker.missing)
+        return
+    request = request_of(settings)
+    cost = spending.estimate_for([request], context)
     row = layout.row()
     row.scale_y = 1.5
     row.enabled = blocker is None
-    reuse_offer.fill(row.operator(reuse_offer.operator_id(settings), text="Generate", icon="PLAY"), settings)
-    if blocker is None:
-        reuse_offer.draw(layout, context, settings)
+    button = text(words.GENERATE_WITH_COST, cost=spending.cost_text(cost))
+    reuse_offer.fill(row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings)
+    if blocker is not None and blocker.reason is not None:
+        wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
+    if cost.unpriced:
+        hint = layout.row()
+        hint.label(text=text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
+        _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
+    reuse_offer.draw(layout, context, settings)
+
+
+def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacking: Missing) -> None:
+    """Everything missing before Kiln can reach the service, at once, each with what fixes it."""
     box = layout.box()
-    wrapped_label(box, context, blocker.reason, icon=blocker.icon, boxes=1)
-    if blocker.fix == "KILN_PREFERENCES":
-        box.operator(
-            "preferences.addon_show", text="Open Kiln Preferences", icon="PREFERENCES"
-        ).module = preferences.KilnPreferences.bl_idname
-    elif blocker.fix == "SYSTEM_PREFERENCES":
-        box.operator(
-            "screen.userpref_show", text="Open System Preferences", icon="PREFERENCES"
-        ).section = "SYSTEM"
+    col = box.column()
+    col.alert = True
+    wrapped_label(col, context, text(words.SETUP_HEADING), icon="ERROR", boxes=1)
+    inner = box.column()
+    if lacking.key:
+        wrapped_label(inner, context, text(words.SETUP_ADD_KEY), icon="KEYINGSET", boxes=1)
+    if lacking.address:
+        wrapped_label(inner, context, text(words.SETUP_ADD_ADDRESS), icon="URL", boxes=1)
+    if lacking.key or lacking.address:
+        _open_kiln_preferences(inner, text(words.SETUP_OPEN_PREFERENCES.name), icon="PREFERENCES")
+    if lacking.online and lacking.offline_mode:
+        wrapped_label(inner, context, text(offline_sentence()), icon="INTERNET_OFFLINE", boxes=1)
+    elif lacking.online:
+        wrapped_label(inner, context, text(words.SETUP_GO_ONLINE), icon="INTERNET_OFFLINE", boxes=1)
+        # Blender's own switch (Preferences ▸ System ▸ Network), right here; Blender saves it.
+        inner.prop(context.preferences.system, "use_online_access")
+
+
+def _open_kiln_preferences(layout: bpy.types.UILayout, label: str, icon: IconItems) -> None:
+    layout.operator(
+        "preferences.addon_show", text=label, icon=icon
+    ).module = preferences.KilnPreferences.bl_idname
 
 
 class KILN_PT_generate_advanced(bpy.types.Panel):
-    """Options the service accepts but rarely needs"""
+    """What is rarely needed: a long prompt from a Text block, a batch from a file, the service's options"""
 
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Kiln"
-    bl_label = "Advanced"
+    bl_label = words.PANEL_ADVANCED
     bl_parent_id = "KILN_PT_generate"
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         assert layout is not None
-        layout.use_property_split = True
-        layout.use_property_decorate = False
         settings = scene_settings(context)
         if settings.mode == "TEXT":
-            labeled_prop(layout, context, settings, "provider", "Provider")
-            labeled_prop(layout, context, settings, "quality", "Quality")
-            wrapped_label(
-                layout, context, "Free text: the service does not list the allowed values", icon="INFO"
-            )
+            wrapped_label(layout, context, text(words.PROMPT_FROM_TEXT_BLOCK))
+            layout.template_ID(settings, "prompt_text", new="text.new", open="text.open")
+            labeled_prop(layout, context, settings, "provider", text(words.ARG_PROVIDER.name))
+            labeled_prop(layout, context, settings, "quality", text(words.ARG_QUALITY.name))
+            wrapped_label(layout, context, text(words.SERVICE_VALUES_UNPUBLISHED), icon="INFO")
         else:
-            labeled_prop(layout, context, settings, "webhook_url", "Webhook")
-
-
-BLOCKOUT_HINT = (
-    "Select blockout objects: a kiln_prompt property, a kiln_image property or the name says what to make"
-)
+            labeled_prop(layout, context, settings, "webhook_url", text(words.ARG_WEBHOOK_URL.name))
+        layout.operator("kiln.generate_batch", text=text(words.BATCH_FROM_FILE), icon="FILE_TEXT")
 
 
 class KILN_PT_blockout(bpy.types.Panel):
-    """Replace selected blockout objects with generated meshes, fitted in their place"""
+    """Replace selected placeholders with generated meshes, fitted in their place"""
 
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Kiln"
-    bl_label = "Blockout"
+    bl_label = words.PANEL_BLOCKOUT
     bl_parent_id = "KILN_PT_generate"
+    bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         assert layout is not None
         objects = blockout.placeholders(context)
-        requests = [r for r in (blockout.quick_request(obj, None) for obj in objects) if r is not None]
+        others = blockout.not_placeholders(context)
+        chosen = job_requests.resolution(scene_settings(context).text_resolution)
+        requests = [r for r in (blockout.quick_request(obj, chosen) for obj in objects) if r is not None]
         col = layout.column()
         if not objects:
-            wrapped_label(col, context, BLOCKOUT_HINT, icon="INFO")
+            wrapped_label(col, context, text(words.BLOCKOUT_HINT), icon="INFO")
         else:
-            jobs = f"{len(requests)} job{'s' if len(requests) != 1 else ''}"
-            wrapped_label(col, context, f"{jobs}: {credits.estimate(requests)}", icon="MESH_CUBE")
-            again = blockout.variant_sentence(requests)
+            cost = spending.estimate_for(requests, context)
+            jobs = text(words.BLOCKOUT_JOBS, n=len(requests), cost=spending.cost_text(cost))
+            wrapped_label(col, context, jobs, icon="MESH_CUBE")
+            again = blockout.with_results(requests)
             if again:
-                wrapped_label(col, context, again, icon="DUPLICATE")
-            left_out = len(objects) - len(requests)
-            if left_out:
-                skipped = f"{left_out} selected object(s) say nothing to make and are skipped"
-                wrapped_label(col, context, skipped, icon="ERROR")
+                wrapped_label(col, context, text(words.BLOCKOUT_NEW_VARIANTS, n=again), icon="DUPLICATE")
+        if others:
+            wrapped_label(col, context, said(_left_out(others)), icon="ERROR")
+        if context.selected_objects:
+            col.operator("kiln.mark_placeholder", icon="BOOKMARKS")
         row = col.row(align=True)
         row.scale_y = 1.3
-        row.enabled = bool(requests) and not setup_problem(context)
-        row.operator("kiln.generate_from_selection", text="Generate from Selection", icon="MOD_REMESH")
+        row.enabled = bool(requests) and not missing(context)
+        row.operator("kiln.generate_from_selection", icon="MOD_REMESH")
         row.operator_menu_enum("kiln.generate_from_selection", "fit", text="", icon="DOWNARROW_HLT")
         _draw_variants(col, context)
+
+
+def _left_out(others: list[bpy.types.Object]) -> Message:
+    """Why selected objects do not count: one object's own reason, or how many do not."""
+    if len(others) == 1:
+        return blockout.why_not(others[0])
+    return message(words.BLOCKOUT_NOT_PLACEHOLDERS, n=len(others))
 
 
 def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
@@ -225,13 +259,15 @@ def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> No
     numbers = sorted(variants.variants_of(name))
     shown = variants.shown_variant(name, context)
     box = layout.box()
-    position = f"{numbers.index(shown) + 1}" if shown in numbers else "none"
-    position += f" of {len(numbers)}"
-    wrapped_label(box, context, f"“{name}”: variant {position}", icon="DUPLICATE", boxes=1)
+    if shown in numbers:
+        position = text(words.VARIANT_POSITION, name=name, shown=numbers.index(shown) + 1, n=len(numbers))
+    else:
+        position = text(words.VARIANT_HIDDEN, name=name, n=len(numbers))
+    wrapped_label(box, context, position, icon="DUPLICATE", boxes=1)
     row = box.row(align=True)
     row.operator("kiln.variant_previous", text="", icon="TRIA_LEFT")
     row.operator("kiln.variant_next", text="", icon="TRIA_RIGHT")
-    row.operator("kiln.variant_keep", text="Keep", icon="CHECKMARK")
+    row.operator("kiln.variant_keep", text=text(words.KEEP), icon="CHECKMARK")
 
 
 classes = (KILN_PT_generate, KILN_PT_generate_advanced, KILN_PT_blockout)

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ..api.jobs import Job, JobState
+from ..api.words import catalogue as words
 from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
+from ..language import said, text
 from ..main_thread import cancel, later
 from ..session import results_here, runtime, spending
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
@@ -222,7 +224,7 @@ class KILN_PT_jobs(bpy.types.Panel):
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Kiln"
-    bl_label = "Jobs"
+    bl_label = words.PANEL_JOBS
 
     def draw(self, context: bpy.types.Context) -> None:
         layout, wm = self.layout, context.window_manager
@@ -231,17 +233,17 @@ class KILN_PT_jobs(bpy.types.Panel):
         jobs = _jobs()
         _request_sync(wm, roster)
         _draw_store_problems(layout, context)
-        layout.row().prop(wm, "kiln_job_filter", expand=True)
         if not jobs:
-            wrapped_label(layout, context, "No jobs yet: press Generate above", icon="INFO")
-        else:
-            layout.template_list("KILN_UL_jobs", "", wm, "kiln_jobs", wm, "kiln_job_index", rows=LIST_ROWS)
-            active = _active_job(wm, jobs)
-            if active is not None:
-                _draw_details(layout.box(), context, active)
+            wrapped_label(layout, context, text(words.NO_JOBS_YET), icon="INFO")
+            return
+        layout.row().prop(wm, "kiln_job_filter", expand=True)
+        layout.template_list("KILN_UL_jobs", "", wm, "kiln_jobs", wm, "kiln_job_index", rows=LIST_ROWS)
+        active = _active_job(wm, jobs)
+        if active is not None:
+            _draw_details(layout.box(), context, active)
         row = layout.row(align=True)
         row.operator("kiln.clear_finished", icon="TRASH")
-        row.operator("kiln.resume_task", text="Resume Task…", icon="RECOVER_LAST")
+        row.operator("kiln.resume_task", icon="RECOVER_LAST")
         credits_line = spending.spending_line()
         if credits_line:
             wrapped_label(layout, context, credits_line, icon="FUND")
@@ -298,13 +300,11 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     if job.error:
         alert = col.column()
         alert.alert = True
-        wrapped_label(alert, context, job.error, icon="ERROR", boxes=1)
+        error = said(job.error_message) if job.error_message is not None else job.error
+        wrapped_label(alert, context, error, icon="ERROR", boxes=1)
     elif job.note and not job.state.is_active:
-        wrapped_label(col, context, job.note, icon="INFO", boxes=1)
-    if job.task_id:
-        wrapped_label(col, context, f"Task {job.task_id}", boxes=1)
-    elif job.refused_task_id:
-        wrapped_label(col, context, f"Task “{job.refused_task_id}” (Kiln cannot follow it)", boxes=1)
+        note = said(job.note_message) if job.note_message is not None else job.note
+        wrapped_label(col, context, note, icon="INFO", boxes=1)
     quality.draw_quality(col, context, job)
     agents.draw_asked_by(col, context, job)
     engine = runtime.engine_if_started()
@@ -318,22 +318,21 @@ def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = Fal
     """``elsewhere``: another Blender works on the job, so only what it allows is offered (Import)."""
     row = layout.row(align=True)
     if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
-        text = "Import" if job.state is JobState.READY else "Import Again"
-        row.operator("kiln.import_job", text=text, icon="IMPORT").job_id = job.id
+        label = words.OP_IMPORT.name if job.state is JobState.READY else words.IMPORT_AGAIN
+        row.operator("kiln.import_job", text=text(label), icon="IMPORT").job_id = job.id
     if job.state.is_active:
-        if not elsewhere:
-            row.operator("kiln.cancel_job", text="Cancel", icon="CANCEL").job_id = job.id
+        if not elsewhere:  # the service has no cancel: Kiln stops waiting, the task may still run
+            row.operator("kiln.cancel_job", icon="CANCEL").job_id = job.id
     else:
         if job.state is JobState.TIMED_OUT and job.task_id:
-            row.operator("kiln.resume_job", text="Resume", icon="RECOVER_LAST").job_id = job.id
-        row.operator("kiln.retry_job", text="Retry", icon="FILE_REFRESH").job_id = job.id
+            row.operator("kiln.resume_job", icon="RECOVER_LAST").job_id = job.id
+        row.operator("kiln.retry_job", icon="FILE_REFRESH").job_id = job.id
         row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
     row = layout.row(align=True)
     if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
-        row.operator("kiln.export_job", text="Export…", icon="EXPORT").job_id = job.id
-    if job.task_id or job.refused_task_id:
-        row.operator("kiln.copy_task_id", text="Copy Task ID", icon="COPYDOWN").job_id = job.id
-    row.operator("kiln.open_cache_folder", text="Open Folder", icon="FILE_FOLDER")
+        row.operator("kiln.export_job", icon="EXPORT").job_id = job.id
+    row.operator("kiln.copy_details", icon="COPYDOWN").job_id = job.id
+    row.operator("kiln.open_cache_folder", text="", icon="FILE_FOLDER")
 
 
 classes = (KILN_UL_jobs, KILN_PT_jobs)

@@ -10,62 +10,50 @@ from __future__ import annotations
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProperty, StringProperty
 
+from ..api.jobs import JobRequest
+from ..api.words import catalogue as words
 from ..options import declare
+from ..session.job_requests import image_price_request, text_request
 
 
 class KilnGenerateSettings(bpy.types.PropertyGroup):
     """The Generate panel's inputs for this scene."""
 
     mode: EnumProperty(  # type: ignore[valid-type]
-        name="Source",
+        name=words.SETTING_SOURCE.name,
+        description=words.SETTING_SOURCE.tip,
         items=(
-            ("TEXT", "Text", "Describe the object in words", "FONT_DATA", 0),
-            ("IMAGE", "Image", "Start from one concept image", "IMAGE_DATA", 1),
+            ("TEXT", words.SOURCE_TEXT.name, words.SOURCE_TEXT.tip, "FONT_DATA", 0),
+            ("IMAGE", words.SOURCE_IMAGE.name, words.SOURCE_IMAGE.tip, "IMAGE_DATA", 1),
         ),
         default="TEXT",
     )
-    prompt: StringProperty(  # type: ignore[valid-type]
-        name="Prompt", description="What to make, in plain words, e.g. 'a weathered oak chair'"
-    )
+    prompt: StringProperty(name=words.ARG_PROMPT.name, description=words.ARG_PROMPT.tip)  # type: ignore[valid-type]
     prompt_text: PointerProperty(  # type: ignore[valid-type]
-        type=bpy.types.Text,
-        name="Long Prompt",
-        description="Use the whole text of this Text block as the prompt (write it in the Text Editor)",
+        type=bpy.types.Text, name=words.SETTING_LONG_PROMPT.name, description=words.SETTING_LONG_PROMPT.tip
     )
     text_resolution: declare("resolution")  # type: ignore[valid-type]
-    provider: StringProperty(  # type: ignore[valid-type]
-        name="Image Model Provider",
-        description="Provider of the model that draws the reference views; empty lets the service choose "
-        "(the service does not publish the allowed values)",
-    )
-    quality: StringProperty(  # type: ignore[valid-type]
-        name="Image Model Quality",
-        description="Quality of the reference views; empty lets the service choose "
-        "(the service does not publish the allowed values)",
-    )
+    provider: StringProperty(name=words.ARG_PROVIDER.name, description=words.ARG_PROVIDER.tip)  # type: ignore[valid-type]
+    quality: StringProperty(name=words.ARG_QUALITY.name, description=words.ARG_QUALITY.tip)  # type: ignore[valid-type]
     image_source: EnumProperty(  # type: ignore[valid-type]
-        name="Image From",
+        name=words.SETTING_IMAGE_FROM.name,
+        description=words.SETTING_IMAGE_FROM.tip,
         items=(
-            ("FILE", "File", "An image file on this computer", "FILE_IMAGE", 0),
-            ("BLENDER", "Blender", "Any image in this .blend, Render Result included", "IMAGE_DATA", 1),
-            ("URL", "URL", "A public HTTPS address of an image", "URL", 2),
+            ("FILE", words.IMAGE_FROM_FILE.name, words.IMAGE_FROM_FILE.tip, "FILE_IMAGE", 0),
+            ("BLENDER", words.IMAGE_FROM_BLENDER.name, words.IMAGE_FROM_BLENDER.tip, "IMAGE_DATA", 1),
+            ("URL", words.IMAGE_FROM_URL.name, words.IMAGE_FROM_URL.tip, "URL", 2),
         ),
         default="FILE",
     )
     image_path: StringProperty(  # type: ignore[valid-type]
-        name="Image File", description="PNG, JPEG or WebP file to send", subtype="FILE_PATH"
+        name=words.ARG_IMAGE_FILE.name, description=words.ARG_IMAGE_FILE.tip, subtype="FILE_PATH"
     )
     image: PointerProperty(  # type: ignore[valid-type]
-        type=bpy.types.Image, name="Image", description="Image in this .blend to send (saved as PNG first)"
+        type=bpy.types.Image, name=words.SETTING_IMAGE.name, description=words.SETTING_IMAGE.tip
     )
-    image_url: StringProperty(  # type: ignore[valid-type]
-        name="Image URL", description="Public HTTPS address of the image; the service fetches it"
-    )
+    image_url: StringProperty(name=words.ARG_IMAGE_URL.name, description=words.ARG_IMAGE_URL.tip)  # type: ignore[valid-type]
     image_resolution: declare("image_resolution")  # type: ignore[valid-type]
-    webhook_url: StringProperty(  # type: ignore[valid-type]
-        name="Webhook URL",
-        description="HTTPS address the service notifies when the mesh is done (optional)",
-    )
+    webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
 
 
 class KilnJobItem(bpy.types.PropertyGroup):
@@ -74,11 +62,14 @@ class KilnJobItem(bpy.types.PropertyGroup):
     job_id: StringProperty()  # type: ignore[valid-type]
 
 
-JOB_FILTERS = (
-    ("ALL", "All", "Every job"),
-    ("ACTIVE", "Active", "Jobs being sent, generated or downloaded"),
-    ("DONE", "Done", "Jobs with a mesh: ready or in the scene"),
-    ("FAILED", "Failed", "Failed, cancelled, timed out, or of unknown outcome"),
+JOB_FILTERS = tuple(
+    (value, label.name, label.tip)
+    for value, label in (
+        ("ALL", words.FILTER_ALL),
+        ("ACTIVE", words.FILTER_ACTIVE),
+        ("DONE", words.FILTER_DONE),
+        ("FAILED", words.FILTER_FAILED),
+    )
 )
 
 classes = (KilnGenerateSettings, KilnJobItem)
@@ -89,6 +80,15 @@ def effective_prompt(settings: KilnGenerateSettings) -> str:
     if settings.prompt_text is not None:
         return str(settings.prompt_text.as_string()).strip()
     return str(settings.prompt).strip()
+
+
+def request_of(settings: KilnGenerateSettings) -> JobRequest:
+    """The request Generate sends, as far as its price goes (no file is read while drawing)."""
+    if settings.mode == "TEXT":
+        return text_request(
+            effective_prompt(settings), settings.text_resolution, settings.provider, settings.quality
+        )
+    return image_price_request(settings.image_resolution)
 
 
 def scene_settings(context: bpy.types.Context) -> KilnGenerateSettings:
@@ -103,8 +103,8 @@ def register() -> None:
     bpy.types.Scene.kiln = PointerProperty(type=KilnGenerateSettings)  # type: ignore[attr-defined, func-returns-value]
     wm = bpy.types.WindowManager
     wm.kiln_jobs = CollectionProperty(type=KilnJobItem)  # type: ignore[attr-defined, func-returns-value]
-    wm.kiln_job_index = IntProperty(name="Active Job", default=0)  # type: ignore[attr-defined, func-returns-value]
-    wm.kiln_job_filter = EnumProperty(name="Show", items=JOB_FILTERS, default="ALL")  # type: ignore[attr-defined, func-returns-value]
+    wm.kiln_job_index = IntProperty(name=words.SETTING_ACTIVE_JOB, default=0)  # type: ignore[attr-defined, func-returns-value]
+    wm.kiln_job_filter = EnumProperty(name=words.SETTING_SHOW, items=JOB_FILTERS, default="ALL")  # type: ignore[attr-defined, func-returns-value]
 
 
 def unregister() -> None:

@@ -1,5 +1,7 @@
 """The Generate panel's offer of a library copy: "Already generated on <date>: Use It / Generate Anyway".
 
+Never offered for what this session has just made: the artist would only be shown their own result.
+
 Drawing stays cheap: the request's key is a hash of a short string (or of the image file, hashed
 once per file version), and the answer is kept for a second, so the library index is looked at
 about once a second while the panel redraws, never per draw.
@@ -15,8 +17,10 @@ from typing import Any
 import bpy
 
 from ..api.features.library_index import Entry, image_digest_key, request_key
+from ..api.words import catalogue as words
 from ..drawing import buttons_row, wrapped_label
-from ..session import library
+from ..language import text
+from ..session import library, runtime, spending
 from ..session.job_requests import text_request
 from .props import KilnGenerateSettings, effective_prompt
 
@@ -54,14 +58,15 @@ def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnG
     if entry is None:
         return
     box = layout.box()
-    wrapped_label(box, context, f"Already generated on {entry.date}:", icon="ASSET_MANAGER", boxes=1)
-    row = buttons_row(box, context, "Use It (Free)", "Generate Anyway", boxes=1)
-    use = row.operator(operator_id(settings), text="Use It (Free)", icon="APPEND_BLEND")
+    wrapped_label(box, context, text(words.ALREADY_GENERATED, date=entry.date), icon="ASSET_MANAGER", boxes=1)
+    use_it, anyway = text(words.USE_IT_FREE), text(words.GENERATE_ANYWAY)
+    row = buttons_row(box, context, use_it, anyway, boxes=1)
+    use = row.operator(operator_id(settings), text=use_it, icon="APPEND_BLEND")
     fill(use, settings)
     use.reuse = "ALWAYS"
-    anyway = row.operator(operator_id(settings), text="Generate Anyway", icon="PLAY")
-    fill(anyway, settings)
-    anyway.reuse = "NEVER"
+    send = row.operator(operator_id(settings), text=anyway, icon="PLAY")
+    fill(send, settings)
+    send.reuse = "NEVER"
 
 
 def _match(settings: KilnGenerateSettings) -> Entry | None:
@@ -71,10 +76,19 @@ def _match(settings: KilnGenerateSettings) -> Entry | None:
     now = time.monotonic()
     cached = _answers.get(key)
     if cached is None or now - cached[0] > FRESH_SECONDS:
-        cached = (now, library.index().lookup(key))
+        found = library.index().lookup(key)
+        cached = (now, None if found is None or _made_this_session(found) else found)
         _answers.clear()  # one request is on screen at a time
         _answers[key] = cached
     return cached[1]
+
+
+def _made_this_session(entry: Entry) -> bool:
+    """The library's copy is the artist's own latest result: no offer to reuse what was just made."""
+    engine = runtime.engine_if_started()
+    return engine is not None and any(
+        job.task_id == entry.task_id and job.created_at >= spending.session_start for job in engine.own_jobs()
+    )
 
 
 def _key(settings: KilnGenerateSettings) -> str | None:

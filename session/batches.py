@@ -20,9 +20,13 @@ from ..api.errors import KilnError
 from ..api.features import batch
 from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobRequest, JobState
+from ..api.words import Message, message
+from ..api.words import catalogue as words
 from ..helper_blender import game_ready
+from ..language import said as said_text
 from . import library, review_sheet, runtime, state
 from .arguments import preferred_options
+from .messenger import sentence
 from .placement import Placement
 
 if TYPE_CHECKING:
@@ -74,21 +78,22 @@ def send(
     return job_ids
 
 
-def conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], str]:
+def conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], Message]:
     """The batch is over: free its grid, write the summary when asked; returns the jobs and a headline."""
     state.current.grid_slots.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]
     reports = {job.id: report for job in jobs if (report := game_ready.job_report(job)) is not None}
     summary = batch.summarize(jobs, reports)
-    headline = f"{summary['imported']} of {len(jobs)} imported"
+    outcome = {"n": summary["imported"], "total": len(jobs)}
+    headline = message(words.BATCH_OUTCOME, **outcome)
     if summary_path:
         try:
             batch.write_summary(Path(summary_path), summary)
             review_sheet.write_review(Path(summary_path), jobs, reports, summary, engine.cache_dir)
         except (OSError, KilnError) as exc:
             log.warning("Could not write the batch summary %s: %s", summary_path, exc)
-            headline += f"; the summary could not be written to {summary_path}"
+            headline = message(words.BATCH_OUTCOME_NO_SUMMARY, path=summary_path, **outcome)
     return jobs, headline
 
 
@@ -113,5 +118,8 @@ def conclude_settled(engine: JobEngine, auto_import: bool) -> list[Report]:
         if all(_settled_here(engine.get(job_id), auto_import) for job_id in followed.job_ids):
             state.current.followed.remove(followed)
             _, headline = conclude(followed.job_ids, followed.summary_path)
-            said.append(("INFO", f"Kiln: batch {followed.source}: {headline}"))
+            done = sentence(
+                words.BATCH_DONE, file=followed.source, outcome=said_text(headline, as_report=True)
+            )
+            said.append(("INFO", done))
     return said

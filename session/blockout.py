@@ -1,6 +1,9 @@
 """Blockout to assets, the session's part: which selected objects are placeholders, and what each asks for.
 
-The requests are all built (``plan``) before the first is sent, so a run that cannot go as a
+Only an object marked as a placeholder (``kiln_prompt`` or ``kiln_image``, which Mark as Placeholder
+sets) asks for a job: never a camera or a light, never an object that still has the name Blender
+gave it, never a name alone — a selection of Blender's default scene sends nothing. The requests
+are all built (``plan``) before the first is sent, so a run that cannot go as a
 whole (a bad image, a credit cap) is refused before it costs anything. The fitting happens at
 import (``session.scene_import``), wherever the job is imported from: the job remembers its
 placeholder by name (``JobRequest.placeholder``). The operators are ``operators.blockout``.
@@ -15,10 +18,21 @@ import bpy
 
 from ..api.checks import inputs
 from ..api.errors import KilnError
-from ..api.features.blockout import JobSource, job_source, variant_after
+from ..api.features.blockout import (
+    DEFAULT_NAMES,
+    NEVER_PLACEHOLDERS,
+    JobSource,
+    has_default_name,
+    job_source,
+    variant_after,
+)
 from ..api.jobs import JobRequest
+from ..api.words import Message, message, shorten
+from ..api.words import catalogue as words
+from ..language import said
 from . import variants
 from .job_requests import save_blender_image
+from .scene_import import NAME_CHARS
 from .scene_objects import custom
 
 IMAGE_AUTO_RESOLUTION = 1536
@@ -26,14 +40,29 @@ IMAGE_AUTO_RESOLUTION = 1536
 
 @dataclass
 class Plan:
-    """The jobs a selection becomes, and the objects left out with why."""
+    """The jobs a selection becomes, and the objects left out with why (a sentence each)."""
 
     requests: list[JobRequest] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[Message] = field(default_factory=list)
+
+
+def default_names() -> frozenset[str]:
+    """Blender's names for new objects, in English and as Blender names new data in the artist's language."""
+    translated = {str(bpy.app.translations.pgettext_data(name)) for name in DEFAULT_NAMES}  # type: ignore[func-returns-value]
+    return DEFAULT_NAMES | translated
 
 
 def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
     """The selected placeholders; a selected result stands for its placeholder."""
+    return [obj for obj in _selected(context) if source_of(obj) is not None]
+
+
+def not_placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
+    """The selected objects that are no placeholder (unmarked, still named by Blender, a camera…)."""
+    return [obj for obj in _selected(context) if source_of(obj) is None]
+
+
+def _selected(context: bpy.types.Context) -> list[bpy.types.Object]:
     found: dict[str, bpy.types.Object] = {}
     for obj in context.selected_objects:
         name = custom(obj, variants.PLACEHOLDER_KEY)
@@ -44,8 +73,20 @@ def placeholders(context: bpy.types.Context) -> list[bpy.types.Object]:
 
 
 def source_of(obj: bpy.types.Object) -> JobSource | None:
-    """What a placeholder asks for (``kiln_image``, ``kiln_prompt`` or its name)."""
-    return job_source(obj.name, custom(obj, "kiln_prompt"), custom(obj, "kiln_image"))
+    """What a placeholder asks for (``kiln_image``, else ``kiln_prompt``); None for an object that is
+    no placeholder: not marked, a camera or a light, or still called what Blender named it."""
+    if obj.type in NEVER_PLACEHOLDERS or has_default_name(obj.name, default_names()):
+        return None
+    return job_source(custom(obj, "kiln_prompt"), custom(obj, "kiln_image"))
+
+
+def why_not(obj: bpy.types.Object) -> Message:
+    """Why a selected object is no placeholder, in words (for a refusal or a skipped line)."""
+    if obj.type in NEVER_PLACEHOLDERS:
+        return message(words.BLOCKOUT_NOT_A_SHAPE, name=obj.name)
+    if has_default_name(obj.name, default_names()):
+        return message(words.BLOCKOUT_DEFAULT_NAME, name=obj.name)
+    return message(words.BLOCKOUT_NOT_MARKED, name=obj.name)
 
 
 def quick_request(obj: bpy.types.Object, resolution: int | None) -> JobRequest | None:
@@ -64,13 +105,27 @@ def plan(objects: list[bpy.types.Object], resolution: int | None) -> Plan:
     for obj in objects:
         source = source_of(obj)
         if source is None:
-            result.skipped.append(f"{obj.name} (no kiln_prompt, kiln_image or usable name)")
+            result.skipped.append(why_not(obj))
             continue
         try:
             result.requests.append(_request(obj.name, source, resolution))
         except KilnError as exc:
-            result.skipped.append(f"{obj.name} ({exc.user_message})")
+            result.skipped.append(message(words.BLOCKOUT_SKIPPED, name=obj.name, reason=said(exc.message)))
     return result
+
+
+def mark(objects: list[bpy.types.Object], prompt: str) -> list[bpy.types.Object]:
+    """Mark objects as placeholders asking for ``prompt``; one still called what Blender named it takes
+    the prompt as its name, so it is a placeholder of its own. Cameras and lights are left alone."""
+    marked = []
+    for obj in objects:
+        if obj.type in NEVER_PLACEHOLDERS:
+            continue
+        obj["kiln_prompt"] = prompt
+        if has_default_name(obj.name, default_names()):
+            obj.name = shorten(prompt, NAME_CHARS)
+        marked.append(obj)
+    return marked
 
 
 def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest:
@@ -95,15 +150,9 @@ def has_result(request: JobRequest) -> bool:
     return bool(request.placeholder and variants.variants_of(request.placeholder))
 
 
-def variant_sentence(requests: list[JobRequest]) -> str:
-    """Says that placeholders with a result are sent again for a new variant; empty when none has one."""
-    again = sum(has_result(r) for r in requests)
-    if not again:
-        return ""
-    which = (
-        "1 placeholder already has a result" if again == 1 else f"{again} placeholders already have a result"
-    )
-    return f"{which}: a new variant is generated (sent again, never taken from the Kiln library)."
+def with_results(requests: list[JobRequest]) -> int:
+    """How many of the requests are for a placeholder that already shows a result (another variant)."""
+    return sum(has_result(r) for r in requests)
 
 
 def active_placeholder(context: bpy.types.Context) -> str:

@@ -15,20 +15,27 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bpy
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import WmReportItems
 
 from .. import main_thread, preferences
 from ..api.errors import KilnError
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
+from ..api.words import Message, message
+from ..api.words import catalogue as words
 from ..helper_blender import game_ready
 from . import messenger, runtime
 
 log = logging.getLogger(__name__)
 
-#: What the helper said, or why it could not: filled by the worker thread, read by the timer.
+#: What the export made, and why it did not when it did not (for the console and Copy Details; the
+#: artist reads Kiln's own sentence): ([paths], "") done, (None, "") no helper could run, ([], why) failed.
 Outcome = tuple[list[str] | None, str]
 
 
@@ -58,7 +65,7 @@ def export_in_helper(job: Job, options: GameOptions, context: bpy.types.Context)
         except HelperUnavailable:
             return None, ""
         except KilnError as exc:
-            return [], exc.user_message
+            return [], exc.details or exc.user_message
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return list(made.exported), made.finish_error
@@ -88,10 +95,14 @@ def export_in_place(job: Job, options: GameOptions, context: bpy.types.Context) 
         bpy.data.scenes.remove(scene)
 
 
-def said(paths: list[str], error: str) -> tuple[str, str]:
+def said(paths: list[str], error: str, folder: str) -> tuple[WmReportItems, Message]:
+    """What the status bar says of an export: its files and where, or that it failed (the reason, the
+    exporter's or the disk's own words, goes to the console and the message's details)."""
     if error or not paths:
-        return "ERROR", f"Kiln: the export failed: {error or 'nothing was written'}"
-    return "INFO", f"Kiln: exported {', '.join(Path(p).name for p in paths)} to {Path(paths[0]).parent}"
+        log.warning("The export to %s failed: %s", folder, error or "nothing was written")
+        return "ERROR", message(words.EXPORT_FAILED, folder=folder, details=error)
+    names = ", ".join(Path(p).name for p in paths)
+    return "INFO", message(words.EXPORTED, files=names, folder=str(Path(paths[0]).parent))
 
 
 def follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None:
@@ -101,6 +112,7 @@ def follow(job: Job, options: GameOptions, work: Callable[[], Outcome]) -> None:
         paths, error = outcome
         if paths is None:
             paths, error = export_in_place(job, options, bpy.context)
-        messenger.announce(*said(paths, error))  # type: ignore[arg-type]
+        level, what = said(paths, error, options.export_dir)
+        messenger.announce(level, what)
 
     main_thread.follow("export", work, done)

@@ -28,6 +28,13 @@ def resolution(choice: str) -> int | None:
     return None if choice == AUTO else int(choice)
 
 
+def image_price_request(resolution_choice: str) -> JobRequest:
+    """An image job's price is its resolution's: a request that says only that (for an estimate)."""
+    return JobRequest(
+        kind="image", image_url="https://priced.invalid/", resolution=resolution(resolution_choice)
+    )
+
+
 def text_request(prompt: str, resolution_choice: str, provider: str = "", quality: str = "") -> JobRequest:
     """The text job for these fields, spaces around each trimmed (the operator checks the prompt)."""
     return JobRequest(

@@ -1,4 +1,4 @@
-"""What every networked operator checks first, and how a job is launched and followed."""
+"""How a job is launched and followed: at once with a window, to the end in background mode."""
 
 from __future__ import annotations
 
@@ -6,53 +6,18 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from .. import preferences
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
+from ..api.words import catalogue as words
+from ..language import Said
 from . import runtime, watcher
 from .arguments import GameOutputProperties, ImportOptionProperties
 from .blocking import blocks
-from .messenger import refuse
+from .messenger import refuse, tell
 from .scene_import import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
-
-OFFLINE_MESSAGE = (
-    "Online access is off, so Kiln cannot reach the service. Turn on "
-    "Edit ▸ Preferences ▸ System ▸ Network ▸ Allow Online Access"
-)
-OFFLINE_OVERRIDE_MESSAGE = "Online access is off: Blender was started with --offline-mode. Start it without"
-
-
-def offline_message() -> str:
-    return OFFLINE_OVERRIDE_MESSAGE if bpy.app.online_access_override else OFFLINE_MESSAGE
-
-
-class OnlineOperator(bpy.types.Operator):
-    """Base of every operator that reaches the service: greyed out while Blender's online access is off.
-
-    The reason shows on hover, and a script calling the operator gets it in the RuntimeError.
-    """
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        if bpy.app.online_access:
-            return True
-        cls.poll_message_set(offline_message())
-        return False
-
-
-def setup_problem(context: bpy.types.Context) -> str:
-    """Why no job can be sent right now, or an empty string."""
-    if not bpy.app.online_access:
-        return offline_message()
-    chosen = preferences.credentials(context)
-    if not chosen.base_url:
-        return "No service URL is set. Add it in Edit ▸ Preferences ▸ Add-ons ▸ Kiln"
-    if not chosen.api_key:
-        return "No API key is set. Add your key in Edit ▸ Preferences ▸ Add-ons ▸ Kiln"
-    return ""
 
 
 def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest) -> set[OperatorResult]:
@@ -66,16 +31,23 @@ def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobReque
             choose_options(job.id, op.import_options(context))
         if not blocks(op):
             watcher.ensure_running()
-            op.report({"INFO"}, f"Kiln: generating “{request.label[:40]}”")
+            tell(op, "INFO", words.GENERATING, name=request.label)
             return {"FINISHED"}
         settled = wait_then_import(context, [job.id])
     except KilnError as exc:  # the job list cannot be written (nothing was sent), or no engine runs
-        return refuse(op, exc.user_message)
+        return refuse(op, exc.message)
     final = settled[0] if settled else None
     if final is None or final.state is not JobState.IMPORTED:
-        return refuse(op, final.error if final and final.error else "the job did not finish")
-    op.report({"INFO"}, f"Kiln: imported “{request.label[:40]}” (task {final.task_id})")
+        return refuse(op, job_outcome(final))
+    tell(op, "INFO", words.IMPORTED_ONE, name=request.label)
     return {"FINISHED"}
+
+
+def job_outcome(job: Job | None) -> Said:
+    """Why a job a script waited for is not in the scene: its own error, or that it did not finish."""
+    if job is not None and job.error_message is not None:
+        return job.error_message
+    return job.error if job is not None and job.error else words.JOB_DID_NOT_FINISH
 
 
 def wait_then_import(context: bpy.types.Context, job_ids: list[str]) -> list[Job]:

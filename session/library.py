@@ -25,10 +25,13 @@ from ..api.features.library_index import (
     write_whole,
 )
 from ..api.jobs import Job, JobRequest
+from ..api.words import catalogue as words
+from ..api.words import message, shorten
+from ..language import report
 from .arguments import options_of
-from .messenger import refuse
+from .messenger import refuse, tell
 from .placement import Placement, append_blend, name_copy_after_request, place
-from .scene_import import object_name
+from .scene_import import NAME_CHARS, object_name
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +139,7 @@ def append(context: bpy.types.Context, entry: Entry, how: Placement, request: Jo
     if not how.placeholder:  # a blockout result is named after its placeholder instead
         name_copy_after_request(objects, object_name(Job(id="", request=request, task_id=entry.task_id)))
     if objects:
-        place(context, objects, how, undo=f"Kiln: reuse {entry.label[:40]}")
+        place(context, objects, how, undo=report(words.UNDO_REUSE, name=shorten(entry.label, NAME_CHARS)))
     for obj in objects:
         obj["kiln_reused"] = entry.date
     return [obj.name for obj in objects]
@@ -149,14 +152,6 @@ def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None 
     return lookup(request, context)
 
 
-def asked_sentence(entry: Entry) -> str:
-    """What the UI says when a request with reuse='ASK' matches the library."""
-    return (
-        f"“{entry.label[:40]}” was already generated on {entry.date}: press Use It (free) or "
-        "Generate Anyway in the Kiln panel"
-    )
-
-
 def use_copy(
     op: bpy.types.Operator, context: bpy.types.Context, entry: Entry, request: JobRequest
 ) -> set[Any]:
@@ -166,7 +161,7 @@ def use_copy(
         names = append(context, entry, Placement(options_of(op, context)), request)
     except OSError as exc:
         log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
-        return refuse(op, f"the library's copy of “{entry.label[:40]}” could not be opened: {exc}")
+        return refuse(op, message(words.LIBRARY_COPY_UNREADABLE, name=entry.label, details=str(exc)))
     log.info("Reused the library's copy of “%s” (task %s): nothing was sent", entry.label, entry.task_id)
-    op.report({"INFO"}, f"Kiln: used the library's copy of “{entry.label[:40]}” from {entry.date} (free)")
+    tell(op, "INFO", words.LIBRARY_USED, name=entry.label, date=entry.date)
     return {"FINISHED"} if names else {"CANCELLED"}

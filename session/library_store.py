@@ -37,18 +37,22 @@ from ..api.features.library_index import (
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job, JobKind
+from ..api.words import catalogue as words
+from ..api.words import message, shorten
 from ..helper_blender import library_asset
+from ..language import Said
 from ..main_thread import follow
 from . import library, runtime
 from .blocking import blocks
 from .messenger import announce
+from .scene_import import NAME_CHARS
 
 log = logging.getLogger(__name__)
 
 _said_failure = False
 
 
-def store(context: bpy.types.Context, job: Job, names: list[str], game: GameOptions) -> str:
+def store(context: bpy.types.Context, job: Job, names: list[str], game: GameOptions) -> Said | None:
     """Keep a just-imported result in the library; returns a sentence when it could not (said once).
 
     A result the helper Blender prepared is written by the helper again, on a worker thread, while
@@ -59,7 +63,7 @@ def store(context: bpy.types.Context, job: Job, names: list[str], game: GameOpti
     """
     objects = [bpy.data.objects[n] for n in names if n in bpy.data.objects]
     if not objects:
-        return ""
+        return None
     library.register_library(context)  # the folder may have moved since Kiln was enabled
     folder = library.library_dir(context)
     catalog = f"{library.LIBRARY_NAME}/{time.strftime('%Y-%m-%d')}"
@@ -67,7 +71,7 @@ def store(context: bpy.types.Context, job: Job, names: list[str], game: GameOpti
     about = asset_about(job, catalog_id_of(catalog), objects)
     if job.blend_path and job.mesh_path and not blocks():
         _store_in_helper(context, job, names, place, about, catalog, game)
-        return ""
+        return None
     return _store_here(context, job, objects, place, about, catalog)
 
 
@@ -76,7 +80,7 @@ def asset_about(job: Job, catalog_id: str, objects: list[bpy.types.Object]) -> d
     request = job.request
     first: Any = objects[0]  # its custom properties (the stubs type ID.items() as returning None)
     return {
-        "name": first.name if len(objects) == 1 else f"Kiln {request.label[:40]}",
+        "name": first.name if len(objects) == 1 else shorten(f"Kiln {request.label}", NAME_CHARS),
         "description": request.prompt if request.kind is JobKind.TEXT else request.label,
         "catalog_id": catalog_id,
         "tags": ["Kiln", str(request.kind)],
@@ -103,7 +107,7 @@ def _store_here(
     place: Shelf,
     about: dict[str, Any],
     catalog: str,
-) -> str:
+) -> Said | None:
     """Write the result's asset on this thread; a sentence when it could not (said once)."""
     roots = [obj for obj in objects if obj.parent is None]
     shift = roots[0].location.copy() if roots else Vector()
@@ -129,7 +133,8 @@ def _store_here(
     return _index_problem(context)
 
 
-#: What the worker says: None (no helper could run: write it here), "" (kept) or why it was not.
+#: What the worker says: None (no helper could run: write it here), "" (kept) or why it was not
+#: (for the console and Copy Details: the artist reads Kiln's own sentence).
 StoreOutcome = str | None
 
 
@@ -179,29 +184,30 @@ def _store_in_helper(
                 fs.discard(temp)
         return ""
 
-    def done(said: StoreOutcome) -> None:
-        if said is None:  # no helper could run after all: here, if the objects are still in this file
+    def done(outcome: StoreOutcome) -> None:
+        said: Said | None
+        if outcome is None:  # no helper could run after all: here, if the objects are still in this file
             objects = [bpy.data.objects[n] for n in names if n in bpy.data.objects]
-            said = _store_here(bpy.context, job, objects, place, about, catalog) if objects else ""
-        elif said:
-            said = _failed(None, job, said)
+            said = _store_here(bpy.context, job, objects, place, about, catalog) if objects else None
+        elif outcome:
+            said = _failed(None, job, outcome)
         else:
             said = _index_problem(None)
-        if said:
+        if said is not None:
             announce("WARNING", said, logged=True)
 
     follow("library", work, done)
 
 
-def _failed(context: bpy.types.Context | None, job: Job, exc: Exception | str) -> str:
+def _failed(context: bpy.types.Context | None, job: Job, exc: Exception | str) -> Said | None:
     global _said_failure
     log.warning("Could not add task %s to the Kiln library: %s", job.task_id, exc)
     if _said_failure:
-        return ""
+        return None
     _said_failure = True
-    return f"Kiln could not keep this result in its asset library ({library.library_dir(context)}): {exc}"
+    return message(words.LIBRARY_NOT_KEPT, folder=str(library.library_dir(context)), details=str(exc))
 
 
-def _index_problem(context: bpy.types.Context | None) -> str:
+def _index_problem(context: bpy.types.Context | None) -> Said | None:
     problems = library.index(context).problems
-    return str(problems.pop(0)) if problems else ""
+    return problems.pop(0) if problems else None

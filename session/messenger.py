@@ -3,17 +3,19 @@
 The bottom of ``session/``: it imports no other session module, so every one of them (the watcher,
 the engine's runtime, scene import, batch and export outcomes) can say something without an import
 cycle. The status bar is reached through the ``kiln.announce`` operator (``operators.announce``),
-asked for by name. Every sentence an operator or a timer shows starts with ``PREFIX``, so the
-status bar says who is speaking.
+asked for by name. Every sentence is said here from the catalogue (``sentence``), in the artist's
+language, after Kiln's name.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
+from ..api.words import catalogue as words
+from ..language import Said, said
 from ..main_thread import later
 
 if TYPE_CHECKING:
@@ -24,22 +26,32 @@ Report = tuple["WmReportItems", str]
 
 log = logging.getLogger(__name__)
 
-#: What every sentence Kiln shows starts with.
-PREFIX = "Kiln: "
 #: Seconds before queued sentences are shown when no beat of the watcher comes first.
 FLUSH_SECONDS = 0.0
 
 _queued: list[Report] = []
 
 
-def refuse(op: bpy.types.Operator, sentence: str) -> set[OperatorResult]:
-    """The one way an operator says no: the sentence as an error (a script gets it in the
-    RuntimeError, the artist in the status bar), prefixed with ``PREFIX``, and ``{'CANCELLED'}``."""
-    op.report({"ERROR"}, f"{PREFIX}{sentence}")
+def sentence(what: Said, /, **values: Any) -> str:
+    """What the status bar shows: the sentence in the artist's language after Kiln's name, the one
+    place that name is put before a sentence (``REPORT``), so the status bar says who is speaking."""
+    return said(words.REPORT, as_report=True, sentence=said(what, as_report=True, **values))
+
+
+def refuse(op: bpy.types.Operator, *reasons: Said, **values: Any) -> set[OperatorResult]:
+    """The one way an operator says no: each reason as an error (a script gets them all in the
+    RuntimeError, the artist in the status bar) and ``{'CANCELLED'}``; ``values`` fill them."""
+    for reason in reasons:
+        op.report({"ERROR"}, sentence(reason, **values))
     return {"CANCELLED"}
 
 
-def announce(level: WmReportItems, message: str, *, logged: bool = False) -> None:
+def tell(op: bpy.types.Operator, level: WmReportItems, what: Said, /, **values: Any) -> None:
+    """An operator's report that is not a refusal (what it did, a warning)."""
+    op.report({level}, sentence(what, **values))
+
+
+def announce(level: WmReportItems, what: Said, /, *, logged: bool = False, **values: Any) -> None:
     """Put a sentence in the status bar from code with no operator to report through (timers).
 
     In background mode there is no status bar and no timer to show it: the sentence goes to the
@@ -47,6 +59,7 @@ def announce(level: WmReportItems, message: str, *, logged: bool = False) -> Non
     it, and a pipeline's log has it), unless the caller has ``logged`` it already. It is queued
     there too, for a watcher tick called directly.
     """
+    message = sentence(what, **values)
     _queued.append((level, message))
     if bpy.app.background:
         if not logged:

@@ -78,7 +78,7 @@ def _announce(problems: list[str]) -> None:
     if not problems:
         return
     for sentence in problems:
-        messenger.announce("WARNING", f"{messenger.PREFIX}{sentence}")
+        messenger.announce("WARNING", sentence)
 
 
 def current_origin() -> str:

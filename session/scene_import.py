@@ -22,8 +22,10 @@ from ..api.features.blockout import Fit, ImportOptions
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
-from ..api.words import shorten
+from ..api.words import catalogue as words
+from ..api.words import english, message, shorten
 from ..helper_blender import game_ready
+from ..language import report
 from . import messenger, state
 from .arguments import preferred_options
 from .placement import Placement, append_blend, place
@@ -36,7 +38,11 @@ NAME_CHARS = 40
 
 
 class ImportFailed(Exception):
-    """The importer rejected the file; carries a sentence for the artist."""
+    """The mesh could not be brought into the scene; ``message`` is the sentence for the job."""
+
+    def __init__(self, entry: str, /, *, details: str = "") -> None:
+        super().__init__(english(entry))
+        self.message = message(entry, details=details)
 
 
 def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
@@ -57,14 +63,16 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
         new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label)
         _say_in_place_once()
     if not new_objects:
-        raise ImportFailed(f"The mesh of task {job.task_id} contained nothing to import.")
+        raise ImportFailed(words.IMPORT_NOTHING, details=f"task {job.task_id}: no object in {job.mesh_path}")
     # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
     # an engine's names) by the engine's convention, which the helper already gave them.
     if not job.request.placeholder and not game.builds_outputs:
         new_objects = name_after_request(new_objects, object_name(job))
     for obj in new_objects:
         _stamp(obj, job)
-    place(context, new_objects, how, undo=f"Kiln: import {job.request.label[:40]}")
+    place(
+        context, new_objects, how, undo=report(words.UNDO_IMPORT, name=shorten(job.request.label, NAME_CHARS))
+    )
     return [obj.name for obj in new_objects]
 
 
@@ -76,7 +84,7 @@ def object_name(job: Job) -> str:
     if request.kind is JobKind.TEXT:
         return shorten(request.prompt, NAME_CHARS) or "Kiln result"
     if request.kind is JobKind.TASK:
-        return shorten(f"Kiln task {job.task_id}", NAME_CHARS)
+        return shorten(english(words.TASK_OBJECT_NAME, id=job.task_id), NAME_CHARS)
     source = request.blender_image or request.image_path or request.image_url.split("?", 1)[0]
     # An image path may come from another system: either separator ends the folder part.
     stem = PurePosixPath(PureWindowsPath(source).name).stem if source else ""
@@ -101,17 +109,13 @@ def _import_glb(job: Job) -> list[bpy.types.Object]:
     """Blender's glTF importer, here on the UI thread: the artist's choice, or no helper could run."""
     path = Path(job.mesh_path)
     if not path.is_file():
-        raise ImportFailed(
-            f"The downloaded mesh for task {job.task_id} is missing from the cache. Press Retry."
-        )
+        raise ImportFailed(words.IMPORT_MESH_MISSING, details=f"task {job.task_id}: {path} is gone")
     before = set(bpy.data.objects)
     try:
         bpy.ops.import_scene.gltf(filepath=str(path))
     except RuntimeError as exc:
         log.warning("glTF import of %s failed: %s", path, exc)
-        raise ImportFailed(
-            f"Blender could not read the mesh of task {job.task_id} (the file is damaged). Press Retry."
-        ) from exc
+        raise ImportFailed(words.IMPORT_DAMAGED, details=f"task {job.task_id}: {exc}") from exc
     return [obj for obj in bpy.data.objects if obj not in before]
 
 
@@ -134,8 +138,7 @@ def _append_prepared(job: Job, *, fall_back: bool) -> list[bpy.types.Object] | N
             return None
         log.warning("Could not append %s: %s", path, exc)
         raise ImportFailed(
-            f"Kiln could not open the file its helper Blender made for task {job.task_id} "
-            "(the disk may be full or the cache was cleared). Press Retry."
+            words.IMPORT_PREPARED_UNREADABLE, details=f"task {job.task_id}: {path}: {exc}"
         ) from exc
     finally:
         # One try, no wait (this is the UI thread): a file locked on Windows by an antivirus or a
@@ -148,7 +151,7 @@ def _say_in_place_once() -> None:
     """No helper could run, so the mesh was imported here: tell the artist, once per session."""
     notice = in_place_notice.take()
     if notice:  # logged when a worker found no helper
-        messenger.announce("WARNING", f"{messenger.PREFIX}{notice}", logged=True)
+        messenger.announce("WARNING", notice, logged=True)
 
 
 def _stamp(obj: bpy.types.Object, job: Job) -> None:

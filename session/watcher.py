@@ -26,6 +26,7 @@ from bpy.app.handlers import persistent
 from .. import preferences
 from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobState
+from ..api.words import catalogue as words
 from ..drawing import tag_redraw
 from . import batches, library_store, messenger, runtime, state
 from .blocking import blocks
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 BUSY_SECONDS = 0.25
 #: Seconds between beats otherwise: cheap, and no job goes unnoticed for long.
 IDLE_SECONDS = 1.0
-UNEXPECTED_ERROR = "Kiln hit an unexpected error while updating jobs; see the system console"
+UNEXPECTED_ERROR = words.WATCHER_UNEXPECTED
 
 #: Work rooms above this one do on each beat, on the main thread (the agents' calls): each returns
 #: how many seconds it wants at most until the next beat, or None when it does not mind.
@@ -95,13 +96,17 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     try:
         names = import_job(context, job, game)
     except ImportFailed as exc:
-        engine.mark_failed(job.id, str(exc))
-        return "ERROR", f"Kiln: {exc}"
+        engine.mark_failed(job.id, exc.message)
+        return "ERROR", messenger.sentence(exc.message)
     engine.mark_imported(job.id, names, into=runtime.current_origin())
     kept = library_store.store(context, job, names, game)
-    if kept:
+    if kept is not None:
         messenger.announce("WARNING", kept, logged=True)  # library_store.store has logged it
-    return "INFO", f"Kiln: “{job.request.label[:40]}” is in the scene ({job.triangles or 0:,} triangles)"
+    if job.triangles:
+        return "INFO", messenger.sentence(
+            words.IMPORTED_WITH_TRIANGLES, name=job.request.label, n=job.triangles
+        )
+    return "INFO", messenger.sentence(words.IMPORTED_ONE, name=job.request.label)
 
 
 def tick(context: bpy.types.Context) -> list[Report]:
@@ -116,12 +121,12 @@ def tick(context: bpy.types.Context) -> list[Report]:
     auto_import = preferences.get(context).auto_import
     for event in events:
         if event.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN, JobState.TIMED_OUT) and event.message:
-            messages.append(("WARNING", f"Kiln: {event.message}"))
+            messages.append(("WARNING", messenger.sentence(event.message)))
         elif event.state is JobState.READY:
             job = engine.get(event.job_id)
             if job is not None and not (auto_import and _importable_here(job)):
                 messages.append(
-                    ("INFO", f"Kiln: “{job.request.label[:40]}” is ready: press Import in the Kiln panel")
+                    ("INFO", messenger.sentence(words.READY_PRESS_IMPORT, name=job.request.label))
                 )
     ready = _next_import(engine, auto_import)
     if ready is not None:

@@ -72,19 +72,44 @@ def base_name(name: str) -> str:
     return _NUMERIC_SUFFIX.sub("", name).strip()
 
 
-def job_source(name: str, prompt: object = None, image: object = None) -> JobSource | None:
-    """The job a placeholder asks for: ``kiln_image`` first, then ``kiln_prompt``, then its name.
+#: The names Blender gives new objects (its primitives, curves, lights, cameras…), in English; the
+#: Blender side adds their translations when Blender names new data in the artist's language.
+DEFAULT_NAMES = frozenset(
+    {
+        *("Plane", "Cube", "Circle", "Sphere", "Icosphere", "Cylinder", "Cone", "Torus", "Grid", "Suzanne"),
+        *("BezierCurve", "BezierCircle", "NurbsCurve", "NurbsCircle", "NurbsPath", "Curve", "Mball"),
+        *("SurfCurve", "SurfCircle", "SurfPatch", "SurfCylinder", "SurfSphere", "SurfTorus", "Surface"),
+        *("Text", "Volume", "Armature", "Lattice", "Empty", "Image", "Camera", "Speaker", "Field"),
+        *(
+            "Light",
+            "Point",
+            "Sun",
+            "Spot",
+            "Area",
+            "IrradianceVolume",
+            "ReflectionCubemap",
+            "ReflectionPlane",
+        ),
+        *("GPencil", "Stroke", "Grease Pencil", "PointCloud", "Curves"),
+    }
+)
+#: Object kinds that are never a placeholder, whatever they carry: nothing generated can stand in for them.
+NEVER_PLACEHOLDERS = frozenset({"CAMERA", "LIGHT", "LIGHT_PROBE", "LIGHTPROBE", "SPEAKER"})
 
-    None when nothing usable is left (a name that is only a number, empty properties).
-    """
+
+def has_default_name(name: str, defaults: frozenset[str] = DEFAULT_NAMES) -> bool:
+    """Whether the object still has a name Blender gave it (``Cube``, ``Cube.001``…): nobody named it."""
+    return base_name(name) in defaults
+
+
+def job_source(prompt: object = None, image: object = None) -> JobSource | None:
+    """The job a placeholder is marked with: ``kiln_image`` first, then ``kiln_prompt``; None when
+    it is not marked (an object's name alone asks for nothing: a click must never pay for one)."""
     if isinstance(image, str) and image.strip():
         return JobSource("image", image.strip())
     if isinstance(prompt, str) and prompt.strip():
         return JobSource("text", prompt.strip())
-    words = base_name(name)
-    if not words or words.replace(".", "").isdigit():
-        return None
-    return JobSource("text", words)
+    return None
 
 
 def fit_scale(placeholder: Box, result: Box, fit: Fit) -> float:

@@ -734,3 +734,342 @@ AGENT_SPENT_CREDITS = Plural("Spent {spent} of {n} credit", "Spent {spent} of {n
 AGENT_STARTED_JOBS = Plural("Started {started} of {n} job", "Started {started} of {n} jobs")
 AGENT_UNPRICED_JOBS = Plural("{n} job of unknown price", "{n} jobs of unknown price")
 AGENT_ASKED_FOR = "Asked for by an agent ({agent})"
+
+# ---------------------------------------------------------------------------- the status bar
+
+#: Every sentence Kiln puts in the status bar or an operator's report: who is speaking, then what.
+REPORT = "Kiln: {sentence}"
+
+# ------------------------------------------------------------------- connecting (the first step)
+
+SETUP_HEADING = "Before Kiln can make a mesh:"
+SETUP_ADD_KEY = "Add your API key"
+SETUP_ADD_ADDRESS = "Add the service address"
+SETUP_GO_ONLINE = "Let Blender go online"
+SETUP_OPEN_PREFERENCES = Label(
+    "Open Kiln Preferences", "Kiln's preferences, where the key and the service address go"
+)
+SETUP_NO_KEY = "No API key is set: add yours in Kiln's preferences (Edit ▸ Preferences ▸ Add-ons ▸ Kiln)."
+SETUP_NO_ADDRESS = (
+    "No service address is set: add it in Kiln's preferences (Edit ▸ Preferences ▸ Add-ons ▸ Kiln)."
+)
+SETUP_OFFLINE = (
+    "Online access is off, so Kiln cannot reach the service: turn on Allow Online Access "
+    "(Edit ▸ Preferences ▸ System ▸ Network)."
+)
+SETUP_OFFLINE_MODE = (
+    "Online access is off because Blender was started with --offline-mode: start it without that option "
+    "to reach the service."
+)
+
+# ------------------------------------------------------------------------- launching a job
+
+GENERATING = "Generating “{name}”"
+IMPORTED_ONE = "“{name}” is in the scene."
+JOB_DID_NOT_FINISH = "The job did not finish."
+
+# ---------------------------------------------------------------------- the generate operators
+
+OP_GENERATE_FROM_TEXT = Label(
+    "Generate from Text", "Make a 3D mesh from a text prompt; it appears in the scene when it is ready"
+)
+OP_GENERATE_FROM_IMAGE = Label(
+    "Generate from Image", "Make a 3D mesh from one concept image (a file, a Blender image or a web address)"
+)
+ARG_PROMPT = Label("Prompt", "What to make, in plain words, for example “a weathered oak chair”")
+ARG_PROVIDER = Label(
+    "Image Model Provider",
+    "Who draws the reference views the mesh is made from; empty lets the service choose",
+)
+ARG_QUALITY = Label(
+    "Image Model Quality", "How carefully the reference views are drawn; empty lets the service choose"
+)
+ARG_IMAGE_FILE = Label("Image File", "A PNG, JPEG or WebP file to send")
+ARG_BLENDER_IMAGE = Label("Blender Image", "Any image in this .blend file, Render Result included")
+ARG_IMAGE_URL = Label("Image Address", "A public https:// address of the image; the service fetches it")
+ARG_WEBHOOK_URL = Label(
+    "Webhook Address", "An https:// address the service calls when the mesh is done (optional)"
+)
+CHOOSE_ONE_IMAGE = "Choose exactly one image: a file, a Blender image or a web address."
+CONFIRM_GENERATE = Label("Generate", "Send it")
+LIBRARY_OFFER_REPORT = (
+    "“{name}” was already generated on {date}: in the Kiln panel, press Use It (free) or Generate Anyway."
+)
+
+# -------------------------------------------------------------------------------- blockout
+
+BLOCKOUT_NOT_A_SHAPE = "“{name}” is a camera, a light or the like: it cannot be a placeholder."
+BLOCKOUT_DEFAULT_NAME = (
+    "“{name}” still has the name Blender gave it: mark it as a placeholder (which names it) to use it."
+)
+BLOCKOUT_NOT_MARKED = "“{name}” is not marked as a placeholder: select it and press Mark as Placeholder."
+BLOCKOUT_SKIPPED = "“{name}” was skipped: {reason}"
+
+# ------------------------------------------------------------------------- what things cost
+
+SPEND_TITLE = "Spend Credits?"
+SPEND_QUESTION = Plural("Send {n} job? It costs {cost}.", "Send {n} jobs? Together they cost {cost}.")
+OVER_LIMIT = Plural(
+    "This would cost {cost}, more than the {n:,} credit allowed (max_credits), so nothing was sent.",
+    "This would cost {cost}, more than the {n:,} credits allowed (max_credits), so nothing was sent.",
+)
+OVER_LIMIT_UNKNOWN_PRICE = Plural(
+    "The price of {n} text job is unknown, so Kiln cannot tell whether the run stays within the {limit:,} "
+    "credits allowed (max_credits): nothing was sent. Set the Text-to-3D Price in Kiln's preferences.",
+    "The price of {n} text jobs is unknown, so Kiln cannot tell whether the run stays within the {limit:,} "
+    "credits allowed (max_credits): nothing was sent. Set the Text-to-3D Price in Kiln's preferences.",
+)
+OP_MARK_PLACEHOLDER = Label(
+    "Mark as Placeholder",
+    "Mark the selected objects as placeholders: say what each should become, and Generate from Selection "
+    "replaces them with it",
+)
+ARG_PLACEHOLDER_PROMPT = Label("Becomes", "What the placeholder should become, in plain words")
+MARK_SELECT_FIRST = "Select the objects to mark first."
+MARK_CONFIRM = "Mark"
+MARK_SAY_WHAT = "Say what the placeholder should become, for example “a wooden barrel”."
+MARK_NOTHING_MARKABLE = "Cameras and lights cannot be placeholders: select the shapes to replace."
+MARKED = Plural("1 placeholder asks for “{prompt}”.", "{n} placeholders ask for “{prompt}”.")
+OP_GENERATE_FROM_SELECTION = Label(
+    "Generate from Selection",
+    "Make a mesh for every selected placeholder and put it in the placeholder's place",
+)
+BLOCKOUT_NEW_VARIANTS = Plural(
+    "1 of them already has a result: it gets a new variant, sent again.",
+    "{n} of them already have a result: they get new variants, sent again.",
+)
+BLOCKOUT_NOTHING_TO_SEND = "No selected object is a placeholder, so nothing was sent."
+BLOCKOUT_ALL_FROM_LIBRARY = Plural(
+    "1 placeholder was filled from the Kiln library (free).",
+    "{n} placeholders were filled from the Kiln library (free).",
+)
+BLOCKOUT_GENERATING = Plural("Generating 1 placeholder's mesh.", "Generating meshes for {n} placeholders.")
+JOB_NOT_IN_SCENE = "“{name}” is not in the scene: {reason}"
+BLOCKOUT_NONE_REPLACED = "No placeholder was replaced."
+BLOCKOUT_REPLACED = Plural("Replaced {n} of {total} placeholder.", "Replaced {n} of {total} placeholders.")
+OP_VARIANT_NEXT = Label("Next Variant", "Show the next variant of the active placeholder, hiding the others")
+OP_VARIANT_PREVIOUS = Label(
+    "Previous Variant", "Show the previous variant of the active placeholder, hiding the others"
+)
+OP_VARIANT_KEEP = Label("Keep Variant", "Keep the variant shown and delete the others")
+VARIANT_NOT_A_PLACEHOLDER = "The active object is no placeholder and no result of one."
+VARIANT_NONE = "“{name}” has no variant yet."
+VARIANT_SHOWN = "“{name}” shows variant {n}."
+VARIANT_NONE_SHOWN = "No variant of “{name}” is shown, so none was deleted."
+VARIANT_KEPT = Plural(
+    "Kept variant {shown} of “{name}” and deleted the other one.",
+    "Kept variant {shown} of “{name}” and deleted the {n} others.",
+)
+VARIANT_ONLY_ONE = "“{name}” has only the variant shown: nothing was deleted."
+
+# ------------------------------------------------------------------------ the Generate panel
+
+PANEL_GENERATE = "Generate"
+PANEL_ADVANCED = "Advanced"
+PANEL_BLOCKOUT = "Blockout"
+PROMPT_PLACEHOLDER = "Describe the object, for example a red chair"
+PROMPT_FROM_TEXT = Plural(
+    "Sends the {n} character of the Text block “{name}” (Advanced).",
+    "Sends all {n:,} characters of the Text block “{name}” (Advanced).",
+)
+PROMPT_FROM_TEXT_BLOCK = "A long prompt from a Text block:"
+IMAGE_URL_FETCHED = "The service fetches this address itself."
+CHOOSE_IMAGE_FILE = "Choose an image file (PNG, JPEG or WebP)."
+CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included)."
+GENERATE_WITH_COST = "Generate · {cost}"
+TEXT_PRICE_UNKNOWN = "The service does not publish its text price."
+SET_PRICE = "Set It"
+SERVICE_VALUES_UNPUBLISHED = "Free text: the service does not list the values it takes."
+BATCH_FROM_FILE = "Batch from File…"
+BLOCKOUT_HINT = (
+    "Select shapes that stand in for meshes to come, press Mark as Placeholder and say what each should "
+    "become; Generate from Selection then replaces them."
+)
+BLOCKOUT_JOBS = Plural("1 placeholder: {cost}", "{n} placeholders: {cost}")
+BLOCKOUT_NOT_PLACEHOLDERS = Plural(
+    "{n} selected object is not a placeholder and is left out.",
+    "{n} selected objects are not placeholders and are left out.",
+)
+VARIANT_POSITION = "“{name}”: variant {shown} of {n}"
+VARIANT_HIDDEN = Plural("“{name}”: {n} variant, none shown", "“{name}”: {n} variants, none shown")
+KEEP = "Keep"
+
+# --------------------------------------------------------------------------- the Jobs panel
+
+PANEL_JOBS = "Jobs"
+NO_JOBS_YET = "No jobs yet: press Generate above."
+IMPORT_AGAIN = "Import Again"
+
+# ------------------------------------------------------------------------------ job actions
+
+OP_STOP_WAITING = Label(
+    "Stop Waiting",
+    "Stop waiting for this job. The service cannot cancel a task: it may still run there and be charged",
+)
+OP_RETRY = Label("Retry", "Send the same request again as a new job (it costs credits again)")
+OP_RESUME = Label("Resume", "Check on this job again, after it gave up waiting or lost its connection")
+OP_ADD_BY_ID = Label(
+    "Add Job by ID…",
+    "Add a job by its task id (one started on another computer, or copied from the service's dashboard): "
+    "Kiln follows it and brings the mesh in when it is done",
+)
+ARG_TASK_ID = Label("Task ID", "The task's id, as the service's dashboard or Copy Details shows it")
+ARG_JOB_NAME = Label("Name", "What the job is called in the list")
+ADDED_JOB_NAME = "Job {id}"
+ENTER_TASK_ID = "Enter the task id of the job to add."
+OP_IMPORT = Label("Import", "Bring this job's mesh into the current scene")
+OP_REMOVE = Label("Remove", "Take this job off the list (what it put in the scene stays)")
+OP_CLEAR_FINISHED = Label("Clear Finished", "Take every finished, failed or stopped job off the list")
+OP_COPY_DETAILS = Label(
+    "Copy Details",
+    "Copy what support needs to know about this job (its task id, what happened) to the clipboard",
+)
+DETAILS_COPIED = "The job's details are on the clipboard."
+OP_OPEN_CACHE_FOLDER = Label(
+    "Open Cache Folder", "Open the folder where Kiln keeps downloaded meshes and previews"
+)
+OP_WAIT_JOBS = Label(
+    "Wait for Kiln Jobs",
+    "Background mode: wait until this Blender's jobs are in the scene or have failed. With a window: make "
+    "sure they are followed",
+)
+ARG_JOB_IDS = Label(
+    "Job IDs",
+    "Ids of the jobs to wait for and bring in, separated by commas (other Blenders' jobs too). "
+    "Empty: the jobs this Blender started",
+)
+JOB_GONE = "That job is no longer in the list."
+JOB_STILL_RUNNING = "This job is still running."
+NOTHING_TO_RESUME = "There is nothing to resume for this job."
+NO_MESH_YET = "This job has no mesh to bring in yet."
+NO_JOB_WITH_ID = "No job with the id {ids} is in the list."
+
+# ------------------------------------------------------------------------------------ batch
+
+OP_GENERATE_BATCH = Label(
+    "Generate Batch",
+    "Make a mesh for every line of a prompt file (.txt: a prompt a line; .csv: a prompt or an image a line)",
+)
+ARG_PROMPT_FILE = Label(
+    "Prompt File", "A .txt file with a prompt a line, or a .csv file with a prompt or an image a line"
+)
+ARG_SUMMARY_FILE = Label(
+    "Summary File", "Write a summary here when every job is done, with a review sheet beside it (optional)"
+)
+CONFIRM_SEND = Label("Send", "Send the jobs")
+BATCH_NOTHING_USABLE = "{file} has no usable line, so nothing was sent."
+BATCH_SENDING = Plural("{file}: {n} job, {cost}.", "{file}: {n} jobs, {cost}.")
+BATCH_FROM_LIBRARY = Plural(
+    "1 line comes from the Kiln library (free).", "{n} lines come from the Kiln library (free)."
+)
+BATCH_ALL_FROM_LIBRARY = "{file}: every line came from the Kiln library, so nothing was sent."
+BATCH_GENERATING = Plural("Generating 1 mesh from {file}.", "Generating {n} meshes from {file}.")
+BATCH_NONE_SUCCEEDED = "No job of {file} succeeded ({outcome})."
+BATCH_DONE = "{file}: {outcome}"
+BATCH_OUTCOME = Plural("{n} of {total} is in the scene", "{n} of {total} are in the scene")
+BATCH_OUTCOME_NO_SUMMARY = Plural(
+    "{n} of {total} is in the scene; the summary could not be written to {path}",
+    "{n} of {total} are in the scene; the summary could not be written to {path}",
+)
+
+# ----------------------------------------------------------------------------------- export
+
+OP_EXPORT = Label(
+    "Export…",
+    "Export this job's result for a game engine: its fix-ups, LODs and collision, named for the engine",
+)
+ARG_EXPORT_FOLDER = Label("Folder", "Where the export is written")
+EXPORT_NO_MESH = "This job has no downloaded mesh to export: press Retry, or Import first."
+EXPORT_CHOOSE_FOLDER = "Choose a folder to export to."
+EXPORTING = "Exporting “{name}”…"
+EXPORT_FAILED = "The export to {folder} failed: see the system console for why."
+EXPORTED = "Exported {files} to {folder}."
+
+# ------------------------------------------------------------------- the preferences' buttons
+
+OP_TEST_CONNECTION = Label(
+    "Test Connection",
+    "Ask the service whether it answers and takes the key (it costs no credits); the answer appears below",
+)
+CONNECTION_TEST_RUNNING = "A connection test is already running."
+OP_CLEAR_CACHE = Label(
+    "Clear Cache",
+    "Delete downloaded meshes and previews; files of jobs still running or not yet in the scene are kept",
+)
+CACHE_CLEARED = Plural("Removed {n} cached file ({size}).", "Removed {n} cached files ({size}).")
+OP_ANNOUNCE = Label("Kiln Announcement", "Show Kiln's sentences in the status bar")
+
+# ---------------------------------------------------------------------------- the preferences
+
+PREFS_CONNECT_GUIDE = (
+    "To connect, Kiln needs your API key and the service's address: both are on the service's dashboard "
+    "(API Keys ▸ Create Secret Key). Paste them below, then press Test Connection."
+)
+PREFS_KEY_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this key."
+PREFS_ADDRESS_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this address."
+PREFS_JOBS = "Jobs"
+PREFS_IMPORT = "Import"
+PREFS_SHAPE = "Shape"
+PREFS_FIXUPS = "Fix-ups"
+PREFS_CREDITS = "Credits"
+PREFS_LIBRARY = "Library"
+PREFS_CACHE_SIZE = "Downloaded meshes and previews take {size}."
+
+# ----------------------------------------------------------------- a result into the scene
+
+IMPORT_NOTHING = "The downloaded mesh holds nothing to bring into the scene. Press Retry to make it again."
+IMPORT_MESH_MISSING = (
+    "The downloaded mesh is no longer in Kiln's cache (it may have been cleared). Press Retry."
+)
+IMPORT_DAMAGED = "Blender could not read the downloaded mesh: the file is damaged. Press Retry."
+IMPORT_PREPARED_UNREADABLE = (
+    "Kiln could not open the copy of the mesh it had prepared (the disk may be full, or the cache was "
+    "cleared). Press Retry."
+)
+UNDO_IMPORT = "Import “{name}” (Kiln)"
+UNDO_REUSE = "Reuse “{name}” (Kiln)"
+TASK_OBJECT_NAME = "Kiln task {id}"
+IMPORTED_WITH_TRIANGLES = Plural(
+    "“{name}” is in the scene ({n:,} triangle).", "“{name}” is in the scene ({n:,} triangles)."
+)
+READY_PRESS_IMPORT = "“{name}” is ready: press Import in the Kiln panel."
+WATCHER_UNEXPECTED = "Kiln hit an unexpected problem while following its jobs; the system console says more."
+LIBRARY_COPY_UNREADABLE = "The library's copy of “{name}” could not be opened."
+LIBRARY_USED = "Used the library's copy of “{name}” from {date} (free)."
+LIBRARY_NOT_KEPT = (
+    "Kiln could not keep this result in its asset library ({folder}); the system console says why."
+)
+
+# -------------------------------------------------------------------- the panel's settings
+
+SETTING_SOURCE = Label("Source", "What the mesh is made from")
+SOURCE_TEXT = Label("Text", "Describe the object in words")
+SOURCE_IMAGE = Label("Image", "Start from one concept image")
+SETTING_LONG_PROMPT = Label(
+    "Long Prompt", "Send the whole text of this Text block as the prompt (write it in the Text Editor)"
+)
+SETTING_IMAGE_FROM = Label("Image From", "Where the concept image comes from")
+IMAGE_FROM_FILE = Label("File", "An image file on this computer")
+IMAGE_FROM_BLENDER = Label("Blender", "An image in this .blend file, Render Result included")
+IMAGE_FROM_URL = Label("Web", "A public https:// address of an image")
+SETTING_IMAGE = Label("Image", "An image in this .blend file to send (saved as a PNG first)")
+FILTER_ALL = Label("All", "Every job")
+FILTER_ACTIVE = Label("Active", "Jobs being sent, made or downloaded")
+FILTER_DONE = Label("Done", "Jobs with a mesh: ready or in the scene")
+FILTER_FAILED = Label(
+    "Failed", "Jobs that failed, were stopped, gave up waiting or may not have reached the service"
+)
+SETTING_ACTIVE_JOB = "Active Job"
+SETTING_SHOW = "Show"
+ALREADY_GENERATED = "Already generated on {date}:"
+USE_IT_FREE = "Use It (Free)"
+GENERATE_ANYWAY = "Generate Anyway"
+
+# -------------------------------------------------------------- a Blender without Kiln's modules
+
+MODULES_MISSING = Plural(
+    "Kiln needs the Python module {names}, which this Blender's Python lacks. Blender from blender.org "
+    "includes it; on Debian or Ubuntu install {packages}, then restart Blender.",
+    "Kiln needs the Python modules {names}, which this Blender's Python lacks. Blender from blender.org "
+    "includes them; on Debian or Ubuntu install {packages}, then restart Blender.",
+)

@@ -5,33 +5,33 @@ from __future__ import annotations
 import pytest
 
 from api.features.blockout import (
+    DEFAULT_NAMES,
     Box,
     JobSource,
     empty_box,
     fit_into,
     fit_scale,
+    has_default_name,
     job_source,
     scaled_box,
     variant_after,
 )
 
 
-def test_the_prompt_is_the_name_without_its_numeric_suffix() -> None:
-    assert job_source("Barrel.003") == JobSource("text", "Barrel")
-    assert job_source("Old crate") == JobSource("text", "Old crate")
-    assert job_source("v1.5 lamp.012") == JobSource("text", "v1.5 lamp")
+def test_only_a_marked_object_asks_for_a_job_never_its_name() -> None:
+    assert job_source() is None  # "Barrel.003" or "a red chair" as a name alone asks for nothing
+    assert job_source(prompt=" a red chair ") == JobSource("text", "a red chair")
+    assert job_source(prompt="a chair", image="chair.png") == JobSource("image", "chair.png")
+    assert job_source(prompt="   ", image="") is None
+    assert job_source(prompt=7) is None
 
 
-def test_custom_properties_win_over_the_name_and_an_image_over_a_prompt() -> None:
-    assert job_source("Cube.001", prompt=" a red chair ") == JobSource("text", "a red chair")
-    assert job_source("Cube", prompt="a chair", image="chair.png") == JobSource("image", "chair.png")
-    assert job_source("Cube", prompt="   ", image="") == JobSource("text", "Cube")
-
-
-def test_objects_with_nothing_to_ask_for_are_skipped() -> None:
-    assert job_source(".001") is None
-    assert job_source("123.004") is None
-    assert job_source("42", prompt=7) is None
+def test_blenders_default_names_with_their_suffixes_are_recognised() -> None:
+    for name in ("Cube", "Cube.001", "Plane.012", "Sphere", "Camera", "Light", "Suzanne.3"):
+        assert has_default_name(name), name
+    for name in ("Barrel", "Cube of cheese", "Old crate.001", "cube"):
+        assert not has_default_name(name), name
+    assert has_default_name("Würfel.002", DEFAULT_NAMES | {"Würfel"})  # Blender naming new data in German
 
 
 def test_contain_is_the_largest_uniform_scale_inside() -> None:

@@ -1,0 +1,69 @@
+"""Whether Kiln can reach the service, and what is missing when it cannot: all of it at once.
+
+An artist who has just installed Kiln may lack the key, the service address and Blender's online
+access together; the Sidebar names every missing thing in one box (``panels.generate``), each with
+what fixes it, and an operator refused for it says every missing thing at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+
+from .. import preferences
+from ..api.words import catalogue as words
+from ..language import report
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What Kiln still needs before it can send anything."""
+
+    key: bool = False
+    address: bool = False
+    online: bool = False
+    #: Online access is off because Blender was started with ``--offline-mode``: no switch turns it on.
+    offline_mode: bool = False
+
+    def __bool__(self) -> bool:
+        return self.key or self.address or self.online
+
+
+def missing(context: bpy.types.Context | None = None) -> Missing:
+    """What is missing now (nothing: ``Missing()``, which is false)."""
+    chosen = preferences.credentials(context)
+    offline = not bpy.app.online_access
+    return Missing(
+        key=not chosen.api_key,
+        address=not chosen.base_url,
+        online=offline,
+        offline_mode=offline and bpy.app.online_access_override,
+    )
+
+
+def setup_problems(context: bpy.types.Context | None = None) -> list[str]:
+    """Every missing thing, a catalogue sentence each (an operator refuses with them all); [] when none."""
+    lacking = missing(context)
+    found = [words.SETUP_NO_KEY] if lacking.key else []
+    found += [words.SETUP_NO_ADDRESS] if lacking.address else []
+    return found + ([offline_sentence()] if lacking.online else [])
+
+
+def offline_sentence() -> str:
+    """Why Kiln may not go online, and how to let it."""
+    return words.SETUP_OFFLINE_MODE if bpy.app.online_access_override else words.SETUP_OFFLINE
+
+
+class OnlineOperator(bpy.types.Operator):
+    """Base of every operator that reaches the service: greyed out while Blender's online access is off.
+
+    The reason shows on hover, and a script calling the operator gets it in the RuntimeError.
+    """
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        if bpy.app.online_access:
+            return True
+        cls.poll_message_set(report(offline_sentence()))
+        return False
