@@ -16,8 +16,9 @@ _working_rooms: tuple[ModuleType, ...] = ()
 
 def register() -> None:
     global _working_rooms
-    from . import dependencies, preferences
+    from . import dependencies, language, preferences
 
+    language.register()
     preferences.register()
     if not dependencies.check():
         return
@@ -31,7 +32,7 @@ def register() -> None:
 
 def unregister() -> None:
     global _working_rooms
-    from . import dependencies, main_thread, preferences
+    from . import dependencies, language, main_thread, preferences
 
     for room in reversed(_working_rooms):
         room.unregister()
@@ -39,3 +40,4 @@ def unregister() -> None:
     dependencies.forget()
     main_thread.forget()
     preferences.unregister()
+    language.unregister()

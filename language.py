@@ -1,30 +1,94 @@
 """Kiln's words on screen, in the artist's language: every catalogue entry is said through here.
 
 ``text`` for what a panel or the preferences draw, ``report`` for the status bar and an operator's
-reports, ``said`` for a stored ``Message`` (a job's error, a note). Each takes an entry of
-``api.words.catalogue`` and its values (never an assembled sentence), so a translation sees the
-sentence whole and a count picks its plural form. Call on the main thread only.
+reports, ``tip`` for a tooltip Kiln writes itself, ``data`` for a name Kiln gives new data, ``said``
+for a stored ``Message`` (a job's error, a note). Each takes an entry of ``api.words.catalogue`` and
+its values (never an assembled sentence), so a translation sees the sentence whole and a count picks
+its plural form in the artist's language.
+
+The translations (``api/words/po``, read by ``api.words.translations``) are registered with
+``bpy.app.translations``: Blender itself then translates Kiln's property names, tooltips, choices,
+operator and panel names, and every lookup here goes through Blender's ``pgettext_*``, so Blender's
+Translate Interface, Tooltips, Reports and New Data switches and a change of language take effect at
+the next redraw. Call on the main thread only.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Callable
 from typing import Any
 
-from .api.words import Entry, Message, Plural, english
+import bpy
+
+from .api.words import Entry, Message, Plural, fill
 from .api.words import catalogue as words
+from .api.words.translations import plural_context, table
+
+log = logging.getLogger(__name__)
 
 #: What can be said: a catalogue entry (with its values) or a stored message.
 Said = Entry | Message
 
+Lookup = Callable[..., Any]  # the stubs say pgettext_* return None; they return the text
+
+#: Each language's plural rule (count → form), filled at registration.
+_plural_rules: dict[str, Callable[[int], int]] = {}
+
+
+def register() -> None:
+    """Hand Kiln's translations to Blender (kept until ``unregister``)."""
+    try:
+        texts, rules = table()
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # a damaged file: English, and said
+        log.warning("Kiln's translations could not be read, so Kiln speaks English: %s", exc)
+        return
+    _plural_rules.update(rules)
+    bpy.app.translations.register(__package__, texts)
+
+
+def unregister() -> None:
+    _plural_rules.clear()
+    with contextlib.suppress(ValueError, RuntimeError):  # never registered (the files were unreadable)
+        bpy.app.translations.unregister(__package__)
+
+
+def _template(entry: Entry, lookup: Lookup, values: dict[str, Any]) -> str:
+    """The entry's template in the artist's language (English when translation is off or missing)."""
+    if not isinstance(entry, Plural):
+        return str(lookup(entry))
+    count = int(values.get("n", 0))
+    rule = _plural_rules.get(bpy.app.translations.locale)
+    if rule is not None:
+        translated = str(lookup(entry.other, plural_context(rule(count))))
+        if translated != entry.other:
+            return translated
+    return entry.form(count)
+
+
+def _say(entry: Entry, lookup: Lookup, values: dict[str, Any]) -> str:
+    return fill(_template(entry, lookup, values), values)
+
 
 def text(entry: Entry, /, **values: Any) -> str:
     """A catalogue entry as a panel draws it."""
-    return english(entry, **values)
+    return _say(entry, bpy.app.translations.pgettext_iface, values)
 
 
 def report(entry: Entry, /, **values: Any) -> str:
     """A catalogue entry as the status bar or an operator's report says it."""
-    return english(entry, **values)
+    return _say(entry, bpy.app.translations.pgettext_rpt, values)
+
+
+def tip(entry: Entry, /, **values: Any) -> str:
+    """A catalogue entry as a tooltip Kiln writes itself (a greyed-out button's reason)."""
+    return _say(entry, bpy.app.translations.pgettext_tip, values)
+
+
+def data(entry: Entry, /, **values: Any) -> str:
+    """A catalogue entry as the name of new data (a collection), when Blender translates new data."""
+    return _say(entry, bpy.app.translations.pgettext_data, values)
 
 
 def said(what: Said, /, *, as_report: bool = False, **values: Any) -> str:

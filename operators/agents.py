@@ -50,7 +50,7 @@ class KILN_OT_copy_agent_config(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         if serving.url():
             return True
-        cls.poll_message_set(language.text(words.AGENTS_NOT_RUNNING))
+        cls.poll_message_set(language.tip(words.AGENTS_NOT_RUNNING))
         return False
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:

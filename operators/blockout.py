@@ -15,7 +15,7 @@ from bpy.props import StringProperty
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
 from ..api.words import catalogue as words
-from ..language import report, said
+from ..language import report, said, tip
 from ..options import declare
 from ..session import job_requests, library, runtime, spending, variants, watcher
 from ..session.arguments import GameOutputProperties, ImportOptionProperties
@@ -60,7 +60,7 @@ class KILN_OT_mark_placeholder(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         if context.selected_objects:
             return True
-        cls.poll_message_set(report(words.MARK_SELECT_FIRST))
+        cls.poll_message_set(tip(words.MARK_SELECT_FIRST))
         return False
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
@@ -179,7 +179,7 @@ class _VariantOperator(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         if active_placeholder(context):
             return True
-        cls.poll_message_set(report(words.VARIANT_NOT_A_PLACEHOLDER))
+        cls.poll_message_set(tip(words.VARIANT_NOT_A_PLACEHOLDER))
         return False
 
 

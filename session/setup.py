@@ -13,7 +13,7 @@ import bpy
 
 from .. import preferences
 from ..api.words import catalogue as words
-from ..language import report
+from ..language import tip
 
 
 @dataclass(frozen=True)
@@ -65,5 +65,5 @@ class OnlineOperator(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         if bpy.app.online_access:
             return True
-        cls.poll_message_set(report(offline_sentence()))
+        cls.poll_message_set(tip(offline_sentence()))
         return False

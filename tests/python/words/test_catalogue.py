@@ -21,8 +21,16 @@ INTERNAL = re.compile(
     r"exception|stack|task id \{|jobs\.sqlite3|stdin|stdout|subprocess)\b",
     re.IGNORECASE,
 )
-#: Entries whose words speak to a script's author, where an argument's name is what they type.
-FOR_SCRIPTS = {"OVER_LIMIT", "OVER_LIMIT_UNKNOWN_PRICE", "OPTION_WAIT"}
+#: Entries whose words speak to a script's author (an argument's name is what they type) or to the one
+#: who sets up an address or an agent's client, where "http" is what they type.
+FOR_SCRIPTS = {
+    "OVER_LIMIT",
+    "OVER_LIMIT_UNKNOWN_PRICE",
+    "OPTION_WAIT",
+    "ADDRESS_NOT_HTTPS",
+    "AGENT_CLIENT_HTTP",
+    "AGENT_CLIENT_VSCODE",
+}
 
 
 def entries() -> dict[str, object]:
