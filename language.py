@@ -24,7 +24,7 @@ import bpy
 
 from .api.words import Entry, Message, Plural, fill
 from .api.words import catalogue as words
-from .api.words.translations import plural_context, table
+from .api.words.translations import KILN_CONTEXT, plural_context, table
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def unregister() -> None:
 def _template(entry: Entry, lookup: Lookup, values: dict[str, Any]) -> str:
     """The entry's template in the artist's language (English when translation is off or missing)."""
     if not isinstance(entry, Plural):
-        return str(lookup(entry))
+        return str(lookup(entry, KILN_CONTEXT))
     count = int(values.get("n", 0))
     rule = _plural_rules.get(bpy.app.translations.locale)
     if rule is not None:

@@ -1,12 +1,38 @@
-"""Class registration shared by the rooms."""
+"""Class registration shared by the rooms, and the one place Kiln's names get their translation context.
+
+Kiln's labels ("All", "Engine", "Info") are often words Blender also uses. Registered under Blender's
+default context, Kiln's translation would replace Blender's own wherever that word appears; so every
+operator, panel, menu, list and property Kiln registers is named in Kiln's own context
+(``api.words.translations.KILN_CONTEXT``), set here once as the classes are registered.
+"""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import bpy
 
+from .api.words.translations import KILN_CONTEXT
+
+
+def in_kiln_context(cls: type) -> type:
+    """``cls`` with its name and its properties' names looked up in Kiln's translation context."""
+    if (hasattr(cls, "bl_label") or hasattr(cls, "bl_idname")) and not getattr(
+        cls, "bl_translation_context", ""
+    ):
+        cls.bl_translation_context = KILN_CONTEXT  # type: ignore[attr-defined]
+    # Evaluated as Blender would (the modules say ``from __future__ import annotations``).
+    annotations: dict[str, Any] = dict(inspect.get_annotations(cls, eval_str=True))
+    for name, value in annotations.items():
+        keywords = getattr(value, "keywords", None)
+        if isinstance(keywords, dict) and "translation_context" not in keywords:
+            annotations[name] = value.function(**keywords, translation_context=KILN_CONTEXT)
+    cls.__annotations__ = annotations
+    return cls
+
 
 def classes_factory(classes: Sequence[type]) -> tuple[Callable[[], None], Callable[[], None]]:
-    """``bpy.utils.register_classes_factory`` with its real return type (the stubs say None)."""
-    return bpy.utils.register_classes_factory(classes)  # type: ignore[func-returns-value, return-value]
+    """``bpy.utils.register_classes_factory`` for Kiln's classes, each in Kiln's translation context."""
+    return bpy.utils.register_classes_factory([in_kiln_context(cls) for cls in classes])  # type: ignore[func-returns-value, return-value]

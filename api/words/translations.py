@@ -35,10 +35,11 @@ LOCALES: dict[str, str] = {
     "pt_BR": "nplurals=2; plural=(n > 1);",
 }
 
-#: The translation context Blender's own operator labels are looked up in (its "Operator" context).
-OPERATOR_CONTEXT = "Operator"
-#: Blender's default translation context, as ``bpy.app.translations`` names it.
-DEFAULT_CONTEXT = "*"
+#: Kiln's own translation context: its names never replace Blender's translation of the same word.
+KILN_CONTEXT = "Kiln"
+#: Blender's default translation context (tooltips are looked up there) and its operators' context.
+#: Only Kiln's tooltips go there too: long enough never to be one of Blender's own texts.
+BLENDER_CONTEXTS = ("*", "Operator")
 
 
 def plural_context(index: int) -> str:
@@ -213,9 +214,10 @@ def table(
 ) -> tuple[dict[str, dict[tuple[str, str], str]], dict[str, Callable[[int], int]]]:
     """What ``bpy.app.translations.register`` takes, and each language's plural rule.
 
-    Texts under Blender's default and operator contexts (a label is drawn, an operator named, a
-    tooltip shown from the same English); plural forms under ``plural_context(i)`` with the English
-    plural as the msgid. Untranslated and fuzzy entries are left out (Blender then shows English).
+    Every text under Kiln's context (``KILN_CONTEXT``: what ``language`` and Kiln's classes look up);
+    tooltips under Blender's contexts too (Blender looks tooltips up there); plural
+    forms under ``plural_context(i)`` with the English plural as the msgid. Untranslated and fuzzy
+    entries are left out (Blender then shows the English).
     """
     registered: dict[str, dict[tuple[str, str], str]] = {}
     rules: dict[str, Callable[[int], int]] = {}
@@ -229,8 +231,9 @@ def table(
                 for index, form in enumerate(entry.msgstr):
                     texts[(plural_context(index), entry.msgid_plural)] = form
             else:
-                texts[(DEFAULT_CONTEXT, entry.msgid)] = entry.msgstr[0]
-                texts[(OPERATOR_CONTEXT, entry.msgid)] = entry.msgstr[0]
+                texts[(KILN_CONTEXT, entry.msgid)] = entry.msgstr[0]
+                if entry.context.endswith(".tip"):
+                    texts.update({(context, entry.msgid): entry.msgstr[0] for context in BLENDER_CONTEXTS})
         registered[locale] = texts
         rules[locale] = plural_rule(po)
     return registered, rules
