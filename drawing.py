@@ -218,7 +218,10 @@ def labeled_prop(layout: bpy.types.UILayout, context: Any, data: Any, prop: str,
     fits = room is None or text_width(text, font_pixels(context)) <= room
     holder = layout.split(factor=LABEL_SHARE, align=True) if fits else layout.column(align=True)
     holder.use_property_split = False
-    holder.label(text=text)
+    if fits:
+        holder.label(text=text)
+    else:
+        wrapped_label(holder, context, text)
     holder.prop(data, prop, text="")
 
 

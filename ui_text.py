@@ -1,4 +1,8 @@
-"""The words the Sidebar and the preferences show for a job, a key and a size (no bpy: easy to test)."""
+"""The words the Sidebar and the preferences show for a job, a key and a size (no bpy: easy to test).
+
+Each is a catalogue ``Message`` (said in the artist's language by ``language.said``); a size is a
+number with its unit.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 from .api.jobs import Job, JobState
 from .api.paths import UNSAVED_PREFIX
+from .api.words import Message, message
+from .api.words import catalogue as words
 
 #: Filter values of the job list, and which states each one shows.
 FILTER_STATES: dict[str, frozenset[JobState]] = {
@@ -24,13 +30,13 @@ def shown_by_filter(state: JobState, filter_value: str) -> bool:
     return filter_value == "ALL" or state in FILTER_STATES.get(filter_value, frozenset())
 
 
-def format_eta(seconds: int | None) -> str:
-    """'about 40 s left' / 'about 3 min left'; empty when the service gave no estimate."""
+def format_eta(seconds: int | None) -> Message | None:
+    """'about 40 s left' / 'about 3 min left'; None when the service gave no estimate."""
     if seconds is None or seconds < 0:
-        return ""
+        return None
     if seconds < 60:
-        return f"about {max(seconds, 1)} s left"
-    return f"about {round(seconds / 60)} min left"
+        return message(words.LEFT_SECONDS, seconds=max(seconds, 1))
+    return message(words.LEFT_MINUTES, minutes=round(seconds / 60))
 
 
 def remaining_seconds(job: Job, now: float | None = None) -> int | None:
@@ -49,41 +55,54 @@ def remaining_seconds(job: Job, now: float | None = None) -> int | None:
     return None
 
 
-#: Notes this short fit inside a progress bar as they are ("Sending", "Downloading 40%").
-BAR_CHARS = 20
-#: The end of a note saying when the next attempt comes ("… Trying again in 2 s.").
-_NEXT_TRY = re.compile(r"\bin (\d+) s\.?$")
+#: Notes short enough to be the words inside a progress bar as they are.
+_BAR_NOTES = frozenset({"NOTE_SENDING", "NOTE_DOWNLOADING", "NOTE_PREPARING"})
+#: Notes saying when the next attempt comes: the bar counts down, the note goes below.
+_NEXT_TRY_NOTES = frozenset({"NOTE_TRYING_AGAIN", "NOTE_DOWNLOAD_TRYING_AGAIN"})
 _DEFAULT_BAR = {
-    JobState.SUBMITTING: "Sending",
-    JobState.QUEUED: "Queued",
-    JobState.DOWNLOADING: "Downloading",
+    JobState.SUBMITTING: words.NOTE_SENDING,
+    JobState.QUEUED: words.BAR_QUEUED,
+    JobState.DOWNLOADING: words.BAR_DOWNLOADING,
+    JobState.RUNNING: words.BAR_RUNNING,
 }
 
 
-def progress_text(job: Job, now: float | None = None) -> str:
+def progress_text(job: Job, now: float | None = None) -> Message:
     """The few words inside the progress bar of an active job; a longer note goes below it."""
-    next_try = _NEXT_TRY.search(job.note)
-    if next_try:
-        return f"Waiting {next_try[1]} s"
-    if job.note and len(job.note) <= BAR_CHARS:
-        return job.note
-    if job.note.startswith("Waiting"):
-        return "Waiting"
-    if job.state is not JobState.RUNNING:
-        return _DEFAULT_BAR.get(job.state, job.state.value.capitalize())
-    eta = format_eta(remaining_seconds(job, now))
-    percent = f"{job.progress:.0f}%"
-    return f"{percent} · {eta}" if eta else percent
+    note = job.note_message
+    if note is not None and note.name in _NEXT_TRY_NOTES:
+        return message(words.BAR_WAITING_SECONDS, seconds=note.values.get("seconds", ""))
+    if note is not None and note.name in _BAR_NOTES:
+        return note
+    if note is not None and note.name.startswith("NOTE_WAITING"):
+        return message(words.BAR_WAITING)
+    if job.state is not JobState.RUNNING or job.progress <= 0:
+        return message(_DEFAULT_BAR.get(job.state, words.BAR_RUNNING))
+    left = format_eta(remaining_seconds(job, now))
+    percent = f"{job.progress:.0f}"
+    if left is None:
+        return message(words.BAR_PERCENT, percent=percent)
+    return message(words.BAR_PERCENT_LEFT, percent=percent, left=left)
 
 
-def progress_sentence(job: Job) -> str:
-    """What an active job's bar cannot carry: its note in full (why it waits), or empty."""
-    if not job.state.is_active or job.note == progress_text(job):
-        return ""
-    return job.note
+def progress_sentence(job: Job) -> Message | None:
+    """What an active job's bar cannot carry: its note in full (why it waits), or None."""
+    note = job.note_message
+    if not job.state.is_active or note is None or note == progress_text(job):
+        return None
+    return note
 
 
-def status_text(job: Job, now: float | None = None, *, here: bool = False, origin: str = "") -> str:
+_STATE_WORDS = {
+    JobState.READY: words.STATE_READY,
+    JobState.FAILED: words.STATE_FAILED,
+    JobState.CANCELLED: words.STATE_CANCELLED,
+    JobState.OUTCOME_UNKNOWN: words.STATE_OUTCOME_UNKNOWN,
+    JobState.TIMED_OUT: words.STATE_TIMED_OUT,
+}
+
+
+def status_text(job: Job, now: float | None = None, *, here: bool = False, origin: str = "") -> Message:
     """One short phrase for a job's state.
 
     For an imported job, where its result is: ``here`` says an object of it is in the open
@@ -91,37 +110,30 @@ def status_text(job: Job, now: float | None = None, *, here: bool = False, origi
     """
     if job.state.is_active:
         return progress_text(job, now)
-    if job.state is JobState.READY:
-        return "Ready to import"
     if job.state is JobState.IMPORTED:
         return imported_text(job, here=here, origin=origin)
-    return {
-        JobState.FAILED: "Failed",
-        JobState.CANCELLED: "Cancelled",
-        JobState.OUTCOME_UNKNOWN: "Outcome unknown",
-        JobState.TIMED_OUT: "Timed out",
-    }[job.state]
+    return message(_STATE_WORDS[job.state])
 
 
-def imported_text(job: Job, *, here: bool, origin: str) -> str:
+def imported_text(job: Job, *, here: bool, origin: str) -> Message:
     """Where an imported job's result is: "In the scene" only when it is in the open file."""
     into = job.imported_into
     if here:
-        return "In the scene"
+        return message(words.IMPORTED_HERE)
     if not into:
-        return "Imported in another session"
+        return message(words.IMPORTED_OTHER_SESSION)
     if into == origin:
-        return "Imported into this file, since removed"
+        return message(words.IMPORTED_SINCE_REMOVED)
     if into.startswith(UNSAVED_PREFIX):
-        return "Imported into a file that was not saved"
+        return message(words.IMPORTED_UNSAVED)
     # An identity is a real path of this system (or another's, in a shared job list).
     name = PureWindowsPath(into).name if "\\" in into else PurePosixPath(into).name
-    return f"Imported into {name}"
+    return message(words.IMPORTED_INTO, name=name)
 
 
-def triangles_text(job: Job) -> str:
-    """'6,144 triangles' for a finished mesh; empty when the service did not say."""
-    return f"{job.triangles:,} triangles" if job.triangles else ""
+def triangles_text(job: Job) -> Message | None:
+    """'6,144 triangles' for a finished mesh; None when the service did not say."""
+    return message(words.TRIANGLE_COUNT, n=job.triangles) if job.triangles else None
 
 
 def key_hint(key: str) -> str:
@@ -129,10 +141,7 @@ def key_hint(key: str) -> str:
     key = key.strip()
     if not key or _KEY_SHAPE.fullmatch(key):
         return ""
-    return (
-        "This does not look like a live secret key (<prefix>_live_…). "
-        "Check that you copied the whole secret key; Kiln will still try it"
-    )
+    return words.KEY_LOOKS_ODD
 
 
 def human_size(size: int) -> str:

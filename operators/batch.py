@@ -76,6 +76,8 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         problems = setup_problems(context)
         if problems:
             return refuse(self, *problems)
+        if not self.filepath.strip():
+            return refuse(self, words.PROMPT_FILE_NOT_CHOSEN)
         path = self._path()
         try:
             parsed = batch.read_batch(path, resolution=job_requests.resolution(self.resolution))

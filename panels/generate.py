@@ -133,9 +133,6 @@ def _draw_generate_button(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
 ) -> None:
     blocker = generate_blocker(context, settings)
-    if blocker is not None and blocker.missing:
-        draw_setup_box(layout, context, blocker.missing)
-        return
     request = request_of(settings)
     cost = spending.estimate_for([request], context)
     row = layout.row()
@@ -143,12 +140,15 @@ def _draw_generate_button(
     row.enabled = blocker is None
     button = text(words.GENERATE_WITH_COST, cost=spending.cost_text(cost))
     reuse_offer.fill(row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings)
+    if blocker is not None and blocker.missing:
+        draw_setup_box(layout, context, blocker.missing)
+        return
     if blocker is not None and blocker.reason is not None:
         wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
     if cost.unpriced:
-        hint = layout.row()
-        hint.label(text=text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
+        hint = layout.column(align=True)
+        wrapped_label(hint, context, text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
     reuse_offer.draw(layout, context, settings)
 

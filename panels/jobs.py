@@ -176,10 +176,14 @@ class KILN_UL_jobs(bpy.types.UIList):
             name_row.label(text="", icon=agent)
         if with_bar:
             share = 1.0 - NAME_SHARE
-            words = fit(
-                context, progress_text(job), f"{job.progress:.0f}%", share=share, inset_units=LIST_INSET_UNITS
+            shown = fit(
+                context,
+                said(progress_text(job)),
+                text(words.BAR_PERCENT, percent=f"{job.progress:.0f}"),
+                share=share,
+                inset_units=LIST_INSET_UNITS,
             )
-            row.progress(factor=job.progress / 100.0, type="BAR", text=words)
+            row.progress(factor=job.progress / 100.0, type="BAR", text=shown)
 
     def filter_items(  # type: ignore[override]
         self, context: bpy.types.Context, data: Any | None, property: str
@@ -257,7 +261,7 @@ def _state_icon(job: Job) -> IconItems:
 
 def _status(job: Job) -> str:
     """The job's state in words; for an imported job, where its result is."""
-    return status_text(job, here=results_here.is_here(job), origin=runtime.current_origin())
+    return said(status_text(job, here=results_here.is_here(job), origin=runtime.current_origin()))
 
 
 def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
@@ -289,14 +293,16 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     wrapped_label(col, context, job.request.label, icon=_state_icon(job), boxes=1)
     if job.state.is_active:
         # The bar carries a few words; why the job waits goes below it, whole.
-        col.progress(factor=job.progress / 100.0, type="BAR", text=fit(context, progress_text(job), boxes=1))
+        bar = fit(context, said(progress_text(job)), boxes=1)
+        col.progress(factor=job.progress / 100.0, type="BAR", text=bar)
         sentence = progress_sentence(job)
-        if sentence:
-            wrapped_label(col, context, sentence, icon="INFO", boxes=1)
+        if sentence is not None:
+            wrapped_label(col, context, said(sentence), icon="INFO", boxes=1)
     else:
         wrapped_label(col, context, _status(job), boxes=1)
-        if triangles_text(job):
-            wrapped_label(col, context, triangles_text(job), boxes=1)
+        triangles = triangles_text(job)
+        if triangles is not None:
+            wrapped_label(col, context, said(triangles), boxes=1)
     if job.error:
         alert = col.column()
         alert.alert = True

@@ -394,6 +394,34 @@ NOTE_STOPPED_WAITING = (
     "Kiln stopped waiting for this job. The service may still finish it (and charge for it)."
 )
 
+# ------------------------------------------------------------------------------ a job in the list
+# The few words inside an active job's progress bar (its note, if longer, goes below it whole) and a
+# finished job's state, as the Jobs panel shows them (``ui_text``).
+BAR_WAITING = "Waiting"
+BAR_WAITING_SECONDS = "Waiting {seconds} s"
+BAR_QUEUED = "Queued"
+BAR_DOWNLOADING = "Downloading"
+BAR_RUNNING = "Making the mesh"
+BAR_PERCENT = "{percent}%"
+BAR_PERCENT_LEFT = "{percent}% · {left}"
+LEFT_SECONDS = "about {seconds} s left"
+LEFT_MINUTES = "about {minutes} min left"
+STATE_READY = "Ready to import"
+STATE_FAILED = "Did not work"
+STATE_CANCELLED = "Stopped"
+STATE_OUTCOME_UNKNOWN = "Not sent again: check first"
+STATE_TIMED_OUT = "Gave up waiting"
+IMPORTED_HERE = "In the scene"
+IMPORTED_OTHER_SESSION = "Imported in another session"
+IMPORTED_SINCE_REMOVED = "Imported into this file, since removed"
+IMPORTED_UNSAVED = "Imported into a file that was not saved"
+IMPORTED_INTO = "Imported into {name}"
+TRIANGLE_COUNT = Plural("{n:,} triangle", "{n:,} triangles")
+KEY_LOOKS_ODD = (
+    "This does not look like a live secret key (<prefix>_live_…). "
+    "Check that you copied the whole secret key; Kiln will still try it"
+)
+
 # ------------------------------------------------------------------------------ a job's end
 JOB_TIMED_OUT = (
     "Kiln stopped waiting for this job after the time limit (Give Up After, in Kiln's preferences). "
@@ -525,6 +553,7 @@ SPENT_THIS_MONTH = "This month on this computer: {jobs}, {credits}"
 SPENT_THIS_MONTH_UNPRICED = "This month on this computer: {jobs}, {credits}, and {unpriced}"
 
 # ------------------------------------------------------------------------------ prompt files
+PROMPT_FILE_NOT_CHOSEN = "Choose a prompt file first: a .txt file (one prompt a line) or a .csv file."
 PROMPT_FILE_WRONG_KIND = "{name} is not a prompt file: use a .txt file (one prompt a line) or a .csv file."
 PROMPT_FILE_MISSING = "The prompt file {path} does not exist."
 PROMPT_FILE_UNREADABLE = "The prompt file {path} cannot be read."
@@ -878,7 +907,7 @@ CHOOSE_IMAGE_FILE = "Choose an image file (PNG, JPEG or WebP)."
 CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included)."
 GENERATE_WITH_COST = "Generate · {cost}"
 TEXT_PRICE_UNKNOWN = "The service does not publish its text price."
-SET_PRICE = "Set It"
+SET_PRICE = "Set Text Price"
 SERVICE_VALUES_UNPUBLISHED = "Free text: the service does not list the values it takes."
 BATCH_FROM_FILE = "Batch from File…"
 BLOCKOUT_HINT = (

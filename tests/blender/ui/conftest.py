@@ -24,6 +24,7 @@ def ui(kiln_module: Any) -> SimpleNamespace:
         announce=kiln_module("operators.announce"),
         main_thread=kiln_module("main_thread"),
         prefs_actions=kiln_module("operators.prefs_actions"),
+        spending=kiln_module("session.spending"),
     )
 
 

@@ -21,7 +21,8 @@ def test_no_key_disables_generate_and_offers_kiln_preferences(no_key: Any, ui: A
     layout = draw(ui.generate.KILN_PT_generate, bpy.context)
     button = generate_button(layout)
     assert not button.enabled
-    assert "No API key is set" in layout.text()
+    assert "Before Kiln can make a mesh: Add your API key" in layout.text()
+    assert "Add the service address" not in layout.text() and "go online" not in layout.text()
     (fix,) = layout.operators("preferences.addon_show")
     assert fix.enabled
     assert fix.props.module == "bl_ext.kiln_dev.kiln"
@@ -33,10 +34,9 @@ def test_offline_disables_generate_and_offers_system_preferences(offline: Any, s
     bpy.context.scene.kiln.prompt = "a red chair"
     layout = draw(ui.generate.KILN_PT_generate, bpy.context)
     assert not generate_button(layout).enabled
-    assert "Online access is off" in layout.text()
-    assert "Allow Online Access" in layout.text()
-    (fix,) = layout.operators("screen.userpref_show")
-    assert fix.props.section == "SYSTEM"
+    assert "Before Kiln can make a mesh: Let Blender go online" in layout.text()
+    (switch,) = [c for c in layout.of("prop") if c.args[1] == "use_online_access"]
+    assert switch.args[0] == bpy.context.preferences.system  # Blender's own switch, right in the box
     assert not layout.operators("preferences.addon_show")
 
 
@@ -68,7 +68,9 @@ def test_a_prompt_enables_generate_with_the_panel_values(service: Any, blender: 
     }
     assert "prompt" in layout.props() and "text_resolution" in layout.props()
     assert not [c for c in layout.of("label") if c.kwargs.get("icon") == "ERROR"]
-    assert [c.kwargs["text"] for c in layout.operators("kiln.generate_batch")] == ["Batch from File…"]
+    assert not layout.operators("kiln.generate_batch")  # in the Advanced subpanel, out of the way
+    advanced = draw(ui.generate.KILN_PT_generate_advanced, blender.context)
+    assert [c.kwargs["text"] for c in advanced.operators("kiln.generate_batch")] == ["Batch from File…"]
 
 
 def test_pressing_generate_sends_what_the_panel_shows(service: Any, blender: Any, ui: Any) -> None:
@@ -90,10 +92,10 @@ def test_a_text_block_is_the_long_prompt(service: Any, blender: Any, ui: Any) ->
     button = generate_button(layout)
     assert button.enabled
     assert button.props.prompt == "A carved wooden chest\nwith iron bands and a domed lid."
-    (line,) = [c for c in layout.of("prop") if c.args[1] == "prompt"]
-    assert not line.enabled
-    assert [c.args[1] for c in layout.of("template_ID")] == ["prompt_text"]
+    assert not [c for c in layout.of("prop") if c.args[1] == "prompt"]  # the Text block replaces it
     assert "“Brief”" in layout.text()
+    advanced = draw(ui.generate.KILN_PT_generate_advanced, blender.context)
+    assert [c.args[1] for c in advanced.of("template_ID")] == ["prompt_text"]
 
 
 def test_image_mode_without_an_image_says_what_is_missing(service: Any, blender: Any, ui: Any) -> None:

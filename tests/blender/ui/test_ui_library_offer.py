@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from guards import main_thread_must_not_wait
 from recording_layout import draw
 
 
+def test_the_job_just_made_is_not_offered_back(service: Any, blender: Any, ui: Any) -> None:
+    assert blender.ops.kiln.generate_from_text(prompt="a green lamp") == {"FINISHED"}
+    blender.context.scene.kiln.prompt = "a green lamp"
+    assert "Already generated" not in draw(ui.generate.KILN_PT_generate, blender.context).text()
+
+
 def test_a_prompt_already_generated_offers_use_it_or_generate_anyway(
-    service: Any, blender: Any, ui: Any
+    service: Any, blender: Any, ui: Any, monkeypatch: Any
 ) -> None:
     assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
     settings = blender.context.scene.kiln
+    monkeypatch.setattr(ui.spending, "session_start", time.time() + 1)  # as after a restart
     settings.prompt = "  A red   CHAIR"
     with main_thread_must_not_wait() as offences:
         layout = draw(ui.generate.KILN_PT_generate, blender.context)

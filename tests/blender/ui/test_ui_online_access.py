@@ -18,7 +18,7 @@ NETWORKED = {
 
 
 def test_networked_operators_share_one_online_check(offline: Any, kiln_module: Any) -> None:
-    online_operator = kiln_module("session.launching").OnlineOperator
+    online_operator = kiln_module("session.setup").OnlineOperator
     kiln_classes = [getattr(offline.types, n) for n in dir(offline.types) if n.startswith("KILN_OT_")]
     sharing = {c.bl_idname.removeprefix("kiln.") for c in kiln_classes if issubclass(c, online_operator)}
     assert sharing == NETWORKED

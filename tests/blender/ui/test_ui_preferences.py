@@ -88,9 +88,10 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
 
 def test_env_key_override_is_labelled(blender: Any, fresh_jobs: Any, ui: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("KILN_API_KEY", "env_live_abcdefgh12345")
-    assert "KILN_API_KEY is set and overrides this key" in draw_prefs(ui).labels()
+    said = "KILN_API_KEY is set in the environment and is used instead of this key."
+    assert said in draw_prefs(ui).text()
     monkeypatch.delenv("KILN_API_KEY")
-    assert "KILN_API_KEY is set and overrides this key" not in draw_prefs(ui).labels()
+    assert said not in draw_prefs(ui).text()
 
 
 def test_an_odd_key_gets_a_hint_not_a_refusal(
@@ -181,7 +182,7 @@ def test_cache_size_and_clear_keep_files_of_unfinished_jobs(slow_service: Any, b
     (cache / "old-task.png").write_bytes(b"x" * 500)
     (cache / f"{running.id}.glb.part").write_bytes(b"x" * 100)
     ui.preferences.cache_size.forget()
-    assert "Cache: 2.1 KB in" in draw_prefs(ui).text()
+    assert "Downloaded meshes and previews take 2.1 KB." in draw_prefs(ui).text()
     assert blender.ops.kiln.clear_cache() == {"FINISHED"}
     assert sorted(p.name for p in cache.iterdir()) == [f"{running.id}.glb.part"]
-    assert "Cache: 100 B in" in draw_prefs(ui).text()
+    assert "Downloaded meshes and previews take 100 B." in draw_prefs(ui).text()

@@ -13,7 +13,7 @@ def test_a_finished_job_is_reported(service: Any, blender: Any, ui: Any) -> None
     messages = ui.watcher.tick(blender.context)
     assert (
         "INFO",
-        f"Kiln: “a red chair” is in the scene ({engine.get(job.id).triangles:,} triangles)",
+        f"Kiln: “a red chair” is in the scene ({engine.get(job.id).triangles:,} triangles).",
     ) in messages
 
 

@@ -32,12 +32,17 @@ def words(kiln_module: Any) -> SimpleNamespace:
     return SimpleNamespace(text=kiln_module("ui_text"), State=jobs.JobState, job=job, jobs=jobs)
 
 
+def said(what: Any) -> str:
+    """A message from ``ui_text`` in English, as the Sidebar shows it with translation off."""
+    return "" if what is None else str(what)
+
+
 def test_eta_words(words: Any) -> None:
     format_eta = words.text.format_eta
-    assert format_eta(None) == ""
-    assert format_eta(0) == "about 1 s left"
-    assert format_eta(42) == "about 42 s left"
-    assert format_eta(150) == "about 2 min left"
+    assert format_eta(None) is None
+    assert said(format_eta(0)) == "about 1 s left"
+    assert said(format_eta(42)) == "about 42 s left"
+    assert said(format_eta(150)) == "about 2 min left"
 
 
 def test_remaining_uses_the_service_eta_then_the_pace(words: Any) -> None:
@@ -50,48 +55,56 @@ def test_remaining_uses_the_service_eta_then_the_pace(words: Any) -> None:
     assert remaining_seconds(paced, now=120.0) == 60
 
 
-def test_progress_text(words: Any) -> None:
+def test_progress_text(words: Any, kiln_module: Any) -> None:
     progress_text = words.text.progress_text
     job, State = words.job, words.State
+    note = kiln_module("api.words").message
+    catalogue = kiln_module("api.words.catalogue")
     running = job(state=State.RUNNING, submitted_at=100.0, progress=25)
-    assert progress_text(running, now=110.0) == "25% · about 30 s left"
-    assert progress_text(job(state=State.SUBMITTING)) == "Sending"
-    assert progress_text(job(state=State.DOWNLOADING, note="Downloading 40%")) == "Downloading 40%"
+    assert said(progress_text(running, now=110.0)) == "25% · about 30 s left"
+    assert said(progress_text(job(state=State.SUBMITTING))) == "Sending"
+    downloading = job(state=State.DOWNLOADING, note_message=note(catalogue.NOTE_DOWNLOADING, percent=40))
+    assert said(progress_text(downloading)) == "Downloading 40%"
 
 
-def test_a_progress_bar_carries_a_few_words_and_the_sentence_goes_below(words: Any) -> None:
+def test_a_progress_bar_carries_a_few_words_and_the_sentence_goes_below(words: Any, kiln_module: Any) -> None:
     progress_text, sentence = words.text.progress_text, words.text.progress_sentence
     job, State = words.job, words.State
-    slot = job(state=State.QUEUED, note="Waiting for a free slot")
-    assert (progress_text(slot), sentence(slot)) == ("Waiting", "Waiting for a free slot")
-    busy = "The service is receiving many requests (HTTP 429). Trying again in 2 s."
+    note = kiln_module("api.words").message
+    catalogue = kiln_module("api.words.catalogue")
+    waiting = note(catalogue.NOTE_WAITING_FOR_TURN)
+    slot = job(state=State.QUEUED, note_message=waiting)
+    assert (said(progress_text(slot)), sentence(slot)) == ("Waiting", waiting)
+    busy = note(catalogue.NOTE_TRYING_AGAIN, problem=note(catalogue.SERVICE_BUSY), seconds=2)
     for state in (State.SUBMITTING, State.RUNNING):
-        retrying = job(state=state, note=busy, progress=30)
-        assert (progress_text(retrying), sentence(retrying)) == ("Waiting 2 s", busy)
-    download = job(state=State.DOWNLOADING, note="Downloading 40%")
-    assert sentence(download) == ""
-    assert sentence(job(state=State.FAILED, note="Cancelled: Kiln stopped tracking it")) == ""
+        retrying = job(state=state, note_message=busy, progress=30)
+        assert (said(progress_text(retrying)), sentence(retrying)) == ("Waiting 2 s", busy)
+        assert "Trying again in 2 s." in said(sentence(retrying))
+    download = job(state=State.DOWNLOADING, note_message=note(catalogue.NOTE_DOWNLOADING, percent=40))
+    assert sentence(download) is None
+    assert sentence(job(state=State.FAILED, note_message=note(catalogue.NOTE_STOPPED_WAITING))) is None
 
 
 def test_status_text(words: Any) -> None:
     status_text, job, State = words.text.status_text, words.job, words.State
-    assert words.text.triangles_text(job(state=State.IMPORTED, triangles=12345)) == "12,345 triangles"
-    assert status_text(job(state=State.READY)) == "Ready to import"
-    assert status_text(job(state=State.OUTCOME_UNKNOWN)) == "Outcome unknown"
+    assert said(words.text.triangles_text(job(state=State.IMPORTED, triangles=12345))) == "12,345 triangles"
+    assert said(words.text.triangles_text(job(state=State.IMPORTED, triangles=1))) == "1 triangle"
+    assert said(status_text(job(state=State.READY))) == "Ready to import"
+    assert said(status_text(job(state=State.OUTCOME_UNKNOWN))) == "Not sent again: check first"
 
 
 def test_an_imported_job_says_where_its_result_is(words: Any) -> None:
     status_text, job, State = words.text.status_text, words.job, words.State
     here = "/work/shots/chair.blend"
     imported = job(state=State.IMPORTED, imported_into=here)
-    assert status_text(imported, here=True, origin=here) == "In the scene"
-    assert status_text(imported, origin=here) == "Imported into this file, since removed"
-    assert status_text(imported, origin="/work/shots/table.blend") == "Imported into chair.blend"
+    assert said(status_text(imported, here=True, origin=here)) == "In the scene"
+    assert said(status_text(imported, origin=here)) == "Imported into this file, since removed"
+    assert said(status_text(imported, origin="/work/shots/table.blend")) == "Imported into chair.blend"
     windows = job(state=State.IMPORTED, imported_into="c:\\art\\shots\\chair.blend")
-    assert status_text(windows, origin="") == "Imported into chair.blend"
+    assert said(status_text(windows, origin="")) == "Imported into chair.blend"
     unsaved = job(state=State.IMPORTED, imported_into="unsaved:0123abcd")
-    assert status_text(unsaved, origin="unsaved:4567ef") == "Imported into a file that was not saved"
-    assert status_text(job(state=State.IMPORTED), origin=here) == "Imported in another session"
+    assert said(status_text(unsaved, origin="unsaved:4567ef")) == "Imported into a file that was not saved"
+    assert said(status_text(job(state=State.IMPORTED), origin=here)) == "Imported in another session"
 
 
 def test_an_imported_result_is_named_after_the_request(words: Any, kiln_module: Any) -> None:
