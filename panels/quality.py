@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 
 import bpy
 
+from ..api.features.quality import verdict
 from ..api.features.quality.verdict import CHECK, PROBLEMS
 from ..api.jobs import Job
 from ..drawing import wrapped_label
 from ..helper_blender.game_ready import job_report
+from ..language import said
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -22,8 +24,9 @@ def draw_quality(layout: bpy.types.UILayout, context: bpy.types.Context, job: Jo
     report = job_report(job)
     if report is None:
         return
-    layout.label(text=report.summary(), icon=VERDICT_ICONS.get(report.verdict, "CHECKMARK"))
-    if report.reasons:
-        wrapped_label(layout, context, report.reasons[0])
-    if report.fixes:
-        wrapped_label(layout, context, "; ".join(report.fixes).capitalize() + ".")
+    layout.label(text=said(report.summary_message()), icon=VERDICT_ICONS.get(report.verdict, "CHECKMARK"))
+    reasons = verdict.reasons(report)
+    if reasons:
+        wrapped_label(layout, context, said(reasons[0]))
+    for fix in report.fix_messages():
+        wrapped_label(layout, context, said(fix))
