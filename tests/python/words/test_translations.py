@@ -42,15 +42,16 @@ def test_the_check_fails_on_each_kind_of_mistake(copy: Path) -> None:
     po.entries["BATCH_NOTHING_USABLE"].msgstr = ["Nichts Brauchbares in der Datei."]  # {file} lost
     jobs = next(name for name, value in vars(catalogue).items() if isinstance(value, Plural))
     po.entries[jobs].msgstr = po.entries[jobs].msgstr[:1]  # a plural form missing
-    sidebar = next(e for e in po.entries.values() if "Sidebar" in e.msgid and not e.msgid_plural)
-    sidebar.msgstr = [sidebar.msgstr[0].replace("Seitenleiste", "Sidebar")]  # not Blender's word
+    term, word = "Preferences", checking.blender_terms()["de_DE"]["Preferences"]
+    named = next(e for e in po.entries.values() if term in e.msgid and not e.msgid_plural)
+    named.msgstr = [named.msgstr[0].replace(word, term)]  # not Blender's word
     po.entries["SETUP_ADD_ADDRESS"].fuzzy = True
     translations.write(path, po)
     found = "\n".join(checking.problems(copy))
     assert "de_DE SETUP_ADD_KEY: not translated" in found
     assert "de_DE BATCH_NOTHING_USABLE: placeholders" in found
     assert f"de_DE {jobs}: 1 plural forms, the language has 2" in found
-    assert f"de_DE {sidebar.context}: says “Sidebar”; Blender's word for it is “Seitenleiste”" in found
+    assert f"de_DE {named.context}: says “{term}”; Blender's word for it is “{word}”" in found
     assert "de_DE SETUP_ADD_ADDRESS: the English changed" in found
 
 
