@@ -320,6 +320,21 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     _draw_actions(layout, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
 
 
+#: Endings whose sentence says to press Resume: the service has (or may have) the mesh, so asking
+#: again is free, unlike Retry.
+RESUMABLE_ENDINGS = frozenset(
+    {"MESH_DOWNLOAD_FAILED", "SERVICE_DOWNLOAD_LINK_REFUSED", "SERVICE_DONE_WITHOUT_MESH", "MESH_DAMAGED"}
+)
+
+
+def _resumable(job: Job) -> bool:
+    """Whether Resume is offered: a job that gave up waiting, or one whose mesh could not be fetched."""
+    if not job.task_id:
+        return False
+    ending = job.error_message.name if job.error_message is not None else ""
+    return job.state is JobState.TIMED_OUT or (job.state is JobState.FAILED and ending in RESUMABLE_ENDINGS)
+
+
 def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = False) -> None:
     """``elsewhere``: another Blender works on the job, so only what it allows is offered (Import)."""
     row = layout.row(align=True)
@@ -330,7 +345,7 @@ def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = Fal
         if not elsewhere:  # the service has no cancel: Kiln stops waiting, the task may still run
             row.operator("kiln.cancel_job", icon="CANCEL").job_id = job.id
     else:
-        if job.state is JobState.TIMED_OUT and job.task_id:
+        if _resumable(job):
             row.operator("kiln.resume_job", icon="RECOVER_LAST").job_id = job.id
         row.operator("kiln.retry_job", icon="FILE_REFRESH").job_id = job.id
         row.operator("kiln.remove_job", text="", icon="X").job_id = job.id

@@ -20,7 +20,7 @@ from ..api.features.library_index import Entry, image_digest_key, request_key
 from ..api.words import catalogue as words
 from ..drawing import buttons_row, wrapped_label
 from ..language import text
-from ..session import library, runtime, spending
+from ..session import library
 from ..session.job_requests import text_request
 from .props import KilnGenerateSettings, effective_prompt
 
@@ -77,18 +77,10 @@ def _match(settings: KilnGenerateSettings) -> Entry | None:
     cached = _answers.get(key)
     if cached is None or now - cached[0] > FRESH_SECONDS:
         found = library.index().lookup(key)
-        cached = (now, None if found is None or _made_this_session(found) else found)
+        cached = (now, None if found is None or library.made_this_session(found) else found)
         _answers.clear()  # one request is on screen at a time
         _answers[key] = cached
     return cached[1]
-
-
-def _made_this_session(entry: Entry) -> bool:
-    """The library's copy is the artist's own latest result: no offer to reuse what was just made."""
-    engine = runtime.engine_if_started()
-    return engine is not None and any(
-        job.task_id == entry.task_id and job.created_at >= spending.session_start for job in engine.own_jobs()
-    )
 
 
 def _key(settings: KilnGenerateSettings) -> str | None:

@@ -28,6 +28,7 @@ from ..api.jobs import Job, JobRequest
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
 from ..language import report
+from . import runtime, spending
 from .arguments import options_of
 from .messenger import refuse, tell
 from .placement import Placement, append_blend, name_copy_after_request, place
@@ -146,10 +147,25 @@ def append(context: bpy.types.Context, entry: Entry, how: Placement, request: Jo
 
 
 def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None = None) -> Entry | None:
-    """The library entry to use instead of sending ``request``, or None (``reuse``: ASK, ALWAYS, NEVER)."""
+    """The library entry to use instead of sending ``request``, or None (``reuse``: ASK, ALWAYS, NEVER).
+
+    Asked (the panel's Generate), this session's own result is not offered back: pressing Generate
+    again for what was just made asks for another one.
+    """
     if reuse == "NEVER":
         return None
-    return lookup(request, context)
+    entry = lookup(request, context)
+    if entry is not None and reuse == "ASK" and made_this_session(entry):
+        return None
+    return entry
+
+
+def made_this_session(entry: Entry) -> bool:
+    """Whether the library's copy is the result of a job this Blender sent in this session."""
+    engine = runtime.engine_if_started()
+    return engine is not None and any(
+        job.task_id == entry.task_id and job.created_at >= spending.session_start for job in engine.own_jobs()
+    )
 
 
 def use_copy(

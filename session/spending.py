@@ -66,7 +66,10 @@ def ask_first(
 ) -> set[OperatorResult]:
     """Ask before sending: how many jobs and what they cost (and ``note``, already in words)."""
     cost = estimate_for(requests, context)
-    question = report(words.SPEND_QUESTION, n=len(requests), cost=cost_text(cost, for_report=True))
+    if cost.known == 0 and cost.unpriced:
+        question = report(words.SPEND_QUESTION_UNPRICED, n=len(requests))
+    else:
+        question = report(words.SPEND_QUESTION, n=len(requests), cost=cost_text(cost, for_report=True))
     return context.window_manager.invoke_confirm(
         op,
         event,

@@ -844,6 +844,10 @@ BLOCKOUT_SKIPPED = "“{name}” was skipped: {reason}"
 
 SPEND_TITLE = "Spend Credits?"
 SPEND_QUESTION = Plural("Send {n} job? It costs {cost}.", "Send {n} jobs? Together they cost {cost}.")
+SPEND_QUESTION_UNPRICED = Plural(
+    "Send {n} job? Its price is unknown: set the Text-to-3D Price in Kiln's preferences to see it.",
+    "Send {n} jobs? Their price is unknown: set the Text-to-3D Price in Kiln's preferences to see it.",
+)
 OVER_LIMIT = Plural(
     "This would cost {cost}, more than the {n:,} credit allowed (max_credits), so nothing was sent.",
     "This would cost {cost}, more than the {n:,} credits allowed (max_credits), so nothing was sent.",

@@ -229,3 +229,21 @@ def test_a_refused_task_id_is_shown_escaped_and_can_be_copied(
     assert "Check the service's dashboard before you press Retry." in layout.text()
     buttons = {c.args[0]: c for c in layout.of("operator")}
     assert buttons["kiln.copy_details"].props.job_id == job_id
+
+
+def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
+    blender: Any, fresh_jobs: Any, sandbox_factory: Any, sandbox_key: str, monkeypatch: Any, ui: Any
+) -> None:
+    server = sandbox_factory(faults="corrupt=1")
+    monkeypatch.setenv("KILN_BASE_URL", server.base_url)
+    monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    job_id = submit(blender, "a cracked vase")
+    engine = _engine(blender)
+    assert engine.wait([job_id], timeout=60)
+    job = engine.get(job_id)
+    assert job.state.value == "failed" and job.error_message is not None
+    assert job.error_message.name in ui.jobs.RESUMABLE_ENDINGS, job.error_message
+    assert "Resume" in str(job.error_message)
+    layout = draw_synced(blender, ui)
+    ops = layout.operator_ids()
+    assert "kiln.resume_job" in ops and "kiln.retry_job" in ops
