@@ -267,13 +267,13 @@ def _status(job: Job) -> str:
 def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     """Damage found in the job list (and where its backup is), or disk trouble: shown until a restart."""
     engine = runtime.engine_if_started()
-    problems = engine.store_problems() if engine is not None else []
+    problems = engine.store_problem_messages() if engine is not None else []
     if not problems:
         return
     box = layout.box().column()
     box.alert = True
-    for sentence in problems:
-        wrapped_label(box, context, sentence, icon="ERROR", boxes=1)
+    for problem in problems:
+        wrapped_label(box, context, said(problem), icon="ERROR", boxes=1)
 
 
 def _active_job(wm: bpy.types.WindowManager, jobs: list[Job]) -> Job | None:
@@ -316,7 +316,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else None
     if where is not None:
-        wrapped_label(col, context, str(where), icon=ELSEWHERE_ICON, boxes=1)
+        wrapped_label(col, context, said(where), icon=ELSEWHERE_ICON, boxes=1)
     _draw_actions(layout, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
 
 

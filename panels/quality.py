@@ -1,5 +1,6 @@
 """The quality report's short line in the job details: "problems · 12,034 tris · 1 part" and the
-first reason, read from the ``kiln_quality`` property the helper left on the job's objects."""
+first reason, read from the ``kiln_quality`` property the helper left on the job's objects, said in
+the artist's language (the report keeps them in English)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from typing import TYPE_CHECKING
 
 import bpy
 
+from ..api.features.quality import verdict
 from ..api.features.quality.verdict import CHECK, PROBLEMS
 from ..api.jobs import Job
 from ..drawing import wrapped_label
 from ..helper_blender.game_ready import job_report
+from ..language import said
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -22,8 +25,9 @@ def draw_quality(layout: bpy.types.UILayout, context: bpy.types.Context, job: Jo
     report = job_report(job)
     if report is None:
         return
-    layout.label(text=report.summary(), icon=VERDICT_ICONS.get(report.verdict, "CHECKMARK"))
-    if report.reasons:
-        wrapped_label(layout, context, report.reasons[0])
+    layout.label(text=said(report.summary_message()), icon=VERDICT_ICONS.get(report.verdict, "CHECKMARK"))
+    reasons = verdict.reasons(report)
+    if reasons:
+        wrapped_label(layout, context, said(reasons[0]))
     if report.fixes:
         wrapped_label(layout, context, "; ".join(report.fixes).capitalize() + ".")
