@@ -13,6 +13,7 @@ each may use it without a room reaching up into a higher one.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -100,9 +101,29 @@ def text_width(text: str, font_px: float) -> float:
     return float(size[0])
 
 
+#: Marks a line never begins with (Japanese and Chinese line breaking: closing brackets and
+#: punctuation, small kana, the prolonged sound mark), and openings a line never ends with.
+NO_LINE_START = frozenset(
+    "、。，．！？：；）」』】〕〉》〙〗〟’”ー…・々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ,.!?:;)]%"
+)
+NO_LINE_END = frozenset("（「『【〔〈《〘〖〝‘“([")
+
+
+def _breaks_anywhere(char: str) -> bool:
+    """Whether text may break before ``char`` without a space: Chinese and Japanese characters,
+    written without spaces between words (Korean has spaces, and breaks there like English)."""
+    return unicodedata.east_asian_width(char) in ("W", "F") and not _hangul(char)
+
+
+def _hangul(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3" or "\u1100" <= char <= "\u11ff" or "\u3130" <= char <= "\u318f"
+
+
 @lru_cache(maxsize=1024)
 def wrap_text(text: str, room: float, font_px: float) -> tuple[str, ...]:
-    """Lines of ``text`` that each fit ``room`` pixels: words kept whole, a word longer than a line cut."""
+    """Lines of ``text`` that each fit ``room`` pixels: words kept whole, a word longer than a line
+    cut; a run of Chinese or Japanese text (no spaces) fills each line and breaks between characters,
+    never before a closing mark."""
     lines: list[str] = []
     for paragraph in text.splitlines() or [""]:
         line = ""
@@ -111,15 +132,37 @@ def wrap_text(text: str, room: float, font_px: float) -> tuple[str, ...]:
             if text_width(candidate, font_px) <= room:
                 line = candidate
                 continue
-            if line:
-                lines.append(line)
-            line = word
+            if line and (_breaks_anywhere(word[0]) or text_width(word, font_px) > room):
+                line = candidate  # cut below, after what fits of it on this line
+            else:
+                if line:
+                    lines.append(line)
+                line = word
             while text_width(line, font_px) > room and len(line) > 1:
-                cut = _fitting_prefix(line, room, font_px)
-                lines.append(line[:cut])
-                line = line[cut:]
+                cut = _break_at(line, room, font_px)
+                lines.append(line[:cut].rstrip())
+                line = line[cut:].lstrip()
         lines.append(line)
     return tuple(lines)
+
+
+def _break_at(line: str, room: float, font_px: float) -> int:
+    """Where to cut ``line`` wider than ``room``: after what fits, moved back to the start of a word of
+    Latin letters it falls in (unless that is the line's start) and off a mark that may not begin or
+    end a line."""
+    cut = _fitting_prefix(line, room, font_px)
+    start = cut
+    while start > 0 and _inside_word(line[start - 1]) and _inside_word(line[start]):
+        start -= 1
+    if 0 < start < cut:
+        cut = start
+    while cut > 1 and (line[cut] in NO_LINE_START or line[cut - 1] in NO_LINE_END):
+        cut -= 1
+    return cut
+
+
+def _inside_word(char: str) -> bool:
+    return not char.isspace() and not _breaks_anywhere(char)
 
 
 def _fitting_prefix(word: str, room: float, font_px: float) -> int:
