@@ -238,17 +238,40 @@ def wrapped_label(
         col.label(text=line, icon=icon if i == 0 else indent)
 
 
+def _side_by_side(context: Any, texts: tuple[str, ...], boxes: int, icons: int) -> bool | None:
+    """Whether buttons with ``texts`` (each with an icon) and ``icons`` icon-only buttons fit in one
+    row without Blender cutting a text; None without a region."""
+    width = layout_width(context)
+    if width is None:
+        return None
+    u = unit(context)
+    # Each button keeps its text's margins and its icon: the row's width is shared first.
+    row = width - boxes * BOX_INSET_UNITS * u - icons * u
+    share = row / len(texts) - (TEXT_MARGIN_UNITS + ICON_UNITS) * u
+    font_px = font_pixels(context)
+    return all(text_width(text, font_px) <= share for text in texts)
+
+
 def buttons_row(layout: bpy.types.UILayout, context: Any, *texts: str, boxes: int = 0) -> bpy.types.UILayout:
     """A row for buttons (each with an icon) whose texts fit side by side; a column when they
     would be cut (Blender shortens a button's text with "…")."""
-    room = text_room(context, boxes=boxes)
-    if room is None:
-        return layout.row(align=True)
-    share = room / len(texts) - ICON_UNITS * unit(context)
-    font_px = font_pixels(context)
-    if all(text_width(text, font_px) <= share for text in texts):
-        return layout.row(align=True)
-    return layout.column(align=True)
+    if _side_by_side(context, texts, boxes, 0) is False:
+        return layout.column(align=True)
+    return layout.row(align=True)
+
+
+def button_rows(
+    layout: bpy.types.UILayout, context: Any, *texts: str, boxes: int = 0, icons: int = 0
+) -> list[bpy.types.UILayout]:
+    """Where each button goes (one per text, each with an icon), then ``icons`` icon-only buttons: all
+    in one row when the texts fit side by side there, else a row each, the icon-only ones beside the
+    last (Blender would shorten the texts with "…"). The last item is the row for the icon-only ones."""
+    if _side_by_side(context, texts, boxes, icons) is False:
+        column = layout.column(align=True)
+        rows = [column.row(align=True) for _text in texts]
+        return [*rows, rows[-1]]
+    row = layout.row(align=True)
+    return [row] * (len(texts) + 1)
 
 
 def labeled_prop(layout: bpy.types.UILayout, context: Any, data: Any, prop: str, text: str) -> None:
