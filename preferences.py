@@ -195,7 +195,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
             )
         hint = key_hint(chosen.api_key)
         if hint:
-            wrapped_label(col, context, hint, icon="INFO")
+            wrapped_label(col, context, language.text(hint), icon="INFO")
         address = col.row()
         address.alert = not chosen.base_url
         address.prop(self, "base_url")

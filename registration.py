@@ -19,18 +19,24 @@ from .api.words.translations import KILN_CONTEXT
 
 def in_kiln_context(cls: type) -> type:
     """``cls`` with its name and its properties' names looked up in Kiln's translation context."""
-    if (hasattr(cls, "bl_label") or hasattr(cls, "bl_idname")) and not getattr(
-        cls, "bl_translation_context", ""
-    ):
+    named = issubclass(cls, (bpy.types.Operator, bpy.types.Panel, bpy.types.Menu))  # a list has no context
+    if named and not getattr(cls, "bl_translation_context", ""):
         cls.bl_translation_context = KILN_CONTEXT  # type: ignore[attr-defined]
+    # Blender collects properties from the class and its bases: Kiln's own bases (mixins) too.
+    for klass in cls.__mro__:
+        if klass.__module__.startswith(__package__ or "."):
+            _properties_in_kiln_context(klass)
+    return cls
+
+
+def _properties_in_kiln_context(klass: type) -> None:
     # Evaluated as Blender would (the modules say ``from __future__ import annotations``).
-    annotations: dict[str, Any] = dict(inspect.get_annotations(cls, eval_str=True))
+    annotations: dict[str, Any] = dict(inspect.get_annotations(klass, eval_str=True))
     for name, value in annotations.items():
         keywords = getattr(value, "keywords", None)
         if isinstance(keywords, dict) and "translation_context" not in keywords:
             annotations[name] = value.function(**keywords, translation_context=KILN_CONTEXT)
-    cls.__annotations__ = annotations
-    return cls
+    klass.__annotations__ = annotations
 
 
 def classes_factory(classes: Sequence[type]) -> tuple[Callable[[], None], Callable[[], None]]:

@@ -19,6 +19,7 @@ from ..api.agents import JobView
 from ..api.agents import words as agent_words
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
+from ..api.words import shorten
 from ..drawing import tag_redraw
 from ..session import library, messenger, results_here, runtime, watcher
 from ..session.arguments import preferred_game, preferred_options
@@ -56,7 +57,7 @@ def reuse(key: str, request: JobRequest) -> list[str]:
         log.warning("Could not append %s from the Kiln library: %s", entry.blend, exc)
         reason = exc.strerror or "the file cannot be read"
         raise KilnError(
-            agent_words.LIBRARY_COPY_UNREADABLE.format(label=entry.label[:40], reason=reason)
+            agent_words.LIBRARY_COPY_UNREADABLE.format(label=shorten(entry.label, 40), reason=reason)
         ) from None
     for name in names:
         stamp_agent(bpy.data.objects[name], request.agent)

@@ -23,6 +23,8 @@ from mathutils import Vector
 from ..api.features.quality import hull, naming
 from ..api.features.quality import options as game_options
 from ..api.features.quality import report as quality
+from ..api.words import Message, message
+from ..api.words import catalogue as words
 
 if TYPE_CHECKING:
     from ..api.jobs import Job
@@ -46,18 +48,18 @@ def finish(
     Returns the result's objects now (joined ones gone, LODs and hull added) and
     ``{"quality": report JSON, "exported": [paths]}`` for the helper's answer.
     """
-    fixes: list[str] = []
+    fixes: list[Message] = []
     meshes = _meshes(objects)
     others = [obj for obj in objects if obj not in meshes]  # empties, cameras: stamped, never joined
     if options.fix_merge:
         merged = sum(_merge(obj, MERGE_DISTANCE) for obj in meshes)
-        fixes.append(f"merged {merged:,} vertices")
+        fixes.append(message(words.FIXED_MERGED, n=merged))
     if options.fix_loose > 0.0:
         removed = _remove_loose(meshes, options.fix_loose)
-        fixes.append(f"{removed:,} loose part{'s' if removed != 1 else ''} removed")
+        fixes.append(message(words.FIXED_LOOSE, n=removed))
     if options.fix_normals:
         turned = _face_out(meshes)
-        fixes.append(f"{turned:,} triangle{'s' if turned != 1 else ''} turned to face out")
+        fixes.append(message(words.FIXED_FACES, n=turned))
     if options.builds_outputs and len(meshes) > 1:
         meshes = [_join(meshes)]
     if options.triangles > 0:
@@ -65,9 +67,9 @@ def finish(
         if before > options.triangles:
             for obj in meshes:
                 decimate(obj, options.triangles / before)
-            fixes.append(f"{before:,} → {triangle_count(meshes):,} triangles")
+            fixes.append(message(words.FIXED_TRIANGLES, before=before, after=triangle_count(meshes)))
     report = measure(meshes)
-    report.fixes = fixes
+    report.fixes = [fix.to_json() for fix in fixes]
     outputs: list[bpy.types.Object] = list(meshes)
     exported: list[str] = []
     if options.builds_outputs and meshes:

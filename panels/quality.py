@@ -1,6 +1,5 @@
 """The quality report's short line in the job details: "problems · 12,034 tris · 1 part" and the
-first reason, read from the ``kiln_quality`` property the helper left on the job's objects, said in
-the artist's language (the report keeps them in English)."""
+first reason, read from the ``kiln_quality`` property the helper left on the job's objects."""
 
 from __future__ import annotations
 
@@ -29,5 +28,5 @@ def draw_quality(layout: bpy.types.UILayout, context: bpy.types.Context, job: Jo
     reasons = verdict.reasons(report)
     if reasons:
         wrapped_label(layout, context, said(reasons[0]))
-    if report.fixes:
-        wrapped_label(layout, context, "; ".join(report.fixes).capitalize() + ".")
+    for fix in report.fix_messages():
+        wrapped_label(layout, context, said(fix))

@@ -587,6 +587,12 @@ VERDICT_READY = "ready"
 VERDICT_CHECK = "check"
 VERDICT_PROBLEMS = "problems"
 VERDICT_FAILED = "failed"
+FIXED_MERGED = Plural("Fix-ups merged {n:,} vertex.", "Fix-ups merged {n:,} vertices.")
+FIXED_LOOSE = Plural("Fix-ups removed {n:,} loose part.", "Fix-ups removed {n:,} loose parts.")
+FIXED_FACES = Plural(
+    "Fix-ups turned {n:,} triangle to face out.", "Fix-ups turned {n:,} triangles to face out."
+)
+FIXED_TRIANGLES = "Fix-ups reduced {before:,} triangles to {after:,}."
 QUALITY_TRIANGLES = Plural("{n:,} tri", "{n:,} tris")
 QUALITY_PARTS = Plural("{n:,} part", "{n:,} parts")
 QUALITY_LINE = "{verdict} · {triangles} · {parts}"

@@ -18,12 +18,12 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ...words import Message, english, english_message, message
+from ...words import Message, as_message, english, english_message, message
 from ...words import catalogue as words
 from . import topology, uv, verdict
 from .budget import Deadline, OutOfTime
@@ -110,8 +110,9 @@ class QualityReport:
     has_uvs: bool = True
     verdict: str = verdict.READY
     reasons: list[str] = field(default_factory=list)
-    #: What the fix-ups changed, in words ("merged 1,204 vertices"); empty when none ran.
-    fixes: list[str] = field(default_factory=list)
+    #: What the fix-ups changed, each a stored ``Message`` ("Fix-ups merged 1,204 vertices."; a report
+    #: written before holds English texts); empty when none ran.
+    fixes: list[Any] = field(default_factory=list)
     #: Fields not measured (or not for every object), each with the sentence saying why; such a
     #: field holds what could be counted. Reports written before this key read as all measured.
     not_measured: dict[str, str] = field(default_factory=dict)
@@ -133,6 +134,10 @@ class QualityReport:
             if not isinstance(said, dict) or not all(isinstance(v, str) for v in said.values()):
                 raise ValueError("not a quality report")
         return cls(**known)
+
+    def fix_messages(self) -> list[Message]:
+        """What the fix-ups changed, to say (an older report's English kept as it is)."""
+        return [Message.from_json(fix) or as_message(str(fix)) for fix in self.fixes]
 
     def summary(self) -> str:
         """One short line for a panel or a table: "ready · 12,034 tris · 1 part"."""

@@ -113,7 +113,7 @@ def test_a_batch_where_nothing_succeeds_is_cancelled_with_a_sentence(
     service.set_faults("fail=1")
     prompt_file = tmp_path / "props.txt"
     prompt_file.write_text("a red chair\na blue mug\n")
-    with pytest.raises(RuntimeError, match=r"no job of props.txt succeeded \(0 of 2 imported\)"):
+    with pytest.raises(RuntimeError, match=r"No job of props.txt succeeded \(0 of 2 are in the scene\)"):
         blender.ops.kiln.generate_batch(filepath=str(prompt_file))
 
 
@@ -157,6 +157,6 @@ def test_a_ui_batch_writes_its_summary_once_its_jobs_settle(
     assert batches.conclude_settled(engine, True) == []  # ready, waiting for the watcher to import it
     # One beat imports it; the batch is concluded on that beat or the next.
     said = watcher.tick(blender.context) + watcher.tick(blender.context)
-    assert ("INFO", "Kiln: batch props.txt: 1 of 1 imported") in said
+    assert ("INFO", "Kiln: props.txt: 1 of 1 is in the scene") in said
     assert not kiln_module("session.state").current.followed
     assert json.loads(summary_path.read_text())["imported"] == 1

@@ -21,6 +21,7 @@ def add_cube(bpy: Any, name: str, *, scale: tuple[float, float, float] = (1, 1, 
 
 
 def scene(bpy: Any) -> dict[str, Any]:
+    """Three placeholders: two marked through their ``kiln_prompt``, one with Mark as Placeholder."""
     cube = add_cube(bpy, "Crate", scale=(2.0, 1.0, 0.5), turn=30.0)
     cube.location = (3.0, -1.0, 0.5)
     cube["kiln_prompt"] = "a wooden crate"
@@ -28,9 +29,13 @@ def scene(bpy: Any) -> dict[str, Any]:
     empty.empty_display_type = "CUBE"
     empty.empty_display_size = 0.7
     empty.location = (-2.0, 2.0, 1.0)
+    empty["kiln_prompt"] = "a street lamp"
     bpy.context.scene.collection.objects.link(empty)
     barrel = add_cube(bpy, "Barrel.003")
     barrel.location = (0.0, 4.0, 1.0)
+    select(bpy, [barrel])
+    assert bpy.ops.kiln.mark_placeholder(prompt="a wooden barrel") == {"FINISHED"}
+    assert barrel.name == "Barrel.003"  # a name the artist gave stays
     bpy.context.view_layer.update()
     return {"cube": cube, "empty": empty, "barrel": barrel}
 
@@ -73,7 +78,7 @@ def test_contain_fits_three_placeholders_and_variants_cycle_and_keep(service: An
     assert blender.ops.kiln.generate_from_selection(fit="CONTAIN") == {"FINISHED"}
 
     prompts = [task.prompt for task in service.tasks.values()]
-    assert "Barrel" in prompts and "a wooden crate" in prompts and "Lamp post" in prompts
+    assert sorted(prompts) == ["a street lamp", "a wooden barrel", "a wooden crate"]
     for placeholder in objects.values():
         results = results_of(blender, placeholder.name)
         assert results, placeholder.name
@@ -115,6 +120,7 @@ def test_contain_fits_three_placeholders_and_variants_cycle_and_keep(service: An
 def test_height_and_none_fits_stand_on_the_placeholders_base(service: Any, blender: Any, fit: str) -> None:
     placeholder = add_cube(blender, "Tall thing", scale=(0.5, 0.5, 2.0), turn=45.0)
     placeholder.location = (1.0, 1.0, 2.0)
+    placeholder["kiln_prompt"] = "a tall vase"
     blender.context.view_layer.update()
     select(blender, [placeholder])
     assert blender.ops.kiln.generate_from_selection(fit=fit) == {"FINISHED"}
@@ -128,22 +134,66 @@ def test_height_and_none_fits_stand_on_the_placeholders_base(service: Any, blend
         assert all(obj.matrix_world.to_scale()[0] == pytest.approx(1.0) for obj in roots)
 
 
-def test_objects_with_nothing_to_ask_for_are_skipped_and_named(
+def test_objects_that_are_no_placeholder_are_skipped_and_named(
     service: Any, blender: Any, kiln_module: Any, tmp_path: Any
 ) -> None:
-    nameless = add_cube(blender, "017")
+    unmarked = add_cube(blender, "Chair")  # a name alone asks for nothing: a click never pays for one
     missing = add_cube(blender, "Poster")
     missing["kiln_image"] = str(tmp_path / "no-such.png")
-    select(blender, [nameless, missing])
-    with pytest.raises(RuntimeError, match=r"017 \(no kiln_prompt.*Poster \("):
+    select(blender, [unmarked, missing])
+    with pytest.raises(
+        RuntimeError,
+        match=r"(?s)No selected object is a placeholder, so nothing was sent\..*"
+        r"“Poster” was skipped: The image file .*no-such\.png does not exist\..*"
+        r"“Chair” is not marked as a placeholder: select it and press Mark as Placeholder\.",
+    ):
         blender.ops.kiln.generate_from_selection()
     assert service.submit_attempts == 0
 
     chair = add_cube(blender, "Chair.002")
-    planned = kiln_module("session.blockout").plan([nameless, chair, missing], None)
-    assert [request.prompt for request in planned.requests] == ["Chair"]
+    chair["kiln_prompt"] = "a wooden chair"
+    still_default = add_cube(blender, "Cube.001")  # marked by hand, yet nobody named it
+    still_default["kiln_prompt"] = "a box"
+    camera = blender.data.objects.new("Shot", blender.data.cameras.new("Shot"))
+    camera["kiln_prompt"] = "a camera"
+    planned = kiln_module("session.blockout").plan([unmarked, chair, missing, still_default, camera], None)
+    assert [request.prompt for request in planned.requests] == ["a wooden chair"]
     assert [request.placeholder for request in planned.requests] == ["Chair.002"]
-    assert [entry.split(" ")[0] for entry in planned.skipped] == ["017", "Poster"]
+    assert [(entry.name, entry.values["name"]) for entry in planned.skipped] == [
+        ("BLOCKOUT_NOT_MARKED", "Chair"),
+        ("BLOCKOUT_SKIPPED", "Poster"),
+        ("BLOCKOUT_DEFAULT_NAME", "Cube.001"),
+        ("BLOCKOUT_NOT_A_SHAPE", "Shot"),
+    ]
+
+
+def test_the_default_startup_file_sends_nothing_until_a_placeholder_is_marked(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    from blockout_layout import draw
+
+    panel = kiln_module("panels.generate").KILN_PT_blockout
+    blender.ops.wm.read_homefile(use_factory_startup=True)
+    assert sorted(obj.name for obj in blender.data.objects) == ["Camera", "Cube", "Light"]
+    blender.ops.object.select_all(action="SELECT")
+    layout = draw(panel, blender.context)
+    assert not layout.buttons()["kiln.generate_from_selection"]  # no job offered
+    assert "3 selected objects are not placeholders and are left out." in layout.text()
+    with pytest.raises(
+        RuntimeError,
+        match=r"(?s)No selected object is a placeholder, so nothing was sent\..*"
+        r"“Cube” still has the name Blender gave it",
+    ):
+        blender.ops.kiln.generate_from_selection()
+    assert service.submit_attempts == 0
+
+    # Marking the whole selection marks the Cube alone, and names it after what it asks for.
+    assert blender.ops.kiln.mark_placeholder(prompt="a wooden crate") == {"FINISHED"}
+    assert [obj.name for obj in blender.data.objects if "kiln_prompt" in obj] == ["a wooden crate"]
+    assert draw(panel, blender.context).buttons()["kiln.generate_from_selection"]
+    assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
+    assert [task.prompt for task in service.tasks.values()] == ["a wooden crate"]
+    assert results_of(blender, "a wooden crate")
 
 
 def test_an_image_placeholder_sends_an_image_job(service: Any, blender: Any) -> None:
@@ -160,6 +210,7 @@ def test_an_image_placeholder_sends_an_image_job(service: Any, blender: Any) -> 
 
 def test_import_options_origin_scale_and_smooth(service: Any, blender: Any) -> None:
     placeholder = add_cube(blender, "Stool", scale=(1.0, 1.0, 1.0))
+    placeholder["kiln_prompt"] = "a wooden stool"
     select(blender, [placeholder])
     assert blender.ops.kiln.generate_from_selection(
         origin_at_base=True, apply_scale=True, smooth_by_angle=True
@@ -194,9 +245,10 @@ def test_the_blockout_panel_counts_jobs_prices_them_and_shows_variants(
 
     panel = kiln_module("panels.generate").KILN_PT_blockout
     assert panel.bl_parent_id == "KILN_PT_generate"
-    assert "Select blockout objects" in draw(panel, blender.context).text()
+    assert "press Mark as Placeholder" in draw(panel, blender.context).text()
 
     crate = add_cube(blender, "Crate.001")
+    crate["kiln_prompt"] = "a wooden crate"
     poster = add_cube(blender, "Poster")
     poster["kiln_image"] = str(CONCEPTS / "chair.png")
     nameless = add_cube(blender, "12")
@@ -204,10 +256,12 @@ def test_the_blockout_panel_counts_jobs_prices_them_and_shows_variants(
     with main_thread_must_not_wait() as offences:
         layout = draw(panel, blender.context)
     assert offences == []
-    assert "2 jobs: 4 credits and 1 text job of unknown price" in layout.text()
-    assert "1 selected object(s) say nothing to make" in layout.text()
-    assert layout.buttons()["kiln.generate_from_selection"]
+    assert "2 placeholders: 4 credits and 1 text job of unknown price" in layout.text()
+    assert "“12” is not marked as a placeholder: select it and press Mark as Placeholder." in layout.text()
+    assert layout.buttons()["kiln.generate_from_selection"] and layout.buttons()["kiln.mark_placeholder"]
     assert "kiln.variant_next" not in layout.buttons()
+    select(blender, [crate, nameless, add_cube(blender, "Cube")])
+    assert "2 selected objects are not placeholders and are left out." in draw(panel, blender.context).text()
 
     select(blender, [crate])
     assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
@@ -299,10 +353,13 @@ def test_the_panel_and_the_credit_prompt_say_a_placeholder_with_a_result_gets_a_
     assert "already" not in draw(panel, blender.context).text()
     assert blender.ops.kiln.generate_from_selection() == {"FINISHED"}
     select(blender, [*results_of(blender, "Barrel.003"), objects["cube"]])
-    sentence = (
-        "1 placeholder already has a result: a new variant is generated "
-        "(sent again, never taken from the Kiln library)."
-    )
+    sentence = "1 of them already has a result: it gets a new variant, sent again."
     assert sentence in draw(panel, blender.context).text()
     requests = [blockout.quick_request(obj, None) for obj in blockout.placeholders(blender.context)]
-    assert blockout.variant_sentence(requests) == sentence  # what the credit prompt adds to its message
+    assert len(requests) == 2
+    # What the credit prompt adds to its question: the same count in the same words.
+    assert blockout.with_results(requests) == 1
+    assert (
+        kiln_module("language").report(kiln_module("api.words.catalogue").BLOCKOUT_NEW_VARIANTS, n=1)
+        == sentence
+    )

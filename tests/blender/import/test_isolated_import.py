@@ -212,7 +212,7 @@ def test_an_unreadable_blend_is_a_sentence_unless_in_place_imports_are_allowed(
             assert scene_summary(blender)["triangles"] == small_glb[1]
         else:
             with pytest.raises(
-                scene_import.ImportFailed, match="could not open the file its helper Blender made"
+                scene_import.ImportFailed, match="could not open the copy of the mesh it had prepared"
             ):
                 job_importer(kiln_module)(blender.context, job)
             assert scene_summary(blender)["objects"] == 0

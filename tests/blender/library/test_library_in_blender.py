@@ -167,7 +167,7 @@ def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_le
     names = [o.name for o in blender.data.objects]
     request = jobs.JobRequest(kind="text", prompt="a cube and a ball")
     job = jobs.Job(id="0123456789ab", request=request, task_id="task_x")
-    assert library_store.store(blender.context, job, names, no_outputs) == ""
+    assert library_store.store(blender.context, job, names, no_outputs) is None  # kept: nothing to say
     assert len(blender.data.collections) == 0
     assert all(o.asset_data is None for o in blender.data.objects)
     assert blender.data.objects[names[0]].location.x == 3.0

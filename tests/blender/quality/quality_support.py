@@ -103,3 +103,10 @@ def run(engine: Any, jobs: Any, prompts: list[tuple[str, str]]) -> list[Any]:
         assert job.state.value == "ready", job.error
         assert job.blend_path, "prepared by the helper"
     return done
+
+
+def fixes(report: dict[str, Any]) -> list[str]:
+    """What a report says the fix-ups changed, in English (the report keeps each as a stored message)."""
+    from api.words import Message, english_message
+
+    return [english_message(Message.from_json(fix)) for fix in report["fixes"]]  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from quality_support import fixes
 from task_faults import failing
 
 CSV = """prompt,name,triangles,lods,export
@@ -29,8 +30,8 @@ def test_csv_columns_drive_each_line_and_the_review_names_every_line(
     assert result == {"FINISHED"}
     rows = {row["name"]: row for row in json.loads(summary_path.read_text())["jobs"]}
     assert abs(rows["Rock"]["triangles"] - 1000) <= 50 and rows["Rock"]["verdict"] == "ready"
-    (fix,) = rows["Rock"]["quality"]["fixes"]
-    assert fix.endswith(f" → {rows['Rock']['triangles']:,} triangles"), fix
+    (fix,) = fixes(rows["Rock"]["quality"])
+    assert fix.endswith(f" triangles to {rows['Rock']['triangles']:,}."), fix
     assert rows["Holey"]["verdict"] == "problems" and rows["Holey"]["reasons"][0].startswith(
         "The surface is open"
     )

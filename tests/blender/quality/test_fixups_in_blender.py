@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 from importing import job_importer
-from quality_support import reports, run
+from quality_support import fixes, reports, run
 
 
 def polygons(obj: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -44,7 +44,7 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
         results.append((blender.data.objects[names[0]], reports(blender, names)[0]))
 
     merged, report = results[0]
-    assert report["fixes"] == ["merged 1,918 vertices"]
+    assert fixes(report) == ["Fix-ups merged 1,918 vertices."]
     bm = bmesh.new()
     bm.from_mesh(merged.data)
     assert len(bm.verts) == 386 and len(bm.faces) == 768
@@ -56,7 +56,7 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
 
     faced, report = results[1]
     untouched, before = results[3]
-    assert report["fixes"] == ["18 triangles turned to face out"]
+    assert fixes(report) == ["Fix-ups turned 18 triangles to face out."]
     assert before["inverted_faces"] == 18 and report["inverted_faces"] == 0
     normals, centres = polygons(faced)
     centre = np.array([0.0, 0.0, 0.5]) + np.array(faced.matrix_world.translation)
@@ -70,13 +70,13 @@ def test_each_fix_repairs_what_it_claims_and_nothing_else(
     )
 
     turned, report = results[4]
-    assert report["fixes"] == ["768 triangles turned to face out"] and report["inside_out_faces"] == 0
+    assert fixes(report) == ["Fix-ups turned 768 triangles to face out."] and report["inside_out_faces"] == 0
     normals, centres = polygons(turned)
     centre = np.array([0.0, 0.0, 0.5]) + np.array(turned.matrix_world.translation)
     assert (np.einsum("ij,ij->i", normals, centres - centre) > 0).all(), "an inside-out box faces out"
 
     cleaned, report = results[2]
-    assert report["fixes"] == ["3 loose parts removed"]
+    assert fixes(report) == ["Fix-ups removed 3 loose parts."]
     assert (report["parts"], report["triangles"], report["small_parts"]) == (1, 768, 0)
     assert len(cleaned.data.vertices) == 486, "the box keeps every vertex"
 
@@ -92,5 +92,5 @@ def test_a_triangle_budget_lands_within_five_percent_without_tearing_seams(
     for (prompt, budget), job in zip(asked, done, strict=True):
         report = reports(blender, import_job(blender.context, job))[0]
         assert abs(report["triangles"] - budget) <= 0.05 * budget, (prompt, report["triangles"])
-        assert report["fixes"] == [f"{job.triangles:,} → {report['triangles']:,} triangles"]
+        assert fixes(report) == [f"Fix-ups reduced {job.triangles:,} triangles to {report['triangles']:,}."]
         assert (report["parts"], report["boundary_edges"], report["inverted_faces"]) == (1, 0, 0), prompt

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from quality_support import fixes
 
 
 def imported(bpy: Any) -> list[Any]:
@@ -26,7 +27,7 @@ def test_generate_takes_fixups_and_export_job_writes_every_engine(
     assert result == {"FINISHED"}
     (obj,) = imported(blender)
     report = json.loads(obj["kiln_quality"])
-    assert report["fixes"] == ["3 loose parts removed", "18 triangles turned to face out"]
+    assert fixes(report) == ["Fix-ups removed 3 loose parts.", "Fix-ups turned 18 triangles to face out."]
     assert (report["inverted_faces"], report["parts"], report["verdict"]) == (0, 1, "ready")
 
     job = kiln_module("session.runtime").engine().jobs()[-1]
@@ -58,7 +59,9 @@ def test_generate_from_selection_takes_the_same_arguments(service: Any, blender:
     assert result == {"FINISHED"}
     (made,) = [obj for obj in blender.data.objects if obj.get("kiln_placeholder") == "Crate"]
     report = json.loads(made["kiln_quality"])
-    assert report["fixes"][0] == "merged 1,918 vertices" and report["fixes"][1].startswith("768 → ")
+    assert fixes(report)[0] == "Fix-ups merged 1,918 vertices." and fixes(report)[1].startswith(
+        "Fix-ups reduced 768 triangles to "
+    )
     assert abs(report["triangles"] - 300) <= 15 and report["boundary_edges"] == 0
 
 

@@ -11,16 +11,10 @@ import re
 import string
 
 import pytest
+from catalogue_match import INTERNAL
 
 from api.words import Label, Plural, catalogue, fields
 
-#: Words that belong to the console and Copy Details, never to what an artist reads.
-INTERNAL = re.compile(
-    r"\b(HTTP|JSON|endpoint|payload|idempotenc\w*|write-ahead|WAL|SQLite|sqlite3|-wal|-shm|pid|"
-    r"process id|accessor\w*|bufferView|glTF field|helper Blender|outcome unknown|traceback|"
-    r"exception|stack|task id \{|jobs\.sqlite3|stdin|stdout|subprocess)\b",
-    re.IGNORECASE,
-)
 #: Entries whose words speak to a script's author (an argument's name is what they type) or to the one
 #: who sets up an address or an agent's client, where "http" is what they type.
 FOR_SCRIPTS = {

@@ -53,12 +53,13 @@ class WithLayout:
         return getattr(self._real, name)
 
 
-def preferences_text() -> str:
+def preferences_drawn() -> dict[str, object]:
+    """What Kiln's preferences draw: their text, and the properties drawn as fields."""
     prefs = bpy.context.preferences.addons[ADDON_MODULE].preferences
     layout = Recorder()
     context = SimpleNamespace(region=None, preferences=bpy.context.preferences)
     type(prefs).draw(WithLayout(prefs, layout), context)
-    return layout.text()
+    return {"preferences": layout.text(), "fields": layout.props()}
 
 
 def main() -> None:
@@ -73,7 +74,7 @@ def main() -> None:
     without = {
         "enabled": ADDON_MODULE in bpy.context.preferences.addons,
         "types": kiln_types(),
-        "preferences": preferences_text(),
+        **preferences_drawn(),
     }
 
     sys.meta_path.remove(finder)
@@ -81,7 +82,7 @@ def main() -> None:
     bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
     after_disable = kiln_types()
     bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
-    with_them = {"types": kiln_types(), "preferences": preferences_text()}
+    with_them = {"types": kiln_types(), **preferences_drawn()}
     sys.modules[f"{ADDON_MODULE}.session.runtime"].shutdown()
     bpy.ops.preferences.addon_disable(module=ADDON_MODULE)
     result = {"without": without, "after_disable": after_disable, "with": with_them}

@@ -32,7 +32,7 @@ def test_pipeline_script_generates_a_csv_and_saves_the_blend(
         key=sandbox_key,
     )
     assert result.returncode == 0, result.stderr
-    assert "line 4: The image file" in result.stdout + result.stderr
+    assert "Line 4 was skipped: The image file" in result.stdout + result.stderr
     assert "Saved props.blend with 2 Kiln objects" in result.stdout
     summary = json.loads((tmp_path / "props.json").read_text())
     assert [row["name"] for row in summary["jobs"]] == ["Chair", "Robot"]
@@ -52,7 +52,7 @@ def test_pipeline_script_exits_1_when_nothing_succeeds(
         key=sandbox_key,
     )
     assert result.returncode == 1
-    assert "no job of props.txt succeeded" in result.stderr
+    assert "No job of props.txt succeeded (0 of 1 are in the scene)" in result.stderr
     assert not (tmp_path / "props.blend").exists()
 
 

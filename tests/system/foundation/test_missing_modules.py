@@ -41,20 +41,21 @@ def test_without_numpy_and_requests_kiln_says_what_is_missing_and_registers_only
 ) -> None:
     result, process = enable_without("numpy,requests", tmp_path)
     sentence = (
-        "Kiln needs the Python modules numpy and requests, which this Blender's Python lacks. "
-        "Blender from blender.org includes both; on Debian or Ubuntu install python3-numpy and "
+        "Kiln needs the Python modules numpy, requests, which this Blender's Python lacks. "
+        "Blender from blender.org includes them; on Debian or Ubuntu install python3-numpy "
         "python3-requests, then restart Blender."
     )
     without = result["without"]
     assert without["enabled"]
     assert without["types"] == ["KilnPreferences"]
     assert without["preferences"] == sentence
+    assert without["fields"] == []  # the sentence alone: nothing to fill in that could not work
     assert process.stderr.count("Kiln needs the Python modules") == 1  # said once, in the console
     # With the modules back, enabling again registers all of Kiln and the sentence is gone.
     assert result["after_disable"] == []
     assert {"KILN_PT_generate", "KILN_OT_generate_from_text"} <= set(result["with"]["types"])
-    assert "Kiln needs" not in result["with"]["preferences"]
-    assert "API Key" not in result["with"]["preferences"]  # drawn as a property, not a label
+    assert "Python module" not in result["with"]["preferences"]
+    assert "api_key" in result["with"]["fields"]  # the whole preferences, the key a field to fill in
 
 
 @pytest.mark.slow
