@@ -65,6 +65,13 @@ PICTURE_PROMPT = "a stone lantern with a brass handle"
 # ------------------------------------------------------------------ one program for the reading
 
 
+def load_language_texts(program: Program, window: Window) -> None:
+    """``language_texts`` (and the measuring it uses) imported in the program, as the agent's."""
+    support = program.workdir("support") / "support"
+    shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
+    window.call(f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts")
+
+
 @pytest.fixture(scope="module")
 def window(program: Program, installed_user: Path) -> Iterator[Window]:
     """Blender with Kiln and the Sidebar on its Kiln tab at its default width, for the module."""
@@ -76,12 +83,7 @@ def window(program: Program, installed_user: Path) -> Iterator[Window]:
     try:
         blender.start()
         open_kiln_tab(blender)
-        support = program.workdir("support") / "support"
-        shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
-        blender.call(
-            f"sys.path.insert(0, {program.inside(support)!r})\n"
-            "import language_texts\nresult = language_texts.__file__"
-        )
+        load_language_texts(program, blender)
         yield blender
     finally:
         blender.kill()
@@ -236,7 +238,7 @@ def test_translate_interface_off_keeps_the_panel_english_and_tooltips_translated
 def test_translate_reports_off_keeps_a_report_english(window: Window) -> None:
     # A greyed-out button's reason is a tooltip (Translate Tooltips), not a report.
     read = "result = [t['text'] for t in language_texts.reports('ready') if t['kind'] == 'report']"
-    window.call("language_texts.set_language('en_US')")
+    window.call("language_texts.set_language('en_US')\nlanguage_texts.set_up('ready', bpy)")
     english = window.call(read)
     window.call("language_texts.set_language('de_DE', reports=False)")
     kept = window.call(read)
@@ -252,21 +254,34 @@ def test_translate_reports_off_keeps_a_report_english(window: Window) -> None:
 # ------------------------------------------------------------------ the pictures
 
 
+def shown_in(window: Window, locale: str) -> list[str]:
+    """Blender set to ``locale``, and the Sidebar drawn in it and settled; what the Generate panel drew."""
+    window.call(f"language_texts.set_language({locale!r})")
+    drawn_now(window, "KILN_PT_jobs")
+    time.sleep(1.0)  # panels glide to their new heights over a few redraws
+    return drawn_now(window)
+
+
 def test_ready_and_running_pictures_in_german_and_japanese(
-    open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox], sandbox_key: str
+    program: Program,
+    open_window: Callable[..., Window],
+    sandbox_factory: Callable[..., Sandbox],
+    sandbox_key: str,
 ) -> None:
     sandbox = sandbox_factory(speed=0.1)  # a text job runs about a minute: time for both pictures
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     bar = open_kiln_tab(window)
+    load_language_texts(program, window)
     type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PICTURE_PROMPT)
     pictures: dict[str, Path] = {}
+    drawn: dict[str, list[str]] = {}
 
     def take(state: str) -> None:
+        drawn[f"{state}-{ENGLISH}"] = shown_in(window, ENGLISH)
         for locale in MEASURED:
-            window.call(f"bpy.context.preferences.view.language = {locale!r}")
-            time.sleep(0.5)  # a redraw or two
+            drawn[f"{state}-{locale}"] = shown_in(window, locale)
             pictures[f"{state}-{locale}"] = shot(window.display, f"sidebar-{state}-{locale}", bar)
-        window.call("bpy.context.preferences.view.language = 'en_US'")
+        shown_in(window, ENGLISH)
 
     take("ready")
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))
@@ -275,4 +290,9 @@ def test_ready_and_running_pictures_in_german_and_japanese(
     assert window.call("result = [j['state'] for j in kiln_jobs()]") == ["running"]
     for name, picture in pictures.items():
         assert picture.stat().st_size > 10_000, name
-    assert pictures["ready-de_DE"].read_bytes() != pictures["ready-ja_JP"].read_bytes()
+    # What the pictured panel drew: each language its own words, none of them the English.
+    for state in ("ready", "running"):
+        english = {text for text in drawn[f"{state}-{ENGLISH}"] if counted(text)}
+        for locale in MEASURED:
+            assert not english & set(drawn[f"{state}-{locale}"]), (locale, drawn[f"{state}-{locale}"])
+        assert drawn[f"{state}-de_DE"] != drawn[f"{state}-ja_JP"]
