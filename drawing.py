@@ -13,6 +13,7 @@ each may use it without a room reaching up into a higher one.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -100,9 +101,29 @@ def text_width(text: str, font_px: float) -> float:
     return float(size[0])
 
 
+#: Marks a line never begins with (Japanese and Chinese line breaking: closing brackets and
+#: punctuation, small kana, the prolonged sound mark), and openings a line never ends with.
+NO_LINE_START = frozenset(
+    "、。，．！？：；）」』】〕〉》〙〗〟’”ー…・々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ,.!?:;)]%"
+)
+NO_LINE_END = frozenset("（「『【〔〈《〘〖〝‘“([")
+
+
+def _breaks_anywhere(char: str) -> bool:
+    """Whether text may break before ``char`` without a space: Chinese and Japanese characters,
+    written without spaces between words (Korean has spaces, and breaks there like English)."""
+    return unicodedata.east_asian_width(char) in ("W", "F") and not _hangul(char)
+
+
+def _hangul(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3" or "\u1100" <= char <= "\u11ff" or "\u3130" <= char <= "\u318f"
+
+
 @lru_cache(maxsize=1024)
 def wrap_text(text: str, room: float, font_px: float) -> tuple[str, ...]:
-    """Lines of ``text`` that each fit ``room`` pixels: words kept whole, a word longer than a line cut."""
+    """Lines of ``text`` that each fit ``room`` pixels: words kept whole, a word longer than a line
+    cut; a run of Chinese or Japanese text (no spaces) fills each line and breaks between characters,
+    never before a closing mark."""
     lines: list[str] = []
     for paragraph in text.splitlines() or [""]:
         line = ""
@@ -111,15 +132,37 @@ def wrap_text(text: str, room: float, font_px: float) -> tuple[str, ...]:
             if text_width(candidate, font_px) <= room:
                 line = candidate
                 continue
-            if line:
-                lines.append(line)
-            line = word
+            if line and (_breaks_anywhere(word[0]) or text_width(word, font_px) > room):
+                line = candidate  # cut below, after what fits of it on this line
+            else:
+                if line:
+                    lines.append(line)
+                line = word
             while text_width(line, font_px) > room and len(line) > 1:
-                cut = _fitting_prefix(line, room, font_px)
-                lines.append(line[:cut])
-                line = line[cut:]
+                cut = _break_at(line, room, font_px)
+                lines.append(line[:cut].rstrip())
+                line = line[cut:].lstrip()
         lines.append(line)
     return tuple(lines)
+
+
+def _break_at(line: str, room: float, font_px: float) -> int:
+    """Where to cut ``line`` wider than ``room``: after what fits, moved back to the start of a word of
+    Latin letters it falls in (unless that is the line's start) and off a mark that may not begin or
+    end a line."""
+    cut = _fitting_prefix(line, room, font_px)
+    start = cut
+    while start > 0 and _inside_word(line[start - 1]) and _inside_word(line[start]):
+        start -= 1
+    if 0 < start < cut:
+        cut = start
+    while cut > 1 and (line[cut] in NO_LINE_START or line[cut - 1] in NO_LINE_END):
+        cut -= 1
+    return cut
+
+
+def _inside_word(char: str) -> bool:
+    return not char.isspace() and not _breaks_anywhere(char)
 
 
 def _fitting_prefix(word: str, room: float, font_px: float) -> int:
@@ -195,17 +238,40 @@ def wrapped_label(
         col.label(text=line, icon=icon if i == 0 else indent)
 
 
+def _side_by_side(context: Any, texts: tuple[str, ...], boxes: int, icons: int) -> bool | None:
+    """Whether buttons with ``texts`` (each with an icon) and ``icons`` icon-only buttons fit in one
+    row without Blender cutting a text; None without a region."""
+    width = layout_width(context)
+    if width is None:
+        return None
+    u = unit(context)
+    # Each button keeps its text's margins and its icon: the row's width is shared first.
+    row = width - boxes * BOX_INSET_UNITS * u - icons * u
+    share = row / len(texts) - (TEXT_MARGIN_UNITS + ICON_UNITS) * u
+    font_px = font_pixels(context)
+    return all(text_width(text, font_px) <= share for text in texts)
+
+
 def buttons_row(layout: bpy.types.UILayout, context: Any, *texts: str, boxes: int = 0) -> bpy.types.UILayout:
     """A row for buttons (each with an icon) whose texts fit side by side; a column when they
     would be cut (Blender shortens a button's text with "…")."""
-    room = text_room(context, boxes=boxes)
-    if room is None:
-        return layout.row(align=True)
-    share = room / len(texts) - ICON_UNITS * unit(context)
-    font_px = font_pixels(context)
-    if all(text_width(text, font_px) <= share for text in texts):
-        return layout.row(align=True)
-    return layout.column(align=True)
+    if _side_by_side(context, texts, boxes, 0) is False:
+        return layout.column(align=True)
+    return layout.row(align=True)
+
+
+def button_rows(
+    layout: bpy.types.UILayout, context: Any, *texts: str, boxes: int = 0, icons: int = 0
+) -> list[bpy.types.UILayout]:
+    """Where each button goes (one per text, each with an icon), then ``icons`` icon-only buttons: all
+    in one row when the texts fit side by side there, else a row each, the icon-only ones beside the
+    last (Blender would shorten the texts with "…"). The last item is the row for the icon-only ones."""
+    if _side_by_side(context, texts, boxes, icons) is False:
+        column = layout.column(align=True)
+        rows = [column.row(align=True) for _text in texts]
+        return [*rows, rows[-1]]
+    row = layout.row(align=True)
+    return [row] * (len(texts) + 1)
 
 
 def labeled_prop(layout: bpy.types.UILayout, context: Any, data: Any, prop: str, text: str) -> None:

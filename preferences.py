@@ -242,9 +242,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
                 said = language.text(words.AGENTS_FOLDER_MISSING, folder=chosen)
                 wrapped_label(folders, context, said, icon="ERROR")
         row = settings.row(align=True)
-        row.operator_menu_enum(
-            "kiln.copy_agent_config", "client", text=words.OP_COPY_AGENT_CONFIG.name, icon="COPYDOWN"
-        )
+        copy = language.text(words.OP_COPY_AGENT_CONFIG.name)
+        row.operator_menu_enum("kiln.copy_agent_config", "client", text=copy, icon="COPYDOWN")
         row.operator("kiln.new_agent_token", icon="FILE_REFRESH")
 
     def _draw_cache(self, col: bpy.types.UILayout) -> None:

@@ -17,7 +17,16 @@ import bpy
 
 from ..api.jobs import Job, JobState
 from ..api.words import catalogue as words
-from ..drawing import LIST_INSET_UNITS, fit, tag_redraw, text_room, unit, wrapped_label
+from ..drawing import (
+    LIST_INSET_UNITS,
+    button_rows,
+    buttons_row,
+    fit,
+    tag_redraw,
+    text_room,
+    unit,
+    wrapped_label,
+)
 from ..language import said, text
 from ..main_thread import cancel, later
 from ..session import results_here, runtime, spending
@@ -245,9 +254,10 @@ class KILN_PT_jobs(bpy.types.Panel):
         active = _active_job(wm, jobs)
         if active is not None:
             _draw_details(layout.box(), context, active)
-        row = layout.row(align=True)
-        row.operator("kiln.clear_finished", icon="TRASH")
-        row.operator("kiln.resume_task", icon="RECOVER_LAST")
+        clear, add = text(words.OP_CLEAR_FINISHED.name), text(words.OP_ADD_BY_ID.name)
+        row = buttons_row(layout, context, clear, add)
+        row.operator("kiln.clear_finished", text=clear, icon="TRASH")
+        row.operator("kiln.resume_task", text=add, icon="RECOVER_LAST")
         credits_line = spending.spending_line()
         if credits_line:
             wrapped_label(layout, context, credits_line, icon="FUND")
@@ -267,13 +277,13 @@ def _status(job: Job) -> str:
 def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     """Damage found in the job list (and where its backup is), or disk trouble: shown until a restart."""
     engine = runtime.engine_if_started()
-    problems = engine.store_problems() if engine is not None else []
+    problems = engine.store_problem_messages() if engine is not None else []
     if not problems:
         return
     box = layout.box().column()
     box.alert = True
-    for sentence in problems:
-        wrapped_label(box, context, sentence, icon="ERROR", boxes=1)
+    for problem in problems:
+        wrapped_label(box, context, said(problem), icon="ERROR", boxes=1)
 
 
 def _active_job(wm: bpy.types.WindowManager, jobs: list[Job]) -> Job | None:
@@ -316,8 +326,8 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else None
     if where is not None:
-        wrapped_label(col, context, str(where), icon=ELSEWHERE_ICON, boxes=1)
-    _draw_actions(layout, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
+        wrapped_label(col, context, said(where), icon=ELSEWHERE_ICON, boxes=1)
+    _draw_actions(layout, context, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
 
 
 #: Endings whose sentence says to press Resume: the service has (or may have) the mesh, so asking
@@ -335,25 +345,38 @@ def _resumable(job: Job) -> bool:
     return job.state is JobState.TIMED_OUT or (job.state is JobState.FAILED and ending in RESUMABLE_ENDINGS)
 
 
-def _draw_actions(layout: bpy.types.UILayout, job: Job, *, elsewhere: bool = False) -> None:
+def _draw_actions(
+    layout: bpy.types.UILayout, context: bpy.types.Context, job: Job, *, elsewhere: bool = False
+) -> None:
     """``elsewhere``: another Blender works on the job, so only what it allows is offered (Import)."""
-    row = layout.row(align=True)
-    if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
+    has_mesh = job.state in (JobState.READY, JobState.IMPORTED) and bool(job.mesh_path)
+    has_mesh = has_mesh and Path(job.mesh_path).is_file()
+    first: list[tuple[str, str, IconItems]] = []
+    if has_mesh:
         label = words.OP_IMPORT.name if job.state is JobState.READY else words.IMPORT_AGAIN
-        row.operator("kiln.import_job", text=text(label), icon="IMPORT").job_id = job.id
+        first.append(("kiln.import_job", text(label), "IMPORT"))
     if job.state.is_active:
         if not elsewhere:  # the service has no cancel: Kiln stops waiting, the task may still run
-            row.operator("kiln.cancel_job", icon="CANCEL").job_id = job.id
+            first.append(("kiln.cancel_job", text(words.OP_STOP_WAITING.name), "CANCEL"))
     else:
         if _resumable(job):
-            row.operator("kiln.resume_job", icon="RECOVER_LAST").job_id = job.id
-        row.operator("kiln.retry_job", icon="FILE_REFRESH").job_id = job.id
-        row.operator("kiln.remove_job", text="", icon="X").job_id = job.id
-    row = layout.row(align=True)
-    if job.state in (JobState.READY, JobState.IMPORTED) and job.mesh_path and Path(job.mesh_path).is_file():
-        row.operator("kiln.export_job", icon="EXPORT").job_id = job.id
-    row.operator("kiln.copy_details", icon="COPYDOWN").job_id = job.id
-    row.operator("kiln.open_cache_folder", text="", icon="FILE_FOLDER")
+            first.append(("kiln.resume_job", text(words.OP_RESUME.name), "RECOVER_LAST"))
+        first.append(("kiln.retry_job", text(words.OP_RETRY.name), "FILE_REFRESH"))
+    if first:
+        remove = not job.state.is_active
+        rows = button_rows(layout, context, *(t for _op, t, _icon in first), boxes=1, icons=int(remove))
+        for row, (idname, label, icon) in zip(rows, first, strict=False):
+            row.operator(idname, text=label, icon=icon).job_id = job.id
+        if remove:
+            rows[-1].operator("kiln.remove_job", text="", icon="X").job_id = job.id
+    second: list[tuple[str, str, IconItems]] = []
+    if has_mesh:
+        second.append(("kiln.export_job", text(words.OP_EXPORT.name), "EXPORT"))
+    second.append(("kiln.copy_details", text(words.OP_COPY_DETAILS.name), "COPYDOWN"))
+    rows = button_rows(layout, context, *(t for _op, t, _icon in second), boxes=1, icons=1)
+    for row, (idname, label, icon) in zip(rows, second, strict=False):
+        row.operator(idname, text=label, icon=icon).job_id = job.id
+    rows[-1].operator("kiln.open_cache_folder", text="", icon="FILE_FOLDER")
 
 
 classes = (KILN_UL_jobs, KILN_PT_jobs)

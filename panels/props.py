@@ -12,6 +12,7 @@ from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProp
 
 from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
+from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
 from ..session.job_requests import image_price_request, text_request
 
@@ -103,8 +104,13 @@ def register() -> None:
     bpy.types.Scene.kiln = PointerProperty(type=KilnGenerateSettings)  # type: ignore[attr-defined, func-returns-value]
     wm = bpy.types.WindowManager
     wm.kiln_jobs = CollectionProperty(type=KilnJobItem)  # type: ignore[attr-defined, func-returns-value]
-    wm.kiln_job_index = IntProperty(name=words.SETTING_ACTIVE_JOB, default=0)  # type: ignore[attr-defined, func-returns-value]
-    wm.kiln_job_filter = EnumProperty(name=words.SETTING_SHOW, items=JOB_FILTERS, default="ALL")  # type: ignore[attr-defined, func-returns-value]
+    # Named in Kiln's translation context, as registration.py names the classes' own properties.
+    wm.kiln_job_index = IntProperty(  # type: ignore[attr-defined, func-returns-value]
+        name=words.SETTING_ACTIVE_JOB, default=0, translation_context=KILN_CONTEXT
+    )
+    wm.kiln_job_filter = EnumProperty(  # type: ignore[attr-defined, func-returns-value]
+        name=words.SETTING_SHOW, items=JOB_FILTERS, default="ALL", translation_context=KILN_CONTEXT
+    )
 
 
 def unregister() -> None:

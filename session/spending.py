@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
-_cached: tuple[tuple[int, int | None, int], str] | None = None
+_cached: tuple[tuple[int, int | None, int], Message | None] | None = None
 
 
 def estimate_for(requests: Iterable[Priced], context: bpy.types.Context | None = None) -> CreditEstimate:
@@ -80,7 +80,8 @@ def ask_first(
 
 
 def spending_line() -> str:
-    """The panel's credits line, in plain numbers; recomputed only when a job changes (cheap to draw)."""
+    """The panel's credits line, in plain numbers; recomputed only when a job changes (cheap to draw),
+    said at each draw (in the language Blender has now)."""
     global _cached
     engine = runtime.engine_if_started()
     if engine is None:
@@ -92,5 +93,6 @@ def spending_line() -> str:
         # This session's jobs are few: only they are asked whose they are (5,000 stored cost a draw ms).
         session = [job for job in ledger.sent_since(jobs, session_start) if engine.is_own(job)]
         spending = ledger.spending(session, jobs, text_cost, session_start)
-        _cached = (key, said(spending.message) if session else "")
-    return _cached[1]
+        _cached = (key, spending.message if session else None)
+    line = _cached[1]
+    return said(line) if line is not None else ""

@@ -126,9 +126,11 @@ def draw_panel(panel: type, context: Any) -> Node:
 
 def _fixed_units(item: Node | Call) -> float | None:
     """Items Blender gives a fixed width in a row: an icon without text (one unit)."""
-    if isinstance(item, Call) and item.kind in ("label", "operator") and not item.text and _has_icon(item):
-        return 1.0
-    return None
+    if not isinstance(item, Call) or not _has_icon(item):
+        return None
+    # An operator given no text shows its own name; one given text="" only its icon.
+    icon_only = item.kwargs.get("text") == "" if item.kind == "operator" else not item.text
+    return 1.0 if item.kind in ("label", "operator") and icon_only else None
 
 
 def _has_icon(call: Call) -> bool:
@@ -185,6 +187,8 @@ def measure(panel: type, context: Any) -> list[Measured]:
     found = []
     for call in root.calls:
         text, room, kind = call.text, widths.get(id(call)), call.kind
+        if kind == "operator" and "text" not in call.kwargs:
+            text = operator_name(call.args[0])
         if room is None:
             continue
         if kind == "label" and text:
@@ -205,6 +209,16 @@ def measure(panel: type, context: Any) -> list[Measured]:
     return found
 
 
+def operator_name(idname: str) -> str:
+    """An operator's name as Blender draws it on a button given no text: in the artist's language,
+    looked up in the operator's translation context."""
+    import bpy
+
+    group, _, name = idname.partition(".")
+    rna = getattr(getattr(bpy.ops, group), name).get_rna_type()
+    return str(bpy.app.translations.pgettext_iface(rna.name, rna.translation_context or None))
+
+
 #: Share of the width Blender gives a property's own label beside its field (``ui_item_with_label``),
 #: as seen on a screenshot of Blender 5.2 ("Resoluti…" beside a menu): about a quarter.
 BLENDER_PROP_LABEL_SHARE = 0.24
@@ -214,7 +228,11 @@ def _prop_label(call: Call) -> tuple[str, float] | None:
     """The label Blender draws beside a property's field, and the share of the row it gets."""
     data, prop = call.args[0], call.args[1]
     rna = data.bl_rna.properties.get(prop)
-    text = str(call.kwargs.get("text", rna.name if rna is not None else prop))
+    import bpy
+
+    # Blender draws a property's name in the artist's language, looked up in its translation context.
+    name = bpy.app.translations.pgettext_iface(rna.name, rna.translation_context or None) if rna else prop
+    text = str(call.kwargs.get("text", name))
     if rna is None or not text or call.kwargs.get("expand"):
         return None
     if call.layout.effective("use_property_split", any) or rna.type in ("ENUM", "STRING", "POINTER"):
@@ -296,9 +314,11 @@ def set_up(state: str, bpy: Any) -> Callable[[], None]:
 
 def _jobs(bpy: Any, runtime: Any, preferences: Any) -> None:
     """A failed and an imported job from an earlier session, and one of this session waiting to resend."""
-    jobs, store_module = kiln("api.jobs"), kiln("api.jobs.store")
+    jobs, store_module, words = kiln("api.jobs"), kiln("api.jobs.store"), kiln("api.words")
     runtime.shutdown()
     now = time.time()
+    mesh = Path(tempfile.mkdtemp(prefix="kiln-measure-mesh-")) / "armchair.glb"
+    mesh.write_bytes(b"glTF")
     earlier = [
         jobs.Job(
             id="measurefail1",
@@ -306,6 +326,8 @@ def _jobs(bpy: Any, runtime: Any, preferences: Any) -> None:
             state=jobs.JobState.FAILED,
             task_id="task_" + "0123456789abcdef" * 2,
             error=LONG_ERROR,
+            # What this Kiln keeps beside the English: the sentence to say in the artist's language.
+            error_message=words.message(kiln("api.words.catalogue").TASK_FAILED, details=LONG_ERROR),
             created_at=now - 60,
             finished_at=now - 50,
         ),
@@ -316,6 +338,7 @@ def _jobs(bpy: Any, runtime: Any, preferences: Any) -> None:
             task_id="task_" + "fedcba9876543210" * 2,
             triangles=123_456,
             objects=["Armchair"],
+            mesh_path=str(mesh),  # its mesh still in the cache: Import Again and Export are offered
             created_at=now - 40,
             finished_at=now - 30,
         ),

@@ -20,5 +20,5 @@ def test_job_details_show_the_verdict_line_first_reason_and_export(
     assert line.text == "problems · 760 tris · 1 part" and line.kwargs["icon"] == "ERROR"
     assert "The surface is open: 8 edges border a hole." in layout.text()
     (export,) = layout.operators("kiln.export_job")
-    assert export.props.job_id == job.id and not export.text  # the operator's own name: "Export…"
+    assert export.props.job_id == job.id and export.text == "Export…"  # the operator's own name
     assert blender.types.KILN_OT_export_job.bl_label == "Export…"
