@@ -21,12 +21,16 @@ WIDTH, DEPTH, HEIGHT = 0.9, 0.55, 0.42  # the body, metres
 LID_RISE = 0.7  # the lid's height over its half depth
 
 
-def _cube(name: str, size: tuple[float, float, float], at: tuple[float, float, float]) -> bpy.types.Object:
+def _cube(
+    name: str, size: tuple[float, float, float], at: tuple[float, float, float], bevel: float = 0.004
+) -> bpy.types.Object:
+    """A box with softened edges (a bare box is so few triangles that a mesh check calls it a fragment)."""
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=at)
     obj = bpy.context.active_object
     obj.name = name
     obj.scale = size
     bpy.ops.object.transform_apply(scale=True)
+    _bevel(obj, bevel)
     return obj
 
 
@@ -124,8 +128,7 @@ def _model() -> list[bpy.types.Object]:
     brass = _metal("Brass", (0.75, 0.55, 0.18))
     parts: list[tuple[bpy.types.Object, bpy.types.Material]] = []
 
-    body = _cube("Body", (WIDTH, DEPTH, HEIGHT), (0, 0, HEIGHT / 2))
-    _bevel(body, 0.012)
+    body = _cube("Body", (WIDTH, DEPTH, HEIGHT), (0, 0, HEIGHT / 2), bevel=0.012)
     parts.append((body, body_wood))
     lid = _half_drum("Lid", DEPTH / 2, WIDTH, HEIGHT)
     _bevel(lid, 0.008)
@@ -138,11 +141,10 @@ def _model() -> list[bpy.types.Object]:
             parts.append((_cube("Corner", (0.05, 0.05, HEIGHT + 0.012), (x, y, HEIGHT / 2)), iron))
         parts.append((_cube("Rim", (0.05, DEPTH + 0.02, 0.035), (x, 0, HEIGHT)), iron))
     parts.append((_cube("Lid rim", (WIDTH + 0.02, 0.04, 0.035), (0, -DEPTH / 2, HEIGHT)), iron))
-    lock = _cube("Lock", (0.13, 0.025, 0.16), (0, -DEPTH / 2 - 0.012, HEIGHT - 0.02))
-    _bevel(lock, 0.01)
+    lock = _cube("Lock", (0.13, 0.025, 0.16), (0, -DEPTH / 2 - 0.012, HEIGHT - 0.02), bevel=0.01)
     parts.append((lock, brass))
     bpy.ops.mesh.primitive_cylinder_add(
-        vertices=16, radius=0.014, depth=0.01, location=(0, -DEPTH / 2 - 0.026, HEIGHT - 0.03),
+        vertices=32, radius=0.014, depth=0.01, location=(0, -DEPTH / 2 - 0.026, HEIGHT - 0.03),
         rotation=(math.pi / 2, 0, 0),
     )  # fmt: skip
     parts.append((bpy.context.active_object, iron))
