@@ -60,7 +60,8 @@ pytest-lts: $(VENV_LTS)/.stamp
 window: $(VENV)/.stamp
 	$(PY) -m pytest tests/window $(PYTEST_ARGS)
 
-# The README's pictures: the window suite's screenshots of the Sidebar, copied into docs/images/.
+# The product's pictures (tests/window/test_pictures.py takes most of them), copied into docs/images/
+# for the README and docs/getting-started.md.
 screenshots: window
 	mkdir -p docs/images
 	cp tests/window/out/*.png docs/images/

@@ -21,6 +21,7 @@ from trimesh.visual import TextureVisuals
 
 from sandbox import defects
 from sandbox.grid import textured_grid
+from sandbox.samples import SAMPLES
 
 RGB = tuple[int, int, int]
 
@@ -221,14 +222,28 @@ SHAPES: dict[str, Callable[[np.random.Generator], list[Part]]] = {
 }
 
 
+#: Every object word the sandbox knows: shapes built here, and samples modelled in Blender.
+OBJECTS = SHAPES.keys() | SAMPLES.keys()
+
+
+def _singular(word: str) -> str:
+    """An object word's plural read as the object ("chairs", "chests"); any other word as it is."""
+    for ending in ("es", "s"):
+        if word.endswith(ending) and word[: -len(ending)] in OBJECTS:
+            return word[: -len(ending)]
+    return word
+
+
 def _words(prompt: str) -> list[str]:
-    words = re.findall(r"[a-z]+", prompt.lower())
-    return [w[:-1] if w.endswith("s") and w[:-1] in SHAPES else w for w in words]
+    return [_singular(w) for w in re.findall(r"[a-z]+", prompt.lower())]
 
 
 def shape_name(prompt: str) -> str:
-    """The recognised object word of a prompt (the last one, like an English head noun), or 'abstract'."""
-    return next((w for w in reversed(_words(prompt)) if w in SHAPES), "abstract")
+    """The recognised object word of a prompt (the last one, like an English head noun), or 'abstract'.
+
+    A sample's name (``sandbox.samples``) counts too: "a treasure chest" is served the modelled chest.
+    """
+    return next((w for w in reversed(_words(prompt)) if w in OBJECTS), "abstract")
 
 
 def tint_of(prompt: str) -> RGB | None:

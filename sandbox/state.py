@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from PIL import Image
 
-from sandbox import images, meshes, preview
+from sandbox import images, meshes, preview, samples
 from sandbox.faults import FaultDice, FaultSpec
 from sandbox.glb import glb_triangles, to_glb
 
@@ -139,13 +139,20 @@ class Task:
 
 
 def build_artifacts(kind: Kind, resolution: int, prompt: str | None, image: Image.Image | None) -> Artifacts:
-    """Mesh, GLB bytes, true triangle count and preview: the slow part, run in the thread pool."""
-    if kind == "text":
-        mesh = meshes.text_mesh(prompt or "", resolution)
+    """Mesh, GLB bytes, true triangle count and preview: the slow part, run in the thread pool.
+
+    A prompt naming a sample gets it as Blender exported it, at either resolution.
+    """
+    if kind == "text" and (name := meshes.shape_name(prompt or "")) in samples.SAMPLES:
+        glb = samples.glb(name)
+        mesh = samples.mesh_of(glb)
     else:
-        assert image is not None
-        mesh = images.image_mesh(image, resolution)
-    glb = to_glb(mesh)
+        if kind == "text":
+            mesh = meshes.text_mesh(prompt or "", resolution)
+        else:
+            assert image is not None
+            mesh = images.image_mesh(image, resolution)
+        glb = to_glb(mesh)
     return Artifacts(glb=glb, png=preview.render_png(mesh), triangles=glb_triangles(glb))
 
 

@@ -220,15 +220,21 @@ class Window:
         self._serial = itertools.count()
 
     def start(
-        self, blend: Path | None = None, args: Sequence[str] = (), ready_timeout: float = 90.0
+        self,
+        blend: Path | None = None,
+        args: Sequence[str] = (),
+        ready_timeout: float = 90.0,
+        online: bool = True,
     ) -> Window:
+        """``online=False``: Blender's online access as the preferences have it (off on a first start),
+        not forced on from the command line."""
         shutil.copy(AGENT, self.agent_dir / "agent.py")
         for box in ("in", "out"):
             shutil.rmtree(self.agent_dir / box, ignore_errors=True)
         argv = [
             "blender",
             "--window-geometry", "0", "0", str(self.display.width), str(self.display.height),
-            "--online-mode",
+            *(["--online-mode"] if online else []),
             *args,
             *([self.program.inside(blend)] if blend else []),
             "--python", self.program.inside(self.agent_dir / "agent.py"),

@@ -42,12 +42,19 @@ def copied_under(window: Window, x: int, y: int) -> str:
 
 def find_in_sidebar(window: Window, wanted: str, step: int = 10) -> tuple[int, int]:
     """The screen point of the first Sidebar button or field whose Ctrl+C copy contains ``wanted``."""
-    bar = window.call("bpy.context.window_manager.clipboard = ''\nresult = sidebar()")
-    x = bar["x"] + bar["width"] // 2
-    for y in range(bar["y"] + step, bar["y"] + bar["height"], step):
+    return find_in(window, window.call("result = sidebar()"), wanted, step)
+
+
+def find_in(window: Window, rect: dict[str, int], wanted: str, step: int = 10) -> tuple[int, int]:
+    """The first point down the middle of a screen rectangle where Ctrl+C copies ``wanted``."""
+    window.call("bpy.context.window_manager.clipboard = ''")
+    x = rect["x"] + rect["width"] // 2
+    for y in range(rect["y"] + step, rect["y"] + rect["height"], step):
         if wanted in copied_under(window, x, y):
             return x, y
-    raise WindowError(f"nothing in the Sidebar copies {wanted!r}")
+    raise WindowError(
+        f"nothing at x={x} from y={rect['y']} to {rect['y'] + rect['height']} copies {wanted!r}"
+    )
 
 
 def find_field(window: Window, data_path: str) -> tuple[int, int]:

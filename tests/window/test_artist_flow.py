@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conftest import shot
 from program import Window
 from sidebar import find_field, find_in_sidebar, open_kiln_tab, type_into_field, viewport_centre
 
@@ -18,15 +17,10 @@ PROMPT = "a weathered oak treasure chest with iron bands"
 ACTIVE = "('submitting', 'queued', 'running', 'downloading')"
 
 
-def sidebar_shot(window: Window, name: str) -> None:
-    shot(window.display, name, window.call("result = sidebar()"))
-
-
 def test_no_key_says_what_to_do(open_window: Callable[..., Window]) -> None:
     window = open_window()
     open_kiln_tab(window)
     find_in_sidebar(window, "kiln.")  # the panel drew
-    sidebar_shot(window, "sidebar-no-key")
 
 
 def test_type_press_generate_follow_the_job_and_undo_the_import(
@@ -38,18 +32,15 @@ def test_type_press_generate_follow_the_job_and_undo_the_import(
 
     type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT)
     assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
-    sidebar_shot(window, "sidebar-ready")
 
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))
     job = window.wait_for("[j for j in kiln_jobs() if j['state'] in ('queued', 'running')]", timeout=30)[0]
     assert job["prompt"] == PROMPT
-    sidebar_shot(window, "sidebar-running")
 
     window.wait_for("[j for j in kiln_jobs() if j['state'] == 'imported']", timeout=90)
     objects = window.wait_for("kiln_objects()")
     assert {obj["prompt"] for obj in objects} == {PROMPT}
     assert sandbox.submit_count == 1
-    sidebar_shot(window, "sidebar-finished")
 
     # Ctrl+Z over the viewport: one step takes the whole import away.
     window.display.xdotool("mousemove", "--sync", *viewport_centre(window))
@@ -86,7 +77,6 @@ def test_cancel_and_retry_from_the_job_list(
     # Kiln's own sentence: the service's words go to the details (Copy Details, the console).
     assert "could not make a mesh from this prompt" in failed["error"], failed["error"]
     assert "try describing its shape" not in failed["error"]
-    sidebar_shot(window, "sidebar-failed")
 
     submits = sandbox.submit_count
     window.call(with_context + f"bpy.ops.kiln.retry_job('EXEC_DEFAULT', job_id={second['id']!r})")

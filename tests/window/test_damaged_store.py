@@ -11,9 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import shot
 from program import Program, Window
-from sidebar import open_kiln_tab
 from test_session_flow import SLOW, started_job
 
 from sandbox.server import Sandbox
@@ -46,9 +44,6 @@ def test_the_damage_is_kept_and_said_in_the_status_bar_and_the_panel(
     kept = backup if damage == "emptied store" else backup.with_name(backup.name + "-wal")
     assert kept.read_bytes() == damaged
     assert backup.name in said
-    if damage == "emptied store":
-        open_kiln_tab(window)
-        shot(window.display, "sidebar-damaged-job-list", window.call("result = sidebar()"))
 
 
 def test_a_list_emptied_after_blender_was_killed_keeps_its_log_and_the_job_lands_once(
@@ -99,8 +94,6 @@ def test_a_list_emptied_after_blender_was_killed_keeps_its_log_and_the_job_lands
     ]
     assert backup.read_bytes() == b"" and backup.with_name(backup.name + "-wal").read_bytes() == log
     assert f"{backup.name}-wal" in again.log(), "the files are named in the console log"
-    open_kiln_tab(again)
-    shot(again.display, "sidebar-job-list-brought-back", again.call("result = sidebar()"))
 
 
 PROBLEMS = "result = sys.modules[MODULE + '.session.runtime'].engine_if_started().store_problems()"

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import shot
+from pictures import area_picture
 from program import Display, Program, Window
 from sidebar import find_in_sidebar, open_kiln_tab
 
@@ -34,4 +34,4 @@ def test_ui_scale_2_in_a_small_window(
     assert window.call("result = bpy.context.preferences.view.ui_scale") == 2.0
     bar = open_kiln_tab(window)
     find_in_sidebar(window, "bpy.ops.kiln.", step=16)
-    shot(display, "sidebar-scale-2", bar)
+    area_picture(window, "sidebar-scale-2", bar)  # cut by the small window: it scrolls

@@ -28,6 +28,7 @@ from trimesh.visual import TextureVisuals
 from trimesh.visual.material import PBRMaterial
 
 from sandbox.glb import glb_triangles
+from sandbox.samples import FOLDER as SAMPLES_FOLDER
 
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 RESULT_KEYS = {"mesh_url", "preview_image_url", "format", "triangles"}
@@ -264,3 +265,20 @@ def test_openapi_documents_the_endpoints(sandbox):
     image_body = spec["paths"]["/v1/3d/image-to-3d"]["post"]["requestBody"]["content"]
     assert {"application/json", "multipart/form-data"} <= set(image_body)
     assert requests.get(f"{sandbox.base_url}/docs", timeout=10).status_code == 200
+
+
+def test_a_treasure_chest_is_the_sample_blender_exported(sandbox, sandbox_key):
+    """The modelled chest, byte for byte, with its baked wood texture and a preview of it."""
+
+    def mesh(prompt: str) -> bytes:
+        return _download(run_text(sandbox.base_url, sandbox_key, prompt)["result"]["mesh_url"])
+
+    result = run_text(sandbox.base_url, sandbox_key, "a weathered oak treasure chest with iron bands")
+    result = result["result"]
+    data = _download(result["mesh_url"])
+    assert data == (SAMPLES_FOLDER / "treasure-chest.glb").read_bytes()
+    assert result["triangles"] == glb_triangles(data) > 1000
+    assert _texture(_load_glb(data)).size == (1024, 1024)
+    assert Image.open(io.BytesIO(_download(result["preview_image_url"]))).size == (256, 256)
+    assert mesh("two chests") == data
+    assert mesh("a chest on a table") != data

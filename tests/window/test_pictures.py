@@ -1,0 +1,222 @@
+"""The product's pictures (docs/images/, copied there by ``make screenshots``), each taken in the state
+it names and checked for what makes it that state.
+
+One Blender goes from nothing configured to a first mesh as an artist would: the setup box, online
+access ticked in it, Kiln's preferences opened from it, the key and address in, Test Connection, a
+prompt typed, Generate, the job running, the treasure chest (the sandbox serves a model made in
+Blender) in the viewport, then a failed job. Two more Blenders make the damaged job list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pictures import SETTING_COLUMNS, area_picture, cut_below, keep_content, sidebar_picture
+from program import Display, Program, Window
+from sidebar import find_field, find_in, find_in_sidebar, open_kiln_tab, type_into_field
+
+from sandbox.server import Sandbox
+
+PROMPT = "a treasure chest"
+FAILING_PROMPT = "a stone dragon statue"
+SERVICE_WORDS = "The model could not make a mesh of this prompt: try describing its shape."
+ENGINE = "sys.modules[MODULE + '.session.runtime'].engine_if_started()"
+SETUP = "sys.modules[MODULE + '.session.setup']"
+PREFS = "bpy.context.preferences.addons[MODULE].preferences"
+IN_VIEW3D = "with in_view3d('WINDOW'):\n    "
+#: The Kiln preferences window, made big enough to show every setting of Kiln's.
+PREFERENCES_SIZE = (1000, 1240)
+#: How the viewport shows the chest: tilted down from above (degrees from straight down), turned
+#: from the front towards its right side, and how far away (times its half diagonal).
+VIEW_TILT, VIEW_TURN, VIEW_DISTANCE = 65, 30, 3.0
+#: The setup box's rows under its Open Kiln Preferences button (widget units): the online-access
+#: sentence, then Blender's switch.
+SWITCH_ROWS_BELOW = 2
+
+
+@pytest.fixture
+def display(program: Program) -> Iterator[Display]:
+    """A screen tall enough for every Kiln panel at full height."""
+    screen = Display(program, width=1600, height=1300).start()
+    yield screen
+    screen.stop()
+
+
+def picture_ready(window: Window) -> None:
+    """Editors side by side, not overlapping: the Sidebar's own background below its panels."""
+    window.call("bpy.context.preferences.system.use_region_overlap = False")
+
+
+def job(window: Window, prompt: str, fields: str = "j.state.value, j.progress, j.error") -> list[Any]:
+    """Facts of the engine's job for ``prompt`` (the newest one)."""
+    found = window.call(f"result = [[{fields}] for j in {ENGINE}.jobs() if j.request.prompt == {prompt!r}]")
+    assert found, f"no job for {prompt!r}"
+    return list(found[-1])
+
+
+def refusal(window: Window) -> str:
+    """What Generate says, pressed from a script while Kiln cannot reach the service (as the status
+    bar shows it), or '' when it sends."""
+    return str(
+        window.call(
+            "try:\n"
+            "    with in_view3d('UI'):\n"
+            f"        bpy.ops.kiln.generate_from_text(prompt={PROMPT!r})\n"
+            "    result = ''\n"
+            "except RuntimeError as refused:\n"
+            "    result = str(refused)"
+        )
+    )
+
+
+def test_a_first_mesh_from_nothing_configured(
+    open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox], sandbox_key: str
+) -> None:
+    sandbox = sandbox_factory(speed=0.25)  # a text job runs about 20 s: long enough to photograph
+    window = open_window(online=False)
+    picture_ready(window)
+    window.call("bpy.data.objects.remove(bpy.data.objects['Cube'])")  # the chest lands where it stood
+    open_kiln_tab(window)
+
+    # Nothing configured: one box names the key, the address and online access, with what fixes each.
+    assert "Online access is off" in refusal(window)
+    open_preferences = find_in_sidebar(window, "bpy.ops.preferences.addon_show", step=6)
+    sidebar_picture(window, "sidebar-setup")
+
+    # Blender's switch in the box lets Kiln go online; the key and the address are still said together.
+    row = window.call("result = round(20 * bpy.context.preferences.system.ui_scale * 1.15)")
+    window.display.click(open_preferences[0] - 60, open_preferences[1] + SWITCH_ROWS_BELOW * row)
+    window.wait_for("bpy.app.online_access", timeout=10)
+    said = refusal(window)
+    assert "No API key is set" in said and "No service address is set" in said, said
+
+    # Open Kiln Preferences: Kiln's entry expanded, the key and the service address, Test Connection.
+    window.display.click(*find_in_sidebar(window, "bpy.ops.preferences.addon_show", step=6))
+    window.wait_for("len(bpy.context.window_manager.windows) == 2", timeout=10)
+    assert window.call(
+        "import addon_utils\n"
+        "result = addon_utils.module_bl_info(addon_utils.addons_fake_modules[MODULE])['show_expanded']"
+    )
+    preferences = preferences_window(window)
+    window.call(f"{PREFS}.api_key = {sandbox_key!r}\n{PREFS}.base_url = {sandbox.base_url!r}")
+    window.call(f"{PREFS}.text_cost = 1")  # the figure the service's price list gives
+    test_connection = find_in(window, preferences, "bpy.ops.kiln.test_connection", step=6)
+    window.display.click(*test_connection)
+    check = "sys.modules[MODULE + '.preferences'].connection_check"
+    window.wait_for(f"{check}.state.value in ('ok', 'failed')", timeout=30)
+    assert window.call(f"result = {check}.state.value") == "ok", window.call(f"result = str({check}.message)")
+    assert any(r.headers.get("Authorization") == f"Bearer {sandbox_key}" for r in sandbox.requests)
+    # The pointer leaves the button it clicked inside that window (leaving the window keeps it lit).
+    window.display.xdotool(
+        "mousemove", "--sync", preferences["x"] + 60, preferences["y"] + preferences["height"] - 80
+    )
+    picture = area_picture(window, "preferences-kiln", preferences)
+    answer = test_connection[1] - preferences["y"] + row
+    cut_below(picture, answer, "preferences-kiln-connected")  # down to the connection's answer
+    keep_content(picture, SETTING_COLUMNS)  # every setting of Kiln's
+    window.call(
+        "w = bpy.context.window_manager.windows[1]\n"
+        "with bpy.context.temp_override(window=w):\n"
+        "    bpy.ops.wm.window_close()"
+    )
+    window.wait_for("len(bpy.context.window_manager.windows) == 1", timeout=10)
+
+    # Ready: a prompt typed, Generate says what a click costs.
+    assert not window.call(f"result = bool({SETUP}.missing())")
+    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT)
+    assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
+    generate = find_in_sidebar(window, "bpy.ops.kiln.generate_from_text")
+    sidebar_picture(window, "sidebar-ready")
+
+    # Running: the job's progress bar.
+    assert sandbox.submit_count == 0, "a refused Generate sent something"
+    window.display.click(*generate)
+    window.wait_for(f"[j for j in {ENGINE}.jobs() if j.state.value == 'running' and j.progress >= 30]", 60)
+    sidebar_picture(window, "sidebar-running")
+    (task_id,) = sandbox.tasks
+    assert sandbox.submit_count == 1
+
+    # Finished: the chest imported, its details with the preview; in the viewport, textured.
+    sandbox.complete_now(task_id)
+    window.wait_for("[j for j in kiln_jobs() if j['state'] == 'imported']", timeout=60)
+    meshes = [o["name"] for o in window.call("result = kiln_objects()") if o["type"] == "MESH"]
+    assert len(meshes) == 1, meshes
+    textures = window.call(
+        f"obj = bpy.data.objects[{meshes[0]!r}]\n"
+        "result = [n.image.size[:] for s in obj.material_slots for n in s.material.node_tree.nodes"
+        " if n.type == 'TEX_IMAGE' and n.image]"
+    )
+    assert textures == [[1024, 1024]], textures
+    sidebar_picture(window, "sidebar-finished")
+    show_in_viewport(window, meshes[0])
+    area_picture(window, "viewport-with-sidebar", window.call("result = screen_rect(view3d()[1])"))
+
+    # Failed: Kiln's own sentence, the service's words in the details Copy Details gives.
+    window.call(f"bpy.context.scene.kiln.prompt = {FAILING_PROMPT!r}")
+    window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))
+    window.wait_for(f"[j for j in {ENGINE}.jobs() if j.request.prompt == {FAILING_PROMPT!r} and j.task_id]")
+    sandbox.fail_now(job(window, FAILING_PROMPT, "j.task_id")[0], SERVICE_WORDS)
+    window.wait_for("[j for j in kiln_jobs() if j['state'] == 'failed']", timeout=60)
+    state, _progress, error = job(window, FAILING_PROMPT)
+    assert state == "failed" and "could not make a mesh from this prompt" in str(error), error
+    window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.copy_details"))
+    assert "try describing its shape" in window.call("result = bpy.context.window_manager.clipboard")
+    sidebar_picture(window, "sidebar-failed")
+
+
+def preferences_window(window: Window) -> dict[str, int]:
+    """The Preferences window Blender opened, resized to show Kiln's settings; its screen rectangle."""
+    display = window.display
+    (found,) = display.xdotool("search", "--name", "Preferences").split()
+    display.xdotool("windowsize", "--sync", found, *PREFERENCES_SIZE)
+    display.xdotool("windowmove", "--sync", found, 40, 30)
+    window.wait_for(f"bpy.context.window_manager.windows[1].height == {PREFERENCES_SIZE[1]}", timeout=10)
+    time.sleep(0.5)
+    geometry = display.xdotool("getwindowgeometry", "--shell", found)
+    values = dict(line.split("=", 1) for line in geometry.split())
+    return {key.lower(): int(values[key.upper()]) for key in ("x", "y", "width", "height")}
+
+
+def show_in_viewport(window: Window, name: str) -> None:
+    """The mesh selected and framed from the front, a little to the right and above, in Solid shading
+    with its texture's colours (Material Preview needs a GPU: software OpenGL compiles for minutes)."""
+    window.call(
+        "import math\n"
+        "from mathutils import Euler, Vector\n"
+        f"obj = bpy.data.objects[{name!r}]\n"
+        "for other in bpy.context.view_layer.objects:\n"
+        "    other.select_set(other == obj)\n"
+        "bpy.context.view_layer.objects.active = obj\n"
+        "space = view3d()[1].spaces.active\n"
+        "space.shading.type = 'SOLID'\n"
+        "space.shading.color_type = 'TEXTURE'\n"
+        "corners = [obj.matrix_world @ Vector(c) for c in obj.bound_box]\n"
+        "centre = sum(corners, Vector()) / 8\n"
+        "view = space.region_3d\n"
+        "view.view_location = centre\n"
+        f"view.view_rotation = Euler((math.radians({VIEW_TILT}), 0, math.radians({VIEW_TURN})))"
+        ".to_quaternion()\n"
+        f"view.view_distance = {VIEW_DISTANCE} * max((c - centre).length for c in corners)"
+    )
+
+
+def test_the_damaged_job_list_is_said_in_the_sidebar(
+    open_window: Callable[..., Window], user: Path, service_env: dict[str, str]
+) -> None:
+    window = open_window(env=service_env)
+    window.call("sys.modules[MODULE + '.session.runtime'].engine(bpy.context)")  # Kiln writes its job list
+    assert window.quit() == 0
+    store = user / "extensions" / ".user" / "user_default" / "kiln" / "jobs.sqlite3"
+    store.write_bytes(b"")  # something outside Kiln empties it
+    window = open_window(env=service_env)
+    picture_ready(window)
+    window.call("sys.modules[MODULE + '.session.runtime'].engine(bpy.context)")
+    sentences = window.wait_for(f"{ENGINE}.store_problems()", timeout=30)
+    assert any("Kiln kept a copy of it" in sentence for sentence in sentences), sentences
+    assert list(store.parent.glob("jobs.sqlite3.damaged-*")), "no backup of the damaged list"
+    open_kiln_tab(window)
+    sidebar_picture(window, "sidebar-damaged-job-list")
