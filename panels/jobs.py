@@ -260,7 +260,7 @@ class KILN_PT_jobs(bpy.types.Panel):
         row.operator("kiln.resume_task", text=add, icon="RECOVER_LAST")
         credits_line = spending.spending_line()
         if credits_line:
-            wrapped_label(layout, context, credits_line, icon="FUND")
+            wrapped_label(layout, context, credits_line)
 
 
 def _state_icon(job: Job) -> IconItems:
