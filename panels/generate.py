@@ -139,7 +139,9 @@ def _draw_generate_button(
     row.scale_y = 1.5
     row.enabled = blocker is None
     button = text(words.GENERATE_WITH_COST, cost=spending.cost_text(cost))
-    reuse_offer.fill(row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings)
+    reuse_offer.fill_generate(
+        row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings
+    )
     if blocker is not None and blocker.missing:
         draw_setup_box(layout, context, blocker.missing)
         return

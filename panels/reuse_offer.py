@@ -26,7 +26,7 @@ from .props import KilnGenerateSettings, effective_prompt
 
 #: Seconds an answer is kept before the index is looked at again.
 FRESH_SECONDS = 1.0
-_answers: dict[str, tuple[float, Entry | None]] = {}
+_answers: dict[str, tuple[float, Entry | None, bool]] = {}
 _image_hashes: dict[tuple[str, int, int], bytes] = {}
 
 
@@ -52,10 +52,20 @@ def fill(op: Any, settings: KilnGenerateSettings) -> None:
     op.webhook_url = settings.webhook_url
 
 
+def fill_generate(op: Any, settings: KilnGenerateSettings) -> None:
+    """Give the Generate button the panel's inputs. When the library's copy is this session's own
+    result (no offer is shown for it), pressing Generate again asks for another one: it sends."""
+    fill(op, settings)
+    entry, own = _match(settings)
+    if entry is not None and own:
+        op.reuse = "NEVER"
+
+
 def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings) -> None:
-    """Two buttons under Generate when the panel's request is already in the library."""
-    entry = _match(settings)
-    if entry is None:
+    """Two buttons under Generate when the panel's request is already in the library (from earlier
+    work: never the result this session has just made)."""
+    entry, own = _match(settings)
+    if entry is None or own:
         return
     box = layout.box()
     wrapped_label(box, context, text(words.ALREADY_GENERATED, date=entry.date), icon="ASSET_MANAGER", boxes=1)
@@ -69,18 +79,19 @@ def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnG
     send.reuse = "NEVER"
 
 
-def _match(settings: KilnGenerateSettings) -> Entry | None:
+def _match(settings: KilnGenerateSettings) -> tuple[Entry | None, bool]:
+    """The library's copy of the panel's request, and whether this session has just made it."""
     key = _key(settings)
     if key is None:
-        return None
+        return None, False
     now = time.monotonic()
     cached = _answers.get(key)
     if cached is None or now - cached[0] > FRESH_SECONDS:
         found = library.index().lookup(key)
-        cached = (now, None if found is None or library.made_this_session(found) else found)
+        cached = (now, found, found is not None and library.made_this_session(found))
         _answers.clear()  # one request is on screen at a time
         _answers[key] = cached
-    return cached[1]
+    return cached[1], cached[2]
 
 
 def _key(settings: KilnGenerateSettings) -> str | None:

@@ -147,17 +147,10 @@ def append(context: bpy.types.Context, entry: Entry, how: Placement, request: Jo
 
 
 def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None = None) -> Entry | None:
-    """The library entry to use instead of sending ``request``, or None (``reuse``: ASK, ALWAYS, NEVER).
-
-    Asked (the panel's Generate), this session's own result is not offered back: pressing Generate
-    again for what was just made asks for another one.
-    """
+    """The library entry to use instead of sending ``request``, or None (``reuse``: ASK, ALWAYS, NEVER)."""
     if reuse == "NEVER":
         return None
-    entry = lookup(request, context)
-    if entry is not None and reuse == "ASK" and made_this_session(entry):
-        return None
-    return entry
+    return lookup(request, context)
 
 
 def made_this_session(entry: Entry) -> bool:

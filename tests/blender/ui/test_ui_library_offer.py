@@ -12,7 +12,14 @@ from recording_layout import draw
 def test_the_job_just_made_is_not_offered_back(service: Any, blender: Any, ui: Any) -> None:
     assert blender.ops.kiln.generate_from_text(prompt="a green lamp") == {"FINISHED"}
     blender.context.scene.kiln.prompt = "a green lamp"
-    assert "Already generated" not in draw(ui.generate.KILN_PT_generate, blender.context).text()
+    layout = draw(ui.generate.KILN_PT_generate, blender.context)
+    assert "Already generated" not in layout.text()
+    # Pressing Generate again asks for another one: it sends, not the library's copy.
+    (button,) = layout.operators("kiln.generate_from_text")
+    assert button.props.reuse == "NEVER"
+    jobs = len(ui.runtime.engine().jobs())
+    assert blender.ops.kiln.generate_from_text(**vars(button.props)) == {"FINISHED"}
+    assert len(ui.runtime.engine().jobs()) == jobs + 1
 
 
 def test_a_prompt_already_generated_offers_use_it_or_generate_anyway(
