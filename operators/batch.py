@@ -16,14 +16,13 @@ from bpy.props import BoolProperty, StringProperty
 
 from ..api.errors import InputError, KilnError
 from ..api.features import batch
-from ..api.jobs import JobState
 from ..api.words import catalogue as words
 from ..language import report, said
 from ..options import declare
 from ..session import batches, job_requests, spending, state, watcher
 from ..session.arguments import GameOutputProperties
 from ..session.blocking import blocks
-from ..session.launching import job_outcome, wait_then_import
+from ..session.launching import tell_not_in_scene, wait_then_import
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
 
@@ -139,16 +138,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         except KilnError as exc:
             return refuse(self, exc.message)
         jobs, headline = batches.conclude(job_ids, summary_path)
-        for job in jobs:
-            if job.state is not JobState.IMPORTED:
-                tell(
-                    self,
-                    "WARNING",
-                    words.JOB_NOT_IN_SCENE,
-                    name=job.request.label,
-                    reason=said(job_outcome(job)),
-                )
-        if not any(job.state is JobState.IMPORTED for job in jobs):
+        if not tell_not_in_scene(self, jobs):
             return refuse(self, words.BATCH_NONE_SUCCEEDED, file=path.name, outcome=said(headline))
         tell(self, "INFO", words.BATCH_DONE, file=path.name, outcome=said(headline))
         return {"FINISHED"}

@@ -13,9 +13,9 @@ import bpy
 from bpy.props import StringProperty
 
 from ..api.errors import KilnError
-from ..api.jobs import JobRequest, JobState
+from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
-from ..language import report, said, tip
+from ..language import report, tip
 from ..options import declare
 from ..session import job_requests, library, runtime, spending, variants, watcher
 from ..session.arguments import GameOutputProperties, ImportOptionProperties
@@ -32,7 +32,7 @@ from ..session.blockout import (
     why_not,
     with_results,
 )
-from ..session.launching import job_outcome, wait_then_import
+from ..session.launching import tell_not_in_scene, wait_then_import
 from ..session.messenger import refuse, tell
 from ..session.placement import Placement
 from ..session.scene_import import choose_options
@@ -141,16 +141,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
             jobs = wait_then_import(context, job_ids)
         except KilnError as exc:  # the job list cannot be written, or no engine runs
             return refuse(self, exc.message)
-        for job in jobs:
-            if job.state is not JobState.IMPORTED:
-                tell(
-                    self,
-                    "WARNING",
-                    words.JOB_NOT_IN_SCENE,
-                    name=job.request.label,
-                    reason=said(job_outcome(job)),
-                )
-        imported = sum(job.state is JobState.IMPORTED for job in jobs)
+        imported = tell_not_in_scene(self, jobs)
         if not imported:
             return refuse(self, words.BLOCKOUT_NONE_REPLACED)
         tell(self, "INFO", words.BLOCKOUT_REPLACED, n=imported, total=len(job_ids))

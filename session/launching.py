@@ -9,7 +9,7 @@ import bpy
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobRequest, JobState
 from ..api.words import catalogue as words
-from ..language import Said
+from ..language import Said, said
 from . import runtime, watcher
 from .arguments import GameOutputProperties, ImportOptionProperties
 from .blocking import blocks
@@ -48,6 +48,14 @@ def job_outcome(job: Job | None) -> Said:
     if job is not None and job.error_message is not None:
         return job.error_message
     return job.error if job is not None and job.error else words.JOB_DID_NOT_FINISH
+
+
+def tell_not_in_scene(op: bpy.types.Operator, jobs: list[Job]) -> int:
+    """A warning for each job a script waited for that is not in the scene; how many are."""
+    for job in jobs:
+        if job.state is not JobState.IMPORTED:
+            tell(op, "WARNING", words.JOB_NOT_IN_SCENE, name=job.request.label, reason=said(job_outcome(job)))
+    return sum(job.state is JobState.IMPORTED for job in jobs)
 
 
 def wait_then_import(context: bpy.types.Context, job_ids: list[str]) -> list[Job]:
