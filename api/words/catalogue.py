@@ -891,7 +891,9 @@ OP_VARIANT_PREVIOUS = Label(
     "Previous Variant", "Show the previous variant of the active placeholder, hiding the others"
 )
 OP_VARIANT_KEEP = Label("Keep Variant", "Keep the variant shown and delete the others")
-VARIANT_NOT_A_PLACEHOLDER = "Select a placeholder that has results (or one of its results) to see its variants."
+VARIANT_NOT_A_PLACEHOLDER = (
+    "Select a placeholder that has results (or one of its results) to see its variants."
+)
 VARIANT_NONE = "“{name}” has no variant yet."
 VARIANT_SHOWN = "“{name}” shows variant {n}."
 VARIANT_NONE_SHOWN = "No variant of “{name}” is shown, so none was deleted."
