@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -16,5 +18,14 @@ bpy.ops.kiln.generate_from_text(prompt="a stone house", wait=False)
 engine = sys.modules[f"{module}.session.runtime"].engine()
 while not any(job.task_id for job in engine.jobs()):
     threading.Event().wait(0.05)
-print(f"TASK {engine.jobs()[0].task_id}", flush=True)
+task_id = engine.jobs()[0].task_id
+# The kill must come after the task id is on disk (the store thread writes it a moment after the
+# job holds it): before that, a crash leaves a job whose outcome is unknown, by design.
+store = engine.state_dir / "jobs.sqlite3"
+while True:
+    with contextlib.closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as db:
+        if any(task_id in data for (data,) in db.execute("SELECT data FROM jobs")):
+            break
+    threading.Event().wait(0.05)
+print(f"TASK {task_id}", flush=True)
 threading.Event().wait()
