@@ -59,7 +59,7 @@ def test_a_result_exports_for_unreal_and_godot_in_the_helper_and_imports_again(
             IN_VIEW3D + f"bpy.ops.kiln.export_job(job_id={job['id']!r}, engine={engine!r}, "
             f"directory={program.inside(folder)!r})"
         )
-        said = f"Kiln: exported {file_name}"  # the status bar's sentence, in Blender's console too
+        said = f"Kiln: Exported {file_name}"  # the status bar's sentence, in Blender's console too
         deadline = time.monotonic() + 180
         while said not in window.log():
             assert time.monotonic() < deadline, f"no {said!r}:\n{window.log()[-3000:]}"
