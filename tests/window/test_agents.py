@@ -121,7 +121,7 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
         await client.call_tool("list_jobs", {})
         asked = time.perf_counter()
         started = await client.call_tool(
-            "generate_from_text", {"prompt": "a copper kettle", "resolution": "1024"}
+            "generate_from_text", {"prompt": "an old sea chest", "resolution": "1024"}
         )
         answered_in = time.perf_counter() - asked
         assert started.structured_content is not None, started.content
@@ -157,7 +157,7 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
     try:
         assert waiting.wait(60)
         # Measured as the clicked job was: once the job runs (the agent waits in get_job meanwhile).
-        running = "[j for j in kiln_jobs() if j['prompt'] == 'a copper kettle' and j['state'] == 'running']"
+        running = "[j for j in kiln_jobs() if j['prompt'] == 'an old sea chest' and j['state'] == 'running']"
         window.wait_for(running, timeout=60)
         during = measure(window)
         still = window.call(f"result = {running}")
