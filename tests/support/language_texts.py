@@ -17,13 +17,22 @@ Test tooling, run by the window suite through its agent (``tests/window/test_lan
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import bpy
 from recording_layout import Call
-from sidebar_measure import PANELS, STATES, Node, addon_module, kiln, measure_all, operator_name, set_up
+from sidebar_measure import (
+    PANELS,
+    STATES,
+    Node,
+    addon_module,
+    kiln,
+    measure_all,
+    operator_name,
+    set_up,
+    states_undone,
+)
 
 #: Blender's locale codes of the languages Kiln is translated into.
 LANGUAGES = ("ja_JP", "zh_HANS", "ko_KR", "es", "fr_FR", "de_DE", "pt_BR")
@@ -403,42 +412,32 @@ def collect(context: Any, languages: tuple[str, ...] = (ENGLISH, *LANGUAGES)) ->
     Blender's language is left at English with every Translate switch on.
     """
     states: dict[str, dict[str, Any]] = {}
-    undo: list[Callable[[], None]] = []
-    environment = {name: os.environ.get(name) for name in ("KILN_API_KEY", "KILN_BASE_URL")}
-    online = bpy.context.preferences.system.use_online_access
-    try:
-        for state in (*STATES, *MORE_STATES):
-            if state in STATES:
-                undo.append(set_up(state, bpy))
-            else:
-                _more_states(state)
-            by_language: dict[str, Any] = {}
+    with states_undone(bpy) as undo:
+        try:
+            for state in (*STATES, *MORE_STATES):
+                if state in STATES:
+                    undo.append(set_up(state, bpy))
+                else:
+                    _more_states(state)
+                by_language: dict[str, Any] = {}
+                for locale in languages:
+                    set_language(locale)
+                    said = reports(state)
+                    drawn = [t for name in PANELS for t in panel_texts(getattr(bpy.types, name), context)]
+                    if state == "image inputs":
+                        drawn += _image_sources(context)
+                    drawn += preferences_texts()
+                    cut = [
+                        {**item.__dict__, "width": round(item.width), "room": round(item.room)}
+                        for item in measure_all(context)
+                        if item.overflows  # a button too: Blender would end its text in "…"
+                    ]
+                    by_language[locale] = {"drawn": drawn, "said": said, "cut": cut}
+                states[state] = by_language
+            tips = {}
             for locale in languages:
                 set_language(locale)
-                said = reports(state)
-                drawn = [t for name in PANELS for t in panel_texts(getattr(bpy.types, name), context)]
-                if state == "image inputs":
-                    drawn += _image_sources(context)
-                drawn += preferences_texts()
-                cut = [
-                    {**item.__dict__, "width": round(item.width), "room": round(item.room)}
-                    for item in measure_all(context)
-                    if item.overflows  # a button too: Blender would end its text in "…"
-                ]
-                by_language[locale] = {"drawn": drawn, "said": said, "cut": cut}
-            states[state] = by_language
-        tips = {}
-        for locale in languages:
-            set_language(locale)
-            tips[locale] = tooltips()
-    finally:
-        set_language(ENGLISH)
-        for step in reversed(undo):
-            step()
-        for name, value in environment.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        bpy.context.preferences.system.use_online_access = online
+                tips[locale] = tooltips()
+        finally:
+            set_language(ENGLISH)
     return {"states": states, "tooltips": tips, "region_width": context.region.width}

@@ -403,14 +403,31 @@ def _wait(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> No
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def report(context: Any, bpy: Any) -> dict[str, Any]:
-    """Measure every panel in every state; the JSON report of measure_sidebar.py."""
-    region = context.region
-    overflows, clipped_buttons, counted = [], [], 0
+@contextmanager
+def states_undone(bpy: Any) -> Iterator[list[Callable[[], None]]]:
+    """A list for each state's undo step (``set_up`` returns it); on leaving, every step is undone and
+    the key, the service address and online access are as they were."""
     environment = {name: os.environ.get(name) for name in ("KILN_API_KEY", "KILN_BASE_URL")}
     online = bpy.context.preferences.system.use_online_access
     undo: list[Callable[[], None]] = []
     try:
+        yield undo
+    finally:
+        for step in reversed(undo):
+            step()
+        for name, value in environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        bpy.context.preferences.system.use_online_access = online
+
+
+def report(context: Any, bpy: Any) -> dict[str, Any]:
+    """Measure every panel in every state; the JSON report of measure_sidebar.py."""
+    region = context.region
+    overflows, clipped_buttons, counted = [], [], 0
+    with states_undone(bpy) as undo:
         for state in STATES:
             undo.append(set_up(state, bpy))
             for item in measure_all(context):
@@ -424,15 +441,6 @@ def report(context: Any, bpy: Any) -> dict[str, Any]:
                     "room": round(item.room),
                 }
                 (clipped_buttons if item.kind == "button" else overflows).append(entry)
-    finally:
-        for step in reversed(undo):
-            step()
-        for name, value in environment.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        bpy.context.preferences.system.use_online_access = online
     drawing = kiln("drawing")
     return {
         "blender": bpy.app.version_string,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 from checkout import BLENDER_SCRIPTS
+from killed_blender import killed_after_a_submit
 
 SCRIPTS = BLENDER_SCRIPTS
 
@@ -27,25 +27,8 @@ def test_sigkill_while_running_then_resume_imports_with_one_submit(
         "KILN_API_KEY": sandbox_key,
     }
     repo = tmp_path / "repo"
-    first = subprocess.Popen(
-        [sys.executable, str(SCRIPTS / "submit_and_hang.py"), "--", str(repo)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert first.stdout is not None
-        seen = [first.stdout.readline()]
-        while seen[-1] and not seen[-1].startswith("TASK "):
-            seen.append(first.stdout.readline())
-        line = seen[-1]
-        assert line.startswith("TASK "), "".join(seen[-30:])
-        task_id = line.split()[1]
-        assert sandbox.tasks[task_id].status != "completed"
-    finally:
-        first.send_signal(signal.SIGKILL)
-        first.wait()
+    task_id = killed_after_a_submit(env, repo)
+    assert sandbox.tasks[task_id].status != "completed"
 
     second = subprocess.run(
         [sys.executable, str(SCRIPTS / "resume_and_wait.py"), "--", str(repo)],

@@ -5,44 +5,17 @@ once, never sent again (issue 33). The log holds it because Blender died before 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from checkout import BLENDER_SCRIPTS
+from killed_blender import killed_after_a_submit
 from plain_words import internals_in
 
 STORE = "jobs.sqlite3"
-
-
-def killed_after_a_submit(env: dict[str, str], repo: Path, sandbox: Any) -> str:
-    """A Blender sends a job, records its task id, and is killed (SIGKILL); returns the task id."""
-    first = subprocess.Popen(
-        [sys.executable, str(BLENDER_SCRIPTS / "submit_and_hang.py"), "--", str(repo)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert first.stdout is not None
-        seen = [first.stdout.readline()]
-        while seen[-1] and not seen[-1].startswith("TASK "):
-            seen.append(first.stdout.readline())
-        assert seen[-1].startswith("TASK "), "".join(seen[-30:])
-        task_id = seen[-1].split()[1]
-        deadline = time.monotonic() + 60  # polled once: the task id was on disk before the first poll
-        while not any(r.method == "GET" and r.path.endswith(task_id) for r in list(sandbox.requests)):
-            assert time.monotonic() < deadline, "the killed Blender never polled its task"
-            time.sleep(0.05)
-    finally:
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-    return task_id
 
 
 @pytest.mark.slow
@@ -57,7 +30,7 @@ def test_a_list_emptied_after_a_kill_keeps_its_log_and_the_job_lands_once(
         "KILN_BASE_URL": sandbox.base_url,
         "KILN_API_KEY": sandbox_key,
     }
-    task_id = killed_after_a_submit(env, repo, sandbox)
+    task_id = killed_after_a_submit(env, repo)
     (store,) = user.rglob(STORE)
     state = store.parent
     log = (state / f"{STORE}-wal").read_bytes()
