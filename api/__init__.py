@@ -9,9 +9,13 @@ included (``tests/python/foundation/test_import_order.py`` holds the same list a
   ``fs`` (renames and deletes that hold up on Windows), ``vendor/`` (third-party code, unchanged).
 * ``checks/`` — what is checked before anyone trusts it: GLB structure, what the artist typed or
   picked, prompt files from any system.
-* ``service/`` — the service's door: the HTTP client, the wire models, task ids, redaction, and the
-  plumbing under the client (origin, deadlines, capped reading, the one retry policy). It uses the
-  checks because the client refuses bad input before anything is sent.
+* ``service/`` — what keeps the artist safe on any service's wire, written once: the plumbing
+  every client stands on (one exchange, the key only to the API origin, deadlines, capped reading,
+  the one retry policy), the wire models, task ids, redaction, trust. It uses the checks because a
+  client refuses bad input before anything is sent.
+* ``services/`` — the 3D generation services Kiln speaks to, behind one interface: one package per
+  service holding every constant of it (the interface document's service, Tripo, Meshy, Rodin), one
+  capabilities value each, one registry. Below the job engine, which asks it for clients.
 * ``isolation/`` — the helper Blender that opens every mesh from the network.
 * ``jobs/`` — the job engine: every job from submit to a checked GLB on disk, off the UI thread.
 * ``features/`` — what Kiln offers on top of the engine: batch files, blockout, the library index,

@@ -1,3 +1,4 @@
-"""Contract name kept for outside checks: ``api.client.Client`` (the client is :mod:`api.service.client`)."""
+"""Contract name kept for outside checks: ``api.client.Client`` (the interface document's service,
+:mod:`api.services.interface.client`)."""
 
-from .service.client import Client as Client
+from .services.interface.client import Client as Client

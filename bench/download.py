@@ -19,7 +19,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from api.checks.glb import check_glb
-from api.service.client import Client
+from api.services.interface.client import Client
 from bench.addon import ROOT
 from bench.meshes import write_big_glb
 

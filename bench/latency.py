@@ -42,7 +42,7 @@ class _ConnectionCounter(logging.Handler):
 
 def timed_client_factory(marks: dict[str, dict[str, float]]) -> Any:
     """Kiln's own client, noting (monotonic clock) when a task is seen done and how long downloads take."""
-    client_module = addon.module("api.service.client")
+    client_module = addon.module("api.services.interface.client")
     completed = addon.module("api.service.models").TaskStatus.COMPLETED
     lock = threading.Lock()
 

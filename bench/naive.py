@@ -18,7 +18,7 @@ def run(sandbox: Any, key: str, poll_interval: float) -> dict[str, float]:
     """Main-thread stall per job for the naive loop against ``sandbox`` (same speed as Kiln's run)."""
     import bpy
 
-    client = addon.module("api.service.client").Client(sandbox.base_url, key)
+    client = addon.module("api.services.interface.client").Client(sandbox.base_url, key)
     completed = addon.module("api.service.models").TaskStatus.COMPLETED
     stalls = []
     with tempfile.TemporaryDirectory(prefix="kiln-bench-naive-") as tmp:

@@ -9,6 +9,7 @@ import threading
 from types import FrameType
 
 from sandbox.server import Sandbox
+from sandbox.standins import APPS
 from sandbox.state import DEFAULT_KEY
 
 
@@ -28,6 +29,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--speed", type=float, default=1.0, help="time scale; 10 is ten times faster")
     parser.add_argument("--faults", default="", help="fault spec, e.g. '503=0.2,reset=0.1' (see README)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fault dice (default: 0)")
+    parser.add_argument(
+        "--service",
+        default="interface",
+        choices=sorted(APPS),
+        help="which service to stand in for (default: interface, the service of Kiln's interface document)",
+    )
     parser.add_argument("--log-level", default="INFO", help="logging level on stderr (default: INFO)")
     return parser.parse_args(argv)
 
@@ -45,6 +52,7 @@ def main(argv: list[str] | None = None) -> None:
             text_cost=args.text_cost,
             host=args.host,
             port=args.port,
+            service=args.service,
         )
     except ValueError as exc:
         raise SystemExit(f"sandbox: {exc}") from None

@@ -17,8 +17,8 @@ from typing import Any
 
 import uvicorn
 
-from sandbox.app import create_app
 from sandbox.middleware import FaultMiddleware
+from sandbox.standins import create_app
 from sandbox.state import DEFAULT_KEY, RecordedRequest, SandboxState, Task, WebhookDelivery
 from sandbox.webhooks import WebhookSender
 
@@ -57,7 +57,10 @@ class Sandbox:
         text_cost: int = 1,
         host: str = "127.0.0.1",
         port: int = 0,
+        service: str = "interface",
     ) -> None:
+        #: Which service this sandbox stands in for (``sandbox.standins.APPS``).
+        self.service = service
         self.host = host
         self.port = port
         self._state = SandboxState(
@@ -82,7 +85,7 @@ class Sandbox:
         self._sockets = [main]
         self._bind_cdn()
         config = uvicorn.Config(
-            FaultMiddleware(create_app(self._state), self._state),
+            FaultMiddleware(create_app(self.service, self._state), self._state),
             http="h11",
             lifespan="off",
             log_config=None,

@@ -1,6 +1,6 @@
-"""The client for the 3D generation service (spec: ``service-interface.md``): the service calls.
+"""The plumbing under every service's client: one exchange, the key kept home, one attempt per call.
 
-Rules this module keeps, and why (the transport rules sit beside it in :mod:`api.service`):
+Rules this module keeps for every service, and why (the transport rules sit beside it in :mod:`api.service`):
 
 * **Deadlines always**: each API call has a total deadline (connection plus whole answer) and
   reads at most ``max_answer_bytes``; a download is cut when its throughput stays below a floor.
@@ -10,13 +10,16 @@ Rules this module keeps, and why (the transport rules sit beside it in :mod:`api
   policy says a failed submit may have made a task — anything after the request left other than
   an outright refusal or a 4xx, including a 2xx answer Kiln cannot read — the client raises
   :class:`OutcomeUnknownError` with the key and any task id it could read.
-* **The key goes only to the service**, judged per hop on the URL urllib3 will connect to; it
-  never appears in logs, exception text or ``repr``, and service text is redacted of it.
+* **The key goes only to the service's API origin**, judged per hop on the URL urllib3 will connect
+  to; never to a download host; it never appears in logs, exception text or ``repr``, and service
+  text is redacted of it.
 * **Service strings never become anything but data**: task ids are checked by :mod:`api.service.ids`,
   addresses by :mod:`api.service.origin`, answers parsed by :mod:`api.service.answers`.
 * **Only Kiln errors leave**: every public call raises a :class:`KilnError` with a sentence, or
   returns; no RecursionError, OverflowError, UnicodeError or OSError from odd service data escapes.
-* **Thread safety**: one Client may be shared by worker threads (see :class:`.transport.Transport`).
+* **Thread safety**: one client may be shared by worker threads (see :class:`.transport.Transport`).
+
+Each service's wire is its own module in :mod:`api.services` (``<service>/client.py``).
 """
 
 from __future__ import annotations
@@ -30,66 +33,53 @@ import tomllib
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from ..checks.glb import IMAGE_MIME, image_kind
-from ..checks.inputs import (
-    check_image_bytes,
-    check_prompt,
-    check_web_url,
-    problem_words,
-    read_image_file,
-    shown_url,
-)
+from ..checks.inputs import check_web_url, problem_words, shown_url
 from ..errors import (
     CancelledError,
     InputError,
     KilnError,
     NetworkError,
-    NotFoundError,
     OutcomeUnknownError,
     ServiceError,
     UnsafeAddressError,
 )
-from ..words import Message, message
 from ..words import catalogue as words
-from .answers import parse_json, parse_retry_after
+from .answers import parse_json
 from .download import stream_to_file
 from .guard import Guard, guarding
-from .ids import shown_task_id, task_id_problem, url_segment
+from .ids import shown_task_id, task_id_problem
 from .models import Task
 from .origin import host_label, loggable
 from .redact import redact
 from .retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
-from .transport import MAX_REDIRECTS, Transport
+from .transport import Transport
 
-__all__ = ["MAX_REDIRECTS", "Client", "parse_retry_after"]
+__all__ = ["DEADLINE", "MAX_ANSWER_BYTES", "MAX_DOWNLOAD_BYTES", "ServiceClient", "kiln_version"]
 
 logger = logging.getLogger(__name__)
 
-TEXT_TO_3D_PATH = "/v1/3d/text-to-3d"
-IMAGE_TO_3D_PATH = "/v1/3d/image-to-3d"
-TASKS_PATH = "/v1/3d/tasks/"
-
-IMAGE_RESOLUTIONS = (1024, 1536)
 MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024
 MAX_ANSWER_BYTES = 4 * 1024 * 1024  # a task is a few hundred bytes; 4 MB leaves room for verbose services
 MAX_ERROR_BYTES = 64 * 1024
 DEADLINE = 60.0  # seconds for one API exchange, connection and whole answer
 DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cut
 _SALVAGE_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.){1,2048}")')
+#: The manifest at the add-on's root (this module is ``api/service/client.py``).
+MANIFEST = Path(__file__).resolve().parents[2] / "blender_manifest.toml"
 
 ProgressCallback = Callable[[int, int | None], object]
 T = TypeVar("T")
 
 
 def kiln_version() -> str:
-    """The add-on version from the manifest next to this package (shipped in the zip)."""
+    """The add-on version from the manifest at the add-on's root (shipped in the zip)."""
     try:
-        with (Path(__file__).resolve().parent.parent / "blender_manifest.toml").open("rb") as f:
+        with MANIFEST.open("rb") as f:
             return str(tomllib.load(f).get("version", "unknown"))
     except (OSError, tomllib.TOMLDecodeError):
         return "unknown"
@@ -98,8 +88,11 @@ def kiln_version() -> str:
 DEFAULT_USER_AGENT = f"Kiln/{kiln_version()} python-requests/{requests.__version__}"
 
 
-class Client:
-    """Talks to one service (base URL + key). See the module docstring for the rules it keeps.
+class ServiceClient:
+    """Talks to one service (its API origin or address + key): the plumbing every service's client shares.
+
+    A service's ``Client`` subclasses it, sets ``info`` and adds its wire (``submit``, ``get_task``,
+    ``check_connection``; ``balance`` and ``stages`` where they differ from the defaults here).
 
     ``retry`` is the retry policy the client asks (the engine hands in its own); ``cancel_event``
     (or a per-call ``cancel`` event) ends a call with :class:`CancelledError`. ``timeout`` is
@@ -142,9 +135,9 @@ class Client:
         self._cancel_event = cancel_event
 
     def __repr__(self) -> str:
-        return f"Client(base_url={self.base_url!r}, api_key='***')"
+        return f"{type(self).__name__}(base_url={self.base_url!r}, api_key='***')"
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -154,96 +147,7 @@ class Client:
         """Close every thread's session; later calls raise CancelledError. Safe to call twice."""
         self._http.close()
 
-    # ------------------------------------------------------------------ public calls
-
-    def submit_text(
-        self,
-        prompt: str,
-        *,
-        resolution: int | None = None,
-        image_model: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Task:
-        """POST text-to-3d. Allowed resolutions are not shown in the spec, so any positive int goes."""
-        body: dict[str, Any] = {"prompt": check_prompt(prompt)}
-        if resolution is not None:
-            if isinstance(resolution, bool) or not isinstance(resolution, int) or not 0 < resolution < 2**31:
-                raise InputError(words.RESOLUTION_NOT_WHOLE, value=repr(resolution))
-            body["resolution"] = resolution
-        if image_model is not None:
-            if not isinstance(image_model, Mapping) or not all(
-                isinstance(v, str) and v.isprintable() and len(v) <= 100 for v in image_model.values()
-            ):
-                raise InputError(words.IMAGE_MODEL_INVALID)
-            # Allowed provider/quality values are not shown in the spec: passed through unchecked.
-            model = {k: v for k, v in image_model.items() if k in ("provider", "quality") and v.strip()}
-            if model:
-                body["image_model"] = model
-        return self._submit(TEXT_TO_3D_PATH, {"json": body}, idempotency_key, cancel)
-
-    def submit_image(
-        self,
-        *,
-        path: str | os.PathLike[str] | None = None,
-        data: bytes | None = None,
-        url: str | None = None,
-        resolution: int = 1536,
-        webhook_url: str | None = None,
-        idempotency_key: str | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Task:
-        """POST image-to-3d: a file or bytes go as multipart field ``image``; a URL goes as JSON."""
-        if sum(x is not None for x in (path, data, url)) != 1:
-            raise InputError(words.ONE_IMAGE_NEEDED)
-        if resolution not in IMAGE_RESOLUTIONS or isinstance(resolution, bool):
-            raise InputError(words.IMAGE_RESOLUTION_INVALID, value=repr(resolution))
-        webhook = check_web_url(webhook_url, "webhook URL") if webhook_url is not None else None
-        if url is not None:
-            body: dict[str, Any] = {"image_url": check_web_url(url, "image URL"), "resolution": resolution}
-            if webhook:
-                body["webhook_url"] = webhook
-            return self._submit(IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, cancel)
-        if path is not None:
-            try:
-                image, filename = read_image_file(Path(path)), Path(path).name
-            except (ValueError, TypeError):  # a NUL in the path, or not a path at all
-                raise InputError(words.IMAGE_PATH_UNUSABLE) from None
-        else:
-            image, filename = check_image_bytes(data, "the image data"), ""
-        kind = image_kind(image[:16])
-        assert kind is not None  # check_image_bytes guarantees it
-        form = {"resolution": str(resolution)}
-        if webhook:
-            form["webhook_url"] = webhook
-        if not filename.isprintable() or len(filename) > 200:
-            filename = ""
-        files = {"image": (filename or f"image.{kind}", image, IMAGE_MIME[kind])}
-        return self._submit(IMAGE_TO_3D_PATH, {"data": form, "files": files}, idempotency_key, cancel)
-
-    def get_task(self, task_id: str, *, cancel: threading.Event | None = None) -> Task:
-        """GET the task. A 404 raises NotFoundError: the service no longer knows it.
-
-        The returned task carries ``task_id`` as its id whatever the answer said: the id asked
-        for is known good; the answer's is service text Kiln has no use for.
-        """
-        problem = task_id_problem(task_id)
-        if problem is not None:
-            raise InputError(words.TASK_ID_UNUSABLE, details=problem, task=shown_task_id(task_id))
-        task_id = str(task_id)
-        url = self.base_url + TASKS_PATH + url_segment(task_id)
-
-        def once() -> Task:
-            status, body = self._exchange(lambda: self._http.get(url), task_id=task_id, cancel=cancel)
-            try:
-                data = parse_json(body)
-                if not isinstance(data, Mapping):
-                    raise ValueError("the answer is not a JSON object")
-                return Task.from_json({**data, "id": task_id}).redacted(self._key)
-            except ValueError as exc:
-                raise ServiceError(status, f"the task could not be read: {exc}") from None
-
-        return self._once(f"poll of task {task_id}", once, cancel)
+    # ------------------------------------------------------------------ shared calls
 
     def download(
         self,
@@ -274,34 +178,13 @@ class Client:
 
         return self._once(f"download from {host_label(url)}", once, cancel)
 
-    def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
-        """One cheap request for the preferences' "Test connection"; returns a sentence or raises.
+    def balance(self, *, cancel: threading.Event | None = None) -> int | None:
+        """Credits left, where the service tells; a service without a balance call says None."""
+        return None
 
-        The spec has no health endpoint, so this polls a task id that cannot exist: a JSON 404 means
-        the service is reachable and accepted the key (polls cost no credits), 401/403 raise
-        AuthError. Caveat: a service that looked up the task before checking the key would also
-        answer 404 to a bad key. Not retried: the artist is waiting for an answer.
-        """
-        url = f"{self.base_url}{TASKS_PATH}kiln-connection-check-{uuid.uuid4().hex}"
-        self._check_cancel(cancel)
-        with guarding(Guard(self.deadline)):
-            try:
-                with self._http.get(url) as resp:
-                    if resp.status_code != 404 and not 200 <= resp.status_code < 300:
-                        raise self._error_from(resp)
-                    body = self._http.read(resp, MAX_ERROR_BYTES, truncate=True)
-            except KilnError:
-                raise
-            except Exception as exc:
-                raise self._http.transport_error(exc, url) from None
-        if resp.status_code == 404:
-            try:
-                parse_json(body)
-            except ValueError:
-                raise NotFoundError(
-                    detail="its answer is not JSON", said=words.SERVICE_NOT_THE_SERVICE, host=host_label(url)
-                ) from None
-        return message(words.CONNECTION_OK, host=host_label(url))
+    def stages(self, order: object) -> int:
+        """Submits one job takes: one, unless the service makes a job in stages."""
+        return 1
 
     # ------------------------------------------------------------------ plumbing
 
@@ -342,6 +225,25 @@ class Client:
                 raise
             except Exception as exc:
                 raise self._http.transport_error(exc, self.base_url) from None
+
+    def _json_call(
+        self,
+        what: str,
+        send: Callable[[], requests.Response],
+        *,
+        task_id: str | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Any:
+        """One idempotent exchange whose answer is JSON (a poll, a status, a balance), parsed with limits."""
+
+        def once() -> Any:
+            status, body = self._exchange(send, task_id=task_id, cancel=cancel)
+            try:
+                return parse_json(body)
+            except ValueError as exc:
+                raise ServiceError(status, f"the answer could not be read: {exc}") from None
+
+        return self._once(what, once, cancel)
 
     def _error_from(self, resp: requests.Response, *, task_id: str | None = None) -> KilnError:
         return self._http.error_for(resp, task_id=task_id)
@@ -386,10 +288,12 @@ class Client:
                 key, f"its answer could not be read: {exc}", status=status, task_id=self._salvaged_id(body)
             ) from None
         try:
-            task = Task.from_json(data)
+            task = self._task_from_submit(data)
             if self._key in task.id:
                 raise ValueError("the task id repeats the API key")
             return task.redacted(self._key)
+        except KilnError:  # the service said in its answer that it made no task
+            raise
         except Exception as exc:
             reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
             named = data.get("id") if isinstance(data, Mapping) else None
@@ -401,6 +305,14 @@ class Client:
                 task_id=str(named) if usable else None,
                 refused_id=self._shown_id(named) if named is not None and not usable else None,
             ) from None
+
+    def _task_from_submit(self, data: object) -> Task:
+        """The task in a submit's parsed answer (each service's wire says where its id is).
+
+        Raises ValueError when the answer cannot be used (the outcome is then unknown), or a
+        KilnError when the answer itself says the service made no task (an error inside a 2xx).
+        """
+        return Task.from_json(data)
 
     def _salvaged_id(self, body: bytes) -> str | None:
         """A well-formed ``"id": "…"`` from an answer that does not parse as a whole, or None."""

@@ -212,6 +212,9 @@ class Task:
     poll_url: str | None = None
     result: Result | None = None
     error: str | None = None
+    #: What else than the id a service needs to follow its task (Rodin's subscription key, which of
+    #: Meshy's endpoints made it), kept with the job; "" for most. Service text: never a path.
+    handle: str = ""
 
     @property
     def is_final(self) -> bool:
@@ -265,6 +268,7 @@ class Task:
         return replace(
             self,
             raw_status=redact(self.raw_status, key),
+            handle=redact(self.handle, key),
             poll_url=_masked(self.poll_url, key),
             result=result,
             error=_masked(self.error, key),

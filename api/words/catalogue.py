@@ -1114,3 +1114,36 @@ MODULES_MISSING = Plural(
     "Kiln needs the Python modules {names}, which this Blender's Python lacks. Blender from blender.org "
     "includes them; on Debian or Ubuntu install {packages}, then restart Blender.",
 )
+
+# ------------------------------------------------------------------ the services
+# Said of any service; ``{service}`` is its own name (Tripo, Meshy, Hyper3D Rodin: never translated).
+
+SERVICE_TAKES_NO_TEXT = (
+    "{service} does not make meshes from a prompt, so nothing was sent. Choose another service."
+)
+SERVICE_TAKES_NO_IMAGE = (
+    "{service} does not make meshes from an image, so nothing was sent. Choose another service."
+)
+SERVICE_TIER_UNKNOWN = (
+    "{service} has no quality called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
+)
+SERVICE_TAKES_NO_IMAGE_URL = "{service} does not take an image by its web address, so nothing was sent. Save the image and pick the file."
+SERVICE_TAKES_ONE_IMAGE = (
+    "{service} takes one image per job, so nothing was sent. Send the front view alone, or choose a "
+    "service that takes several."
+)
+SERVICE_LACKS_OPTION = (
+    "{service} has no “{option}” choice, so nothing was sent. Leave it out, or choose a service that has it."
+)
+#: A sentence about a job, said with the service it went to in front.
+SERVICE_SAID = "{service}: {said}"
+CONNECTED_TO_SERVICE = "{service}: connected, your API key works."
+CONNECTED_WITH_BALANCE = Plural(
+    "{service}: connected, {amount} credit left.", "{service}: connected, {amount} credits left."
+)
+
+# ------------------------------------------------------------------ Tripo
+
+# ------------------------------------------------------------------ Meshy
+
+# ------------------------------------------------------------------ Hyper3D Rodin

@@ -12,7 +12,7 @@ from hostile_server import HostileServer, json_answer, raw
 
 from api.errors import KilnError
 from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig, job_details
-from api.service.client import Client
+from api.services.interface.client import Client
 
 # Shaped like a live key, so the suite-wide key watch (tests/support/key_watch.py) catches it too.
 KEY = "kiln_live_HostileSecret0123456789abcdef"

@@ -50,9 +50,10 @@ from api.errors import (
     TLSError,
     UnsafeAddressError,
 )
-from api.service.client import Client, parse_retry_after
+from api.service.answers import parse_retry_after
 from api.service.models import TaskStatus
 from api.service.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
+from api.services.interface.client import Client
 from api.words import english_message
 
 KEY = "sbx_live_LOCALsecret0123456789abcdef"

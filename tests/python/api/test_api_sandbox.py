@@ -42,9 +42,9 @@ from api.errors import (
     ServiceError,
     TaskFailedError,
 )
-from api.service.client import Client
 from api.service.models import Task, TaskStatus
 from api.service.retrying import RetryPolicy
+from api.services.interface.client import Client
 from sandbox.server import Sandbox
 
 SAMPLE = CONCEPTS / "chair.png"

@@ -20,7 +20,7 @@ import pytest
 import trustme
 
 from api.errors import TLSError
-from api.service.client import Client
+from api.services.interface.client import Client
 
 KEY = "tsk_live_Trust0123456789abcdef"
 

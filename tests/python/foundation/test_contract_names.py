@@ -7,7 +7,7 @@ def test_the_client_and_the_glb_check_keep_their_contract_names() -> None:
     from api.checks.glb import check_glb as checked_in_its_room
     from api.client import Client
     from api.glb import check_glb
-    from api.service.client import Client as client_in_its_room
+    from api.services.interface.client import Client as client_in_its_room
 
     assert Client is client_in_its_room and check_glb is checked_in_its_room
 

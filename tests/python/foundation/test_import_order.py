@@ -27,6 +27,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the bottom of api/", ("api", "api.words", "api.errors", "api.paths", "api.fs", "api.vendor")),
     ("checks", ("api.checks",)),
     ("the service", ("api.service",)),
+    ("the services", ("api.services",)),
     ("the helper Blender", ("api.isolation",)),
     ("the job engine", ("api.jobs",)),
     ("features", ("api.features",)),
@@ -216,7 +217,7 @@ def test_the_graph_sees_the_whole_addon_and_its_deferred_imports(addon_graph: di
         "preferences",
     } <= set(addon_graph)
     assert not any(name.split(".")[0] in DEV_ONLY for name in addon_graph)
-    assert "api.service.client" in addon_graph["api.jobs.sending"]  # under TYPE_CHECKING
+    assert "api.services.base" in addon_graph["api.jobs.sending"]  # under TYPE_CHECKING
     assert "api.jobs.engine" in addon_graph["api.jobs"]  # handed to importlib.import_module
     assert "api.service.retrying" in addon_graph["api.jobs"]  # the same, two levels up
 

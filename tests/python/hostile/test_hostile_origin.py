@@ -11,7 +11,7 @@ from hostile_kit import KEY, assert_sentence, client_for, completed, raw_glb, ta
 from hostile_server import HostileServer, json_answer, redirect
 
 from api.errors import AuthError, BadRequestError, InputError, TaskFailedError, UnsafeAddressError
-from api.service.client import Client
+from api.services.interface.client import Client
 
 POLL = "/v1/3d/tasks/task_1"
 

@@ -339,7 +339,7 @@ def test_an_answer_nobody_foresaw_is_a_sentence_and_frees_the_slot(
 ) -> None:
     """The client trips over the first submit's answer (deeply nested JSON makes a RecursionError):
     that job is "outcome unknown" with a sentence, and the next job still gets the one slot."""
-    from api.service.client import Client
+    from api.services.interface.client import Client
 
     class TrippingClient(Client):
         tripped = False

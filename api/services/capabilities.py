@@ -1,0 +1,89 @@
+"""What a service can do, as one value every caller reads (the panel, credits, agents, the farm).
+
+Callers ask a service's :class:`Capabilities` instead of testing its name: which inputs it takes,
+its quality tiers (or resolutions) and their default, the prices it publishes, its options, and
+whether it has idempotency, cancel, a balance or webhooks (after Apache Libcloud's ``features``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..words.kinds import Label
+
+JobInput = Literal["text", "image"]
+
+#: The options a job may carry, one name each across services (what each is called on the wire is
+#: its service's business): PBR materials, quad topology, a polygon budget, texture on or off, a style.
+OPTION_NAMES = ("pbr", "quad", "polygons", "texture", "style")
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One quality choice a service offers for a kind of job: a resolution, a model tier.
+
+    ``id`` is what Kiln stores with the job (the service module maps it to its wire); ``credits`` is
+    the published price of one job at this tier, None where the service does not publish one.
+    """
+
+    id: str
+    label: Label
+    credits: int | None = None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What one service takes and offers. An empty tier list means the service takes no such job."""
+
+    text_tiers: tuple[Tier, ...] = ()
+    image_tiers: tuple[Tier, ...] = ()
+    text_default: str = ""
+    image_default: str = ""
+    #: An image may be given by its web address (the service fetches it) as well as uploaded.
+    image_url: bool = False
+    #: Images of one object a single job takes (front first); 1: one image only.
+    max_views: int = 1
+    #: Which of :data:`OPTION_NAMES` the service takes.
+    options: frozenset[str] = frozenset()
+    #: The polygon budget's allowed range, where the service takes one.
+    polygons: tuple[int, int] | None = None
+    styles: tuple[Tier, ...] = ()
+    #: Credits an option adds to a job's price when it is on, where published (e.g. textures).
+    option_credits: Mapping[str, int] = field(default_factory=dict)
+    image_formats: frozenset[str] = frozenset({"png", "jpeg", "webp"})
+    #: The smallest and largest side of an image the service takes, in pixels (0: not documented).
+    image_min_side: int = 0
+    image_max_side: int = 0
+    #: An uploaded PNG keeps its transparency on the service (else Kiln flattens it on a plain colour).
+    image_alpha: bool = True
+    idempotency: bool = False
+    cancel: bool = False
+    balance: bool = False
+    webhooks: bool = False
+    #: The service can re-texture a mesh it is sent (issue 40 fills what it takes).
+    retexture: bool = False
+
+    def takes(self, kind: str) -> bool:
+        """Whether the service takes a job of this kind ("text" or "image")."""
+        return bool(self.tiers(kind))
+
+    def tiers(self, kind: str) -> tuple[Tier, ...]:
+        return self.text_tiers if kind == "text" else self.image_tiers if kind == "image" else ()
+
+    def default_tier(self, kind: str) -> str:
+        return self.text_default if kind == "text" else self.image_default if kind == "image" else ""
+
+    def tier(self, kind: str, tier_id: str) -> Tier | None:
+        """The tier ``tier_id`` of a job of this kind ("" : the default), or None if there is none."""
+        wanted = tier_id or self.default_tier(kind)
+        return next((tier for tier in self.tiers(kind) if tier.id == wanted), None)
+
+    def price(self, kind: str, tier_id: str = "", options: Mapping[str, object] | None = None) -> int | None:
+        """Credits one job costs, or None where the service does not publish it (never taken as free)."""
+        tier = self.tier(kind, tier_id)
+        if tier is None or tier.credits is None:
+            return None
+        extra = sum(cost for name, cost in self.option_credits.items() if (options or {}).get(name))
+        return tier.credits + extra

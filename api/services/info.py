@@ -1,0 +1,40 @@
+"""Who a service is: its name, where its API lives, where its keys are made, what it can do.
+
+One :class:`ServiceInfo` per service, in that service's own package (``api/services/<name>/``),
+beside every other constant of that service. It imports nothing heavy, so the Sidebar can read it
+while it draws; the service's wire (``client.py`` in the same package) is loaded on a worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .capabilities import Capabilities
+
+
+@dataclass(frozen=True)
+class ServiceInfo:
+    """A 3D generation service Kiln speaks to."""
+
+    #: The enum id scripts, agents and the farm use (``service='TRIPO'``) and jobs are stored with.
+    id: str
+    #: The service's own name, as artists know it (a brand: never translated).
+    name: str
+    #: The documented API origin (scheme and host); "" where the artist gives the address.
+    api_origin: str
+    #: Environment variables for the key and for an origin that replaces ``api_origin``.
+    key_env: str
+    base_url_env: str
+    #: Where an artist makes a key, and where the service documents its API and prices.
+    keys_page: str
+    docs_page: str
+    capabilities: Capabilities
+    #: The module (relative to ``api.services``) whose ``Client`` speaks the wire, loaded when first used.
+    client_module: str
+    #: How a key of this service begins, for a hint when a key of another service is pasted ("" : no shape).
+    key_prefix: str = ""
+
+    @property
+    def needs_address(self) -> bool:
+        """Only a service Kiln does not know needs its address typed in."""
+        return not self.api_origin

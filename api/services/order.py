@@ -1,0 +1,55 @@
+"""What the job engine asks a service to make: one plain value, whatever the service.
+
+The engine builds an :class:`Order` from a job's request on a worker; each service module turns
+it into its own wire. Options a service lacks never reach it: they are refused before a job is
+recorded (``refusal``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..words import Message, message
+from ..words import catalogue as words
+from .capabilities import OPTION_NAMES, Capabilities
+
+
+@dataclass(frozen=True)
+class Order:
+    """One submit: a text or image job (``stage`` > 0: a later stage of the same job)."""
+
+    kind: str  # "text" or "image"
+    prompt: str = ""
+    image_path: str = ""
+    image_url: str = ""
+    #: More images of the same object after the front (back, left, right), where the service takes them.
+    views: tuple[str, ...] = ()
+    #: A tier of the service's capabilities ("" : its default).
+    tier: str = ""
+    #: The interface service's image model for text jobs (its ``image_model``).
+    provider: str = ""
+    quality: str = ""
+    webhook_url: str = ""
+    #: Options by their one name (:data:`OPTION_NAMES`); absent: the service's default.
+    options: dict[str, object] = field(default_factory=dict)
+    #: Which stage of a job of several stages (Meshy's preview then refine) this submit is, and the
+    #: task the stage before made.
+    stage: int = 0
+    previous_task_id: str = ""
+
+
+def refusal(capabilities: Capabilities, service_name: str, order: Order) -> Message | None:
+    """Why ``order`` cannot go to this service, in a sentence (None: it can). Nothing is sent then."""
+    if not capabilities.takes(order.kind):
+        entry = words.SERVICE_TAKES_NO_TEXT if order.kind == "text" else words.SERVICE_TAKES_NO_IMAGE
+        return message(entry, service=service_name)
+    if order.tier and capabilities.tier(order.kind, order.tier) is None:
+        return message(words.SERVICE_TIER_UNKNOWN, service=service_name, tier=order.tier)
+    if order.image_url and not capabilities.image_url:
+        return message(words.SERVICE_TAKES_NO_IMAGE_URL, service=service_name)
+    if 1 + len(order.views) > capabilities.max_views:
+        return message(words.SERVICE_TAKES_ONE_IMAGE, service=service_name)
+    for name in OPTION_NAMES:
+        if name in order.options and name not in capabilities.options:
+            return message(words.SERVICE_LACKS_OPTION, service=service_name, option=name)
+    return None
