@@ -1127,7 +1127,10 @@ SERVICE_TAKES_NO_IMAGE = (
 SERVICE_TIER_UNKNOWN = (
     "{service} has no quality called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
 )
-SERVICE_TAKES_NO_IMAGE_URL = "{service} does not take an image by its web address, so nothing was sent. Save the image and pick the file."
+SERVICE_TAKES_NO_IMAGE_URL = (
+    "{service} does not take an image by its web address, so nothing was sent. "
+    "Save the image and pick the file."
+)
 SERVICE_TAKES_ONE_IMAGE = (
     "{service} takes one image per job, so nothing was sent. Send the front view alone, or choose a "
     "service that takes several."
