@@ -71,8 +71,17 @@ AGENT_PORT = 8790
 #: in one text field would need a separator that a folder's name may hold, and no picker).
 AGENT_FOLDERS = ("agent_folder_1", "agent_folder_2", "agent_folder_3")
 
+#: The services an artist may choose, in the order ``api.services.SERVICE_IDS`` offers them.
+SERVICE_CHOICES = (
+    ("INTERFACE", words.OPTION_SERVICE_INTERFACE),
+    ("TRIPO", words.OPTION_SERVICE_TRIPO),
+    ("MESHY", words.OPTION_SERVICE_MESHY),
+    ("RODIN", words.OPTION_SERVICE_RODIN),
+)
+
 TABLE: dict[str, Option] = {
-    # Where the service is, and how jobs behave.
+    # Which service, where it is, and how jobs behave.
+    "service": Option(words.OPTION_SERVICE, "INTERFACE", choices=SERVICE_CHOICES),
     "base_url": Option(words.OPTION_BASE_URL, ""),
     "poll_interval": Option(
         words.OPTION_POLL_INTERVAL, 2.5, 2.0, 3.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"

@@ -25,7 +25,8 @@ from .api.features import secrets
 from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
-from .api.jobs import CACHE_DIR, ServiceConfig
+from .api.jobs import CACHE_DIR, Account, ServiceConfig
+from .api.services import DEFAULT_SERVICE, SERVICE_IDS, info, service_id
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -58,22 +59,26 @@ def cache_dir() -> Path:
     return user_dir() / CACHE_DIR
 
 
-#: The API key's home on this side: read once, saved off the UI thread.
-key_home = secrets.KeyHome(user_dir)
+#: Each service's API key, at home on this side: read once, saved off the UI thread.
+key_homes = {sid: secrets.KeyHome(user_dir, secrets.service_secret(sid)) for sid in SERVICE_IDS}
+#: The interface service's key (the key Kiln always kept).
+key_home = key_homes[DEFAULT_SERVICE]
 
 
-def _get_key(_self: bpy.types.AddonPreferences) -> str:
-    return key_home.read()
+def _get_key(self: KilnPreferences) -> str:
+    """The API Key field shows the chosen service's key: one field, a key kept per service."""
+    return key_homes[service_id(self.service)].read()
 
 
-def _set_key(_self: bpy.types.AddonPreferences, value: str) -> None:
-    key_home.write(value)
+def _set_key(self: KilnPreferences, value: str) -> None:
+    key_homes[service_id(self.service)].write(value)
     connection_check.reset()
 
 
 def finish_key_saves() -> None:
-    """Let a pending save of the key finish (on unregister, and before tests look at the disk)."""
-    key_home.finish()
+    """Let pending saves of the keys finish (on unregister, and before tests look at the disk)."""
+    for home in key_homes.values():
+        home.finish()
 
 
 def _forget_connection_check(_self: KilnPreferences, _context: bpy.types.Context) -> None:
@@ -88,6 +93,7 @@ def _apply_log_level(self: KilnPreferences, _context: bpy.types.Context) -> None
 class KilnPreferences(bpy.types.AddonPreferences):
     bl_idname = __package__
 
+    service: declare("service", update=_forget_connection_check)  # type: ignore[valid-type]
     api_key: bpy.props.StringProperty(  # type: ignore[valid-type]
         name=words.OPTION_API_KEY.name,
         description=words.OPTION_API_KEY.tip,
@@ -168,44 +174,49 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.prop(self, "log_level")
         self._draw_agents(layout, context)
 
-    def credentials(self) -> secrets.Credentials:
-        """The key and the service address Kiln uses: the environment's over these preferences'."""
-        return secrets.credentials(self.api_key, self.base_url)
+    def credentials(self, service: str = "") -> secrets.Credentials:
+        """A service's key and address (the chosen service's by default): the environment's over
+        these preferences', a known service's own API origin where neither gives one."""
+        sid = service_id(service or self.service)
+        address = self.base_url if info(sid).needs_address else ""
+        return secrets.credentials(key_homes[sid].read(), address, service=sid)
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
-        """The key and the service address first, with what to do while either is missing."""
+        """Which service first, then its key (and its address where Kiln does not know it), with what
+        to do while either is missing."""
+        col.prop(self, "service")
         chosen = self.credentials()
+        service = info(chosen.service)
         if not (chosen.api_key and chosen.base_url):
             wrapped_label(col, context, language.text(words.PREFS_CONNECT_GUIDE), icon="INFO")
+        if service.keys_page:
+            link = col.operator(
+                "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)
+            )
+            link.url = service.keys_page
         key = col.row()
         key.alert = not chosen.api_key
         key.prop(self, "api_key")
-        if key_home.status:
+        home = key_homes[chosen.service]
+        if home.status:
             status = col.column()
-            status.alert = not key_home.saved
+            status.alert = not home.saved
             wrapped_label(
-                status, context, language.said(key_home.status), icon="LOCKED" if key_home.saved else "ERROR"
+                status, context, language.said(home.status), icon="LOCKED" if home.saved else "ERROR"
             )
         if chosen.key_from_environment:
-            wrapped_label(
-                col,
-                context,
-                language.text(words.PREFS_KEY_FROM_ENVIRONMENT, name=secrets.ENV_KEY),
-                icon="INFO",
-            )
-        hint = key_hint(chosen.api_key)
+            said = language.text(words.PREFS_KEY_FROM_ENVIRONMENT, name=chosen.key_env)
+            wrapped_label(col, context, said, icon="INFO")
+        hint = key_hint(chosen.api_key) if service.needs_address else None
         if hint:
             wrapped_label(col, context, language.text(hint), icon="INFO")
-        address = col.row()
-        address.alert = not chosen.base_url
-        address.prop(self, "base_url")
+        if service.needs_address:
+            address = col.row()
+            address.alert = not chosen.base_url
+            address.prop(self, "base_url")
         if chosen.url_from_environment:
-            wrapped_label(
-                col,
-                context,
-                language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=secrets.ENV_BASE_URL),
-                icon="INFO",
-            )
+            said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
+            wrapped_label(col, context, said, icon="INFO")
         col.operator("kiln.test_connection", icon="URL")
         state = connection_check.state
         if state is CheckState.IDLE:
@@ -267,9 +278,15 @@ def text_cost(context: bpy.types.Context | None = None) -> int | None:
     return get(context).text_cost or None
 
 
-def credentials(context: bpy.types.Context | None = None) -> secrets.Credentials:
-    """The key and the service address Kiln uses: the environment's over the preferences'."""
-    return get(context).credentials()
+def credentials(context: bpy.types.Context | None = None, service: str = "") -> secrets.Credentials:
+    """A service's key and address (the chosen service's by default): the environment's over the
+    preferences'."""
+    return get(context).credentials(service)
+
+
+def chosen_service(context: bpy.types.Context | None = None) -> str:
+    """The service the artist chose in the preferences (where jobs go unless told otherwise)."""
+    return service_id(get(context).service)
 
 
 def agent_folder(chosen: str) -> Path:
@@ -289,10 +306,12 @@ def agent_folders(context: bpy.types.Context | None = None) -> tuple[Path, ...]:
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
     prefs = get(context)
-    chosen = credentials(context)
+    chosen = prefs.credentials(DEFAULT_SERVICE)
+    others = (prefs.credentials(sid) for sid in SERVICE_IDS if sid != DEFAULT_SERVICE)
     return ServiceConfig(
         base_url=chosen.base_url,
         api_key=chosen.api_key,
+        accounts=tuple(Account(found.service, found.base_url, found.api_key) for found in others),
         poll_interval=_test_poll_interval or prefs.poll_interval,
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
@@ -308,12 +327,14 @@ _register_classes, _unregister_classes = classes_factory(classes)
 
 
 def register() -> None:
-    key_home.forget()
+    for home in key_homes.values():
+        home.forget()
     _register_classes()
     logging.getLogger(__package__).setLevel(get().log_level)
 
 
 def unregister() -> None:
-    key_home.finish()
-    key_home.forget()
+    finish_key_saves()
+    for home in key_homes.values():
+        home.forget()
     _unregister_classes()

@@ -30,9 +30,10 @@ class Missing:
         return self.key or self.address or self.online
 
 
-def missing(context: bpy.types.Context | None = None) -> Missing:
-    """What is missing now (nothing: ``Missing()``, which is false)."""
-    chosen = preferences.credentials(context)
+def missing(context: bpy.types.Context | None = None, service: str = "") -> Missing:
+    """What is missing now to reach ``service`` (the chosen one by default); nothing: ``Missing()``,
+    which is false. A service Kiln knows needs no address."""
+    chosen = preferences.credentials(context, service)
     offline = not bpy.app.online_access
     return Missing(
         key=not chosen.api_key,
@@ -42,9 +43,9 @@ def missing(context: bpy.types.Context | None = None) -> Missing:
     )
 
 
-def setup_problems(context: bpy.types.Context | None = None) -> list[str]:
+def setup_problems(context: bpy.types.Context | None = None, service: str = "") -> list[str]:
     """Every missing thing, a catalogue sentence each (an operator refuses with them all); [] when none."""
-    lacking = missing(context)
+    lacking = missing(context, service)
     found = [words.SETUP_NO_KEY] if lacking.key else []
     found += [words.SETUP_NO_ADDRESS] if lacking.address else []
     return found + ([offline_sentence()] if lacking.online else [])

@@ -13,8 +13,9 @@ from typing import Any
 
 from ..checks.inputs import MAX_PROMPT_CHARS, MAX_URL_CHARS, check_prompt
 from ..errors import InputError, KilnError
-from ..features.credits import IMAGE_DEFAULT_RESOLUTION, request_cost
+from ..features.credits import request_cost
 from ..jobs import JobRequest
+from ..services.interface import IMAGE_DEFAULT_RESOLUTION
 from . import images, words
 from .arguments import ArgumentError, Arguments, Choice, Number, Text
 from .bridge import HostBusy

@@ -1,11 +1,12 @@
-"""What a request costs in the service's credits, and what a run of them will cost before it is sent.
+"""What a request costs in its service's credits, and what a run of them will cost before it is sent.
 
-The service publishes image-to-3D prices only (2 credits at 1024, 4 at 1536, 1536 by default).
-Text-to-3D's price is not published: the artist may enter their own figure (a preference);
-until then a text job's cost is unknown, and estimates say how many such jobs they leave out
-rather than guess; a run of more than one job with an unknown price is never taken as free
-(:meth:`CreditEstimate.exceeds`). Following a task by its id costs nothing: it was paid when it
-was sent.
+Each service's published prices are its capabilities' (``api.services``): the interface document's
+service publishes image-to-3D prices only (2 credits at 1024, 4 at 1536, 1536 by default). Where a
+price is not published, the job's cost is unknown; for the interface service's text jobs the artist
+may enter their own figure (a preference). Estimates say how many jobs of unknown price they
+leave out rather than guess; a run of more than one job with an unknown price is never taken as free
+(:meth:`CreditEstimate.exceeds`). Following a task by its id costs nothing: it was paid when it was
+sent.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..services import DEFAULT_SERVICE, info
 from ..words import Message, english_message, message
 from ..words import catalogue as words
-
-IMAGE_COSTS = {1024: 2, 1536: 4}
-IMAGE_DEFAULT_RESOLUTION = 1536
 
 
 class Priced(Protocol):
@@ -28,17 +27,25 @@ class Priced(Protocol):
     def kind(self) -> object: ...
 
     @property
-    def resolution(self) -> int | None: ...
+    def service_id(self) -> str: ...
+
+    @property
+    def tier_id(self) -> str: ...
+
+    @property
+    def option_values(self) -> dict[str, object]: ...
 
 
 def request_cost(request: Priced, text_cost: int | None = None) -> int | None:
-    """Credits one submit of ``request`` costs; None when unknown (text, with no figure set)."""
+    """Credits one submit of ``request`` costs on its service; None when unknown. ``text_cost`` is the
+    artist's own figure for the interface service's text jobs (whose price it does not publish)."""
     kind = str(request.kind)
-    if kind == "image":
-        return IMAGE_COSTS.get(request.resolution or IMAGE_DEFAULT_RESOLUTION, IMAGE_COSTS[1536])
-    if kind == "text":
+    if kind not in ("text", "image"):
+        return 0
+    price = info(request.service_id).capabilities.price(kind, request.tier_id, request.option_values)
+    if price is None and kind == "text" and request.service_id == DEFAULT_SERVICE:
         return text_cost
-    return 0
+    return price
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,10 @@ Where they go instead, by system:
 
 A key found in the private file while a system store works is moved into the store. All calls are
 quick (ctypes, or one small process); ``KeyHome`` keeps the key in memory and saves it on a thread
-of its own. ``credentials`` says where the key and the service address come from: the environment
-(``ENV_KEY``, ``ENV_BASE_URL``, named here and nowhere else) over the preferences.
+of its own. Each service's key is a secret of its own (:func:`service_secret`). ``credentials``
+says where a service's key and address come from: the environment (the names its
+``ServiceInfo`` gives) over the preferences, and a known service's documented API origin when
+neither names one.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Protocol
 
 from .. import fs
 from ..errors import KilnError, StorageError
+from ..services import DEFAULT_SERVICE, info, service_id
 from ..words import Message, english, english_message, message
 from ..words import catalogue as words
 
@@ -43,10 +46,6 @@ log = logging.getLogger(__name__)
 
 SERVICE = "Kiln"
 TOOL_TIMEOUT = 5.0
-#: The environment's names for the key and the service address: set, they win over the preferences
-#: (render farms and CI set them). Named here only.
-ENV_KEY = "KILN_API_KEY"
-ENV_BASE_URL = "KILN_BASE_URL"
 
 
 @dataclass(frozen=True)
@@ -69,26 +68,46 @@ AGENT_TOKEN = Secret("agent_token", words.SECRET_AGENT_TOKEN)
 KEY_FILE_NAME = API_KEY.file_name
 
 
+def service_secret(service: str) -> Secret:
+    """Where a service's key is kept: the interface service's is the key Kiln always kept."""
+    sid = service_id(service)
+    return API_KEY if sid == DEFAULT_SERVICE else Secret(f"api_key_{sid.lower()}", words.SECRET_API_KEY)
+
+
 @dataclass(frozen=True)
 class Credentials:
-    """The key and the service address a job uses, and whether each came from the environment."""
+    """The key and the address a service's jobs use, and whether each came from the environment
+    (``key_env`` and ``url_env`` name the variables, for the preferences' sentences)."""
 
     api_key: str
     base_url: str
     key_from_environment: bool = False
     url_from_environment: bool = False
+    service: str = DEFAULT_SERVICE
+    key_env: str = ""
+    url_env: str = ""
 
 
 def credentials(
-    preferred_key: str, preferred_url: str, environ: Mapping[str, str] = os.environ
+    preferred_key: str,
+    preferred_url: str,
+    environ: Mapping[str, str] = os.environ,
+    service: str = DEFAULT_SERVICE,
 ) -> Credentials:
-    """Where the key and the service address come from: the environment over the preferences."""
-    env_key, env_url = environ.get(ENV_KEY, "").strip(), environ.get(ENV_BASE_URL, "").strip()
+    """Where a service's key and address come from: the environment over the preferences, and a known
+    service's documented API origin where neither gives one (an origin from the environment replaces
+    it, the documented paths unchanged: ``check_web_url`` keeps it HTTPS, loopback excepted)."""
+    found = info(service)
+    env_key = environ.get(found.key_env, "").strip()
+    env_url = environ.get(found.base_url_env, "").strip()
     return Credentials(
         api_key=env_key or preferred_key.strip(),
-        base_url=env_url or preferred_url.strip(),
+        base_url=env_url or preferred_url.strip() or found.api_origin,
         key_from_environment=bool(env_key),
         url_from_environment=bool(env_url),
+        service=found.id,
+        key_env=found.key_env,
+        url_env=found.base_url_env,
     )
 
 

@@ -68,6 +68,7 @@ from .disk import CACHE_DIR, UPLOADS_DIR, StoreError
 from .model import (
     ACTIVE_STATES,
     FINISHED_STATES,
+    Account,
     Job,
     JobEvent,
     JobKind,
@@ -110,6 +111,7 @@ __all__ = [
     "OFFLINE_NOTE",
     "STORE_FILE",
     "UPLOADS_DIR",
+    "Account",
     "EngineNotRunning",
     "Job",
     "JobElsewhere",

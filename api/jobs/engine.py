@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fs
-from ..errors import KilnError
+from ..errors import InputError, KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import DEFAULT_POLICY, RetryPolicy
+from ..services import info, refusal
 from ..words import Message, as_message, message
 from ..words import catalogue as words
 from .book import JobBook, claimed
@@ -42,12 +43,13 @@ from .model import (
 )
 from .owner import this_process
 from .scheduler import Scheduler
+from .sending import request_order
 from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread
 
 if TYPE_CHECKING:
-    from ..service.client import Client
+    from ..services.base import GenerationService
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,7 @@ class JobEngine:
         state_dir: Path,
         *,
         workers: int = 4,
-        client_factory: Callable[[ServiceConfig, threading.Event], Client] | None = None,
+        client_factory: Callable[[ServiceConfig, threading.Event], GenerationService] | None = None,
         label: str = "",
         policy: RetryPolicy = DEFAULT_POLICY,
     ) -> None:
@@ -161,7 +163,11 @@ class JobEngine:
     # ----------------------------------------------------------------- main-thread API (never waits)
 
     def record(self, request: JobRequest, *, origin: str = "", group: str = "") -> Job:
-        """Record a new job; it is sent once the store thread has it on disk. Raises StoreError."""
+        """Record a new job; it is sent once the store thread has it on disk. Raises StoreError, or
+        InputError when its service does not take what it asks (nothing is recorded or sent)."""
+        refused = refusal_of(request)
+        if refused is not None:
+            raise InputError(refused)
         self._refuse_if_unrecordable()
         job = Job(id=new_job_id(), request=request, origin=origin, group=group, owner=self.book.owner)
         return self._add(job, Step.SEND)
@@ -417,3 +423,11 @@ def _as_store_error(store: JobStore, exc: Exception) -> StoreError:
     from .disk import store_error
 
     return exc if isinstance(exc, StoreError) else store_error(store.folder, exc)
+
+
+def refusal_of(request: JobRequest) -> Message | None:
+    """Why the request's service cannot take it, in a sentence (None: it can)."""
+    if request.kind is JobKind.TASK:
+        return None
+    service = info(request.service_id)
+    return refusal(service.capabilities, service.name, request_order(request))

@@ -21,10 +21,11 @@ from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
 from .model import JobState, cache_name, sentence
+from .sending import order_of
 from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:
-    from ..service.client import Client
+    from ..services.base import GenerationService
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,8 @@ class Fetcher(WorkerStep):
                 return
         cancel = self.host.deadlines.watch(job_id, job.deadline)
         try:
-            task = client.get_task(job.task_id, cancel=cancel)
+            task = client.get_task(job.task_id, handle=job.task_handle, cancel=cancel)
+            stages = client.stages(order_of(job))
             task.raise_if_failed()
         except CancelledError:
             self._interrupted(job_id, Step.POLL)
@@ -63,9 +65,9 @@ class Fetcher(WorkerStep):
             return
         finally:
             self.host.deadlines.done(job_id)
-        self._after_poll(job_id, task)
+        self._after_poll(job_id, task, stages)
 
-    def _after_poll(self, job_id: str, task: Task) -> None:
+    def _after_poll(self, job_id: str, task: Task, stages: int = 1) -> None:
         book, config = self.book, self.host.config
         with book.lock:
             job = book.current(job_id, JobState.QUEUED, JobState.RUNNING)
@@ -73,10 +75,13 @@ class Fetcher(WorkerStep):
                 return
             self._failures.pop(job_id, None)
             changes: dict[str, Any] = sentence("note", None)
-            if task.progress is not None:
-                changes["progress"] = float(task.progress)
+            if task.progress is not None:  # a job in stages fills one bar: each stage its share
+                changes["progress"] = (job.stage * 100.0 + float(task.progress)) / max(stages, job.stage + 1)
             if task.eta_seconds is not None:
                 changes["eta_seconds"] = task.eta_seconds
+            if task.status is TaskStatus.COMPLETED and job.stage + 1 < stages:
+                self._next_stage(job_id)
+                return
             if task.status is TaskStatus.COMPLETED:
                 if not (task.result and task.result.mesh_url):
                     book.settle(
@@ -103,6 +108,17 @@ class Fetcher(WorkerStep):
                 book.put(job, save=False)
             book.emit(job)
             self.host.schedule(job_id, Step.POLL, self.host.policy.poll_interval(config.poll_interval))
+
+    def _next_stage(self, job_id: str) -> None:
+        """The service makes this job in stages and one is done: the next is sent as a submit is, the
+        job on disk as being sent first (a crash then leaves "outcome unknown", never a second send)."""
+        book = self.book
+        job = book.jobs[job_id]
+        changes = sentence("note", None)
+        book.emit(
+            book.change(job_id, state=JobState.SUBMITTING, stage=job.stage + 1, submit_sent=False, **changes)
+        )
+        self.host.schedule(job_id, Step.SEND, 0.0)
 
     # ----------------------------------------------------------------- download
 
@@ -196,7 +212,7 @@ class Fetcher(WorkerStep):
             return self.host.stop.is_set() or self.book.current(job_id, JobState.DOWNLOADING) is None
 
 
-def fetch_preview(client: Client, url: str, dest: Path) -> bool:
+def fetch_preview(client: GenerationService, url: str, dest: Path) -> bool:
     """The thumbnail is a nicety: a missing or broken one never fails the job."""
     if not url:
         return False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, fields
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..isolation import HelperLimits
+from ..services import DEFAULT_SERVICE, service_id
 from ..words import Message, english_message
 
 #: The record layout inside the store; a record of a newer layout is kept, never rewritten.
@@ -56,8 +58,21 @@ class JobKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class Account:
+    """Where one service is reached and the key it takes (copied on the main thread)."""
+
+    service: str
+    base_url: str
+    api_key: str = field(repr=False)
+
+
+@dataclass(frozen=True)
 class ServiceConfig:
-    """Everything workers need from the preferences, copied on the main thread."""
+    """Everything workers need from the preferences, copied on the main thread.
+
+    ``base_url`` and ``api_key`` are the interface service's (as outside checks give them);
+    ``accounts`` the other services' the artist set up.
+    """
 
     base_url: str
     api_key: str = field(repr=False)
@@ -74,6 +89,14 @@ class ServiceConfig:
     #: The helper's command line (``isolation.helper_command``); empty: no helper can run here.
     helper_command: tuple[str, ...] = ()
     helper_limits: HelperLimits = field(default_factory=HelperLimits)
+    accounts: tuple[Account, ...] = ()
+
+    def account(self, service: str) -> Account:
+        """Where ``service`` is reached, and its key ("" each where the artist has not set it up)."""
+        sid = service_id(service)
+        if sid == DEFAULT_SERVICE:
+            return Account(sid, self.base_url, self.api_key)
+        return next((a for a in self.accounts if a.service == sid), Account(sid, "", ""))
 
 
 @dataclass(frozen=True)
@@ -101,9 +124,38 @@ class JobRequest:
     #: Who asked for it when an agent did (its client's name, through Kiln's agent server): the
     #: job list marks it and its objects say so (``kiln_agent``). "": the artist or a script.
     agent: str = ""
+    #: The service it goes to (an ``api.services`` id); "": the interface's service (older job lists).
+    service: str = ""
+    #: The service's quality tier (``Capabilities`` tier id); "": the service's default. The interface
+    #: service's tier is its resolution, which ``resolution`` keeps as it always did.
+    tier: str = ""
+    #: Options by their one name (``api.services.OPTION_NAMES``) as JSON; "": the service's defaults.
+    options: str = ""
+    #: More images of the same object after ``image_path`` (back, left, right).
+    views: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
+        object.__setattr__(self, "views", tuple(str(view) for view in self.views))
+
+    @property
+    def service_id(self) -> str:
+        """The service this job goes to, as ``api.services`` knows it."""
+        return service_id(self.service)
+
+    @property
+    def tier_id(self) -> str:
+        """The tier sent: ``tier``, else the resolution (the interface service's tiers), else the default."""
+        return self.tier or (str(self.resolution) if self.resolution else "")
+
+    @property
+    def option_values(self) -> dict[str, object]:
+        """``options`` read back; a damaged value reads as no options."""
+        try:
+            values = json.loads(self.options) if self.options else {}
+        except ValueError:
+            return {}
+        return values if isinstance(values, dict) else {}
 
     @property
     def label(self) -> str:
@@ -172,6 +224,10 @@ class Job:
     owner: Owner | None = None
     #: How many times Retry sent the job again: its cache files get a new name each time.
     attempt: int = 0
+    #: What the service needs besides the task id to follow it (``Task.handle``).
+    task_handle: str = ""
+    #: Which submit of a job made in stages the task is (Meshy: 0 the preview, 1 the refine).
+    stage: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -192,6 +248,8 @@ class Job:
         values = {k: v for k, v in data.items() if k in known}
         request_fields = {f.name for f in fields(JobRequest)}
         request = {k: v for k, v in data["request"].items() if k in request_fields}
+        if not isinstance(request.get("views", ()), list | tuple):
+            raise TypeError("views is not a list")
         if request.get("kind") == "text" and not request.get("prompt") and data.get("task_id"):
             request["kind"] = JobKind.TASK  # an older Kiln stored a resumed task as an empty text job
         values["request"] = JobRequest(**request)

@@ -1,10 +1,10 @@
 """The scheduler: when each step of each job runs, on which worker thread, with which client.
 
 The job engine has one. Steps wait in a heap by due time; a pool of worker threads takes them in
-turn. The client is
-built by a worker on first use (building one loads ``requests``, which the UI thread should not
-pay for), and again after the URL or key changed. While Blender's online access is off, steps
-wait and nothing is sent.
+turn. Each job goes to the service its request names, through that service's client (one per
+service, ``api.services``): built by a worker on first use (building one loads ``requests``, which
+the UI thread should not pay for), and again after that service's address or key changed. While
+Blender's online access is off, steps wait and nothing is sent.
 """
 
 from __future__ import annotations
@@ -21,22 +21,25 @@ from typing import TYPE_CHECKING
 from ..errors import KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import RetryPolicy
+from ..services import DEFAULT_SERVICE, make_client
 from ..words import catalogue as words
 from ..words import message
 from .book import JobBook
 from .deadlines import Deadlines
-from .model import JobState, ServiceConfig
+from .model import Account, JobState, ServiceConfig
 from .steps import Step, StepRunner
 
 if TYPE_CHECKING:
-    from ..service.client import Client
+    from ..services.base import GenerationService
 
 log = logging.getLogger(__name__)
 
 OFFLINE_WAIT = 1.0
 #: The note of a job waiting while Blender's online access is off.
 OFFLINE_NOTE = words.NOTE_WAITING_OFFLINE
-ClientFactory = Callable[[ServiceConfig, threading.Event], "Client"]
+#: Makes the interface service's client (outside checks hand one in); other services' come from
+#: ``api.services.make_client``.
+ClientFactory = Callable[[ServiceConfig, threading.Event], "GenerationService"]
 
 
 class Scheduler:
@@ -62,8 +65,9 @@ class Scheduler:
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
         self._config: ServiceConfig | None = None
-        self._client: Client | None = None
-        self._client_error: KilnError | None = None
+        #: Each service's client, or what stopped one being made, by service id.
+        self._clients: dict[str, GenerationService] = {}
+        self._client_errors: dict[str, KilnError] = {}
         self._sending = 0
         self.use(book)
 
@@ -91,9 +95,10 @@ class Scheduler:
         self._heap.clear()
 
     def close_client(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            client.close()
 
     @property
     def threads(self) -> list[threading.Thread]:
@@ -104,15 +109,18 @@ class Scheduler:
         return self._config
 
     def configure(self, config: ServiceConfig) -> None:
-        """Take new settings; a changed URL or key gets a fresh client (made by a worker on first use)."""
+        """Take new settings; a service whose address or key changed gets a fresh client (made by a
+        worker on first use)."""
         with self._lock:
             if config == self._config:
                 return
             old, self._config = self._config, config
-            if old is None or (old.base_url, old.api_key) != (config.base_url, config.api_key):
-                if self._client is not None:
-                    self._client.close()
-                self._client, self._client_error = None, None
+            for service in set(self._clients) | set(self._client_errors):
+                if old is None or old.account(service) != config.account(service):
+                    client = self._clients.pop(service, None)
+                    if client is not None:
+                        client.close()
+                    self._client_errors.pop(service, None)
             self.book.changed.notify_all()
 
     def schedule(self, job_id: str, step: Step, delay: float) -> None:
@@ -137,20 +145,28 @@ class Scheduler:
         with self._lock:
             self._sending -= 1
 
-    def usable_client(self, job_id: str) -> Client | None:
-        """Called with the lock held: the client, or the job fails with what is missing in the settings."""
-        if self._client is not None and self._config is not None and self._config.api_key:
-            return self._client
-        if self._config is None or not self._config.base_url:
+    def usable_client(self, job_id: str) -> GenerationService | None:
+        """Called with the lock held: the client of the job's service, or the job fails with what is
+        missing in the settings."""
+        service = self._service_of(job_id)
+        account = self._config.account(service) if self._config is not None else None
+        client = self._clients.get(service)
+        if client is not None and account is not None and account.api_key:
+            return client
+        if account is None or not account.base_url:
             error = message(words.SERVICE_ADDRESS_MISSING)
-        elif not self._config.api_key:
+        elif not account.api_key:
             error = message(words.API_KEY_MISSING)
-        elif self._client_error is not None:
-            error = self._client_error.message
+        elif service in self._client_errors:
+            error = self._client_errors[service].message
         else:
             error = message(words.SERVICE_NOT_SET_UP)
         self.book.settle(job_id, JobState.FAILED, error=error)
         return None
+
+    def _service_of(self, job_id: str) -> str:
+        job = self.book.jobs.get(job_id)
+        return job.request.service_id if job is not None else DEFAULT_SERVICE
 
     def _next_step(self) -> tuple[str, Step] | None:
         with self.book.changed:
@@ -167,30 +183,41 @@ class Scheduler:
             job_id, step = item
             if self._wait_while_offline(job_id, step):
                 continue
-            self._ensure_client()
+            self._ensure_client(job_id)
             try:
                 self.steps.run(step, job_id)
             except Exception as exc:
                 log.exception("Unexpected error in job %s (%s)", job_id, step.value)
                 self.steps.unexpected(job_id, step, exc)
 
-    def _ensure_client(self) -> None:
-        """Make the client for the current settings, outside the lock (worker threads only)."""
+    def _ensure_client(self, job_id: str) -> None:
+        """Make the client of the job's service for the current settings, outside the lock (workers only)."""
         with self._lock:
-            config = self._config
-            if self._client is not None or self._client_error is not None or config is None:
+            config, service = self._config, self._service_of(job_id)
+            if service in self._clients or service in self._client_errors or config is None:
                 return
-        if not (config.base_url and config.api_key):
+        account = config.account(service)
+        if not (account.base_url and account.api_key):
             return
         try:
-            client, error = self._client_factory(config, self.stop), None
+            client, error = self._make_client(config, account), None
         except KilnError as exc:
             client, error = None, exc
         with self._lock:
-            if self._config is config and self._client is None and self._client_error is None:
-                self._client, self._client_error = client, error
+            if self._config is config and service not in self._clients and service not in self._client_errors:
+                if client is not None:
+                    self._clients[service] = client
+                elif error is not None:
+                    self._client_errors[service] = error
             elif client is not None:
                 client.close()
+
+    def _make_client(self, config: ServiceConfig, account: Account) -> GenerationService:
+        if account.service == DEFAULT_SERVICE:
+            return self._client_factory(config, self.stop)
+        return make_client(
+            account.service, account.base_url, account.api_key, retry=self.policy, cancel_event=self.stop
+        )
 
     def _wait_while_offline(self, job_id: str, step: Step) -> bool:
         """Online access turned off: keep the job, send nothing, look again shortly."""
@@ -203,9 +230,8 @@ class Scheduler:
                 self.schedule(job_id, step, OFFLINE_WAIT)
             return True
 
-    def _default_client(self, config: ServiceConfig, stop: threading.Event) -> Client:
-        """The client, handed this engine's retry policy (see ``api.service.retrying``)."""
-        # Imported here: requests and urllib3 cost Blender's start-up ~40 ms, and only a worker needs them.
-        from ..service.client import Client
-
-        return Client(config.base_url, config.api_key, retry=self.policy, cancel_event=stop)
+    def _default_client(self, config: ServiceConfig, stop: threading.Event) -> GenerationService:
+        """The interface service's client, handed this engine's retry policy (``api.service.retrying``)."""
+        return make_client(
+            DEFAULT_SERVICE, config.base_url, config.api_key, retry=self.policy, cancel_event=stop
+        )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
 from ..service.models import Task
+from ..services import Order
 from ..words import Message, message
 from ..words import catalogue as words
 from .disk import StoreError
@@ -23,7 +24,7 @@ from .step_context import Step, WorkerStep, restart_clock, unexpected, wait_reco
 from .store import Conflict
 
 if TYPE_CHECKING:
-    from ..service.client import Client
+    from ..services.base import GenerationService
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,9 @@ class Sender(WorkerStep):
         finally:
             self.host.release_slot()
 
-    def _send_recorded(self, job_id: str, client: Client, job: Job, recorded: Future[int] | None) -> None:
+    def _send_recorded(
+        self, job_id: str, client: GenerationService, job: Job, recorded: Future[int] | None
+    ) -> None:
         """Send only once the job (marked as being sent) is on disk: a crash then leaves "outcome unknown"."""
         book = self.book
         try:
@@ -74,7 +77,7 @@ class Sender(WorkerStep):
                 return
         attempt = self._failures[job_id] = self._failures.get(job_id, 0) + 1
         try:
-            task = send(client, job.request, job.idempotency_key)
+            task = client.submit(order_of(job), idempotency_key=stage_key(job))
         except CancelledError:
             self._unsent(job_id, 0.0)
         except OutcomeUnknownError as exc:
@@ -126,6 +129,7 @@ class Sender(WorkerStep):
             # The task id reaches disk before anything else happens, even for a job cancelled meanwhile.
             changes: dict[str, Any] = {
                 "task_id": task.id,
+                "task_handle": task.handle,
                 "submitted_at": time.time(),
                 "deadline": restart_clock(self.host),
                 "eta_seconds": task.eta_seconds,
@@ -148,18 +152,28 @@ class Sender(WorkerStep):
             )
 
 
-def send(client: Client, request: JobRequest, key: str) -> Task:
-    if request.kind is JobKind.TEXT:
-        image_model = None
-        if request.provider or request.quality:
-            image_model = {"provider": request.provider, "quality": request.quality}
-        return client.submit_text(
-            request.prompt, resolution=request.resolution, image_model=image_model, idempotency_key=key
-        )
-    return client.submit_image(
-        path=request.image_path or None,
-        url=request.image_url or None,
-        resolution=request.resolution or 1536,
-        webhook_url=request.webhook_url or None,
-        idempotency_key=key,
+def stage_key(job: Job) -> str:
+    """The submit's idempotency key: the job's, and a key of its own for each later stage."""
+    return f"{job.idempotency_key}-{job.stage}" if job.stage else job.idempotency_key
+
+
+def request_order(request: JobRequest) -> Order:
+    """What a request asks its service to make (its first stage), in plain values."""
+    return Order(
+        kind=str(request.kind),
+        prompt=request.prompt,
+        image_path=request.image_path,
+        image_url=request.image_url,
+        views=request.views,
+        tier=request.tier_id,
+        provider=request.provider,
+        quality=request.quality,
+        webhook_url=request.webhook_url,
+        options=request.option_values,
     )
+
+
+def order_of(job: Job) -> Order:
+    """What the job asks its service to make at its current stage (the task the stage before made)."""
+    order = request_order(job.request)
+    return replace(order, stage=job.stage, previous_task_id=job.task_id) if job.stage else order

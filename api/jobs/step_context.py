@@ -26,7 +26,7 @@ from .deadlines import Deadlines
 from .model import Job, JobState, ServiceConfig
 
 if TYPE_CHECKING:
-    from ..service.client import Client
+    from ..services.base import GenerationService
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class StepContext(Protocol):
 
     def schedule(self, job_id: str, step: Step, delay: float) -> None: ...
 
-    def usable_client(self, job_id: str) -> Client | None: ...
+    def usable_client(self, job_id: str) -> GenerationService | None: ...
 
     def take_slot(self) -> bool: ...
 

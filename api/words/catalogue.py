@@ -1138,6 +1138,17 @@ SERVICE_TAKES_ONE_IMAGE = (
 SERVICE_LACKS_OPTION = (
     "{service} has no “{option}” choice, so nothing was sent. Leave it out, or choose a service that has it."
 )
+OPTION_SERVICE = Label("Service", "The 3D generation service your jobs go to; each keeps its own API key")
+OPTION_SERVICE_INTERFACE = Label(
+    "Custom Service", "A service that speaks Kiln's service interface: you give its address and key"
+)
+OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo (tripo3d.ai): your Tripo API key, and its credits")
+OPTION_SERVICE_MESHY = Label("Meshy", "Meshy (meshy.ai): your Meshy API key, and its credits")
+OPTION_SERVICE_RODIN = Label(
+    "Hyper3D Rodin", "Hyper3D Rodin (hyper3d.ai): your Rodin API key, and its credits"
+)
+GET_SERVICE_KEY = "Get a {service} API Key"
+OPTION_TIER = Label("Quality", "The service's quality tier for this job; the price on Generate follows it")
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
 CONNECTED_TO_SERVICE = "{service}: connected, your API key works."

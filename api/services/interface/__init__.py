@@ -1,7 +1,7 @@
 """The service of Kiln's interface document (``service-interface.md``): who it is, what it can do.
 
 Its address is the artist's (from the service's dashboard): the document names no host. Its wire
-is :mod:`.client`.
+is ``client`` (:mod:`.client`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ SERVICE_DEFAULT = "AUTO"
 
 INFO = ServiceInfo(
     id="INTERFACE",
-    name="Kiln Interface",
+    name="Custom Service",
     api_origin="",
     key_env="KILN_API_KEY",
     base_url_env="KILN_BASE_URL",

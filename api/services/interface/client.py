@@ -120,7 +120,7 @@ class Client(ServiceClient):
         files = {"image": (filename or f"image.{kind}", image, IMAGE_MIME[kind])}
         return self._submit(IMAGE_TO_3D_PATH, {"data": form, "files": files}, idempotency_key, cancel)
 
-    def get_task(self, task_id: str, *, cancel: threading.Event | None = None) -> Task:
+    def get_task(self, task_id: str, *, handle: str = "", cancel: threading.Event | None = None) -> Task:
         """GET the task. A 404 raises NotFoundError: the service no longer knows it.
 
         The returned task carries ``task_id`` as its id whatever the answer said: the id asked

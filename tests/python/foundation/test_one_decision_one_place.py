@@ -72,15 +72,20 @@ def _shipped_python() -> list[Path]:
     ]
 
 
-def test_the_environment_names_the_key_and_the_address_in_one_place() -> None:
-    """Where the key and the service address come from is said once (``api.features.secrets``)."""
-    for name in ("KILN_API_KEY", "KILN_BASE_URL"):
-        found = {
-            path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count(name)
-            for path in _shipped_python()
-            if name in path.read_text(encoding="utf-8")
-        }
-        assert found == {"api/features/secrets.py": 1}, (name, found)
+def test_the_environment_names_each_services_key_and_address_in_its_own_package() -> None:
+    """Each service's variables are constants of that service (its ``ServiceInfo``); where a key and
+    an address come from is decided once, by ``api.features.secrets.credentials``, which reads them."""
+    from api.services import all_services
+
+    for service in all_services():
+        for name in (service.key_env, service.base_url_env):
+            found = {
+                path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count(f'"{name}"')
+                for path in _shipped_python()
+                if f'"{name}"' in path.read_text(encoding="utf-8")
+            }
+            package = f"api/services/{service.client_module.split('.')[0]}/__init__.py"
+            assert found == {package: 1}, (name, found)
 
 
 def test_only_the_pump_and_the_main_thread_module_register_timers() -> None:
