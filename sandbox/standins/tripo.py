@@ -280,7 +280,7 @@ def create_app(state: SandboxState) -> FastAPI:
             "texture": body.get("texture", True) is not False or body.get("pbr", True) is not False,
             "created": int(time.time()),
         }
-        task.submit_body = {"task_id": task.id}
+        task.submit_body = body  # the request as received: tests read which field carried what
         return {"code": 0, "data": {"task_id": task.id}}
 
     @app.get(PREFIX + "/task/{task_id}")

@@ -48,6 +48,7 @@ from . import (
     CODE_AUDIT_ERROR,
     CODE_AUTH_FAILED,
     CODE_CONTENT_POLICY,
+    CODE_FILE_NOT_FOUND,
     CODE_FORBIDDEN,
     CODE_NO_CREDITS,
     CODE_OK,
@@ -191,15 +192,15 @@ class Client(ServiceClient):
         if url:
             checked = check_web_url(url, "image URL")
             suffix = Path(urlsplit(checked).path).suffix.lower().lstrip(".")
-            kind = {"png": "png", "webp": "webp"}.get(suffix, "jpg")  # the type is "not validated"
-            return {"type": kind, "url": checked}
+            said = {"png": "png", "webp": "webp"}.get(suffix, "jpg")  # the type is "not validated"
+            return {"type": said, "url": checked}
         try:
             data, name = read_image_file(Path(path)), Path(path).name
         except (ValueError, TypeError):  # a NUL in the path, or not a path at all
             raise InputError(words.IMAGE_PATH_UNUSABLE) from None
-        kind = image_kind(data[:16])
-        assert kind is not None  # read_image_file guarantees it
-        return {"type": FILE_TYPES[kind], "file_token": self._upload(data, name, kind)}
+        found = image_kind(data[:16])
+        assert found is not None  # read_image_file guarantees it
+        return {"type": FILE_TYPES[found], "file_token": self._upload(data, name, found)}
 
     def _upload(self, data: bytes, name: str, kind: str) -> str:
         """POST the image (multipart ``file``) and read ``data.image_token`` (Upload). Free: not paid."""
@@ -289,6 +290,8 @@ class Client(ServiceClient):
             error = BadRequestError(status, detail, words.TRIPO_MODEL_OUTDATED)
         elif code == CODE_TASK_NOT_FOUND:
             error = NotFoundError(detail, task_id=task_id)
+        elif code == CODE_FILE_NOT_FOUND:  # an uploaded image Tripo no longer has: not the address
+            error = BadRequestError(status, detail)
         elif code in (CODE_SERVER_UNKNOWN, CODE_SERVER_FATAL, CODE_AUDIT_ERROR) or status >= 500:
             error = ServiceError(max(status, 500) if status >= 500 else 500, detail, retry_after=retry_after)
         elif status == 404:
