@@ -16,7 +16,7 @@ Sources, cited below by their short names:
 * "SDK": ``VAST-AI-Research/tripo-python-sdk``, ``tripo3d/client.py`` and ``tripo3d/models.py``
   (paths, the balance call, the style values, the ``tsk_`` key prefix).
 
-The wire is :mod:`.client`.
+The wire is ``client`` (:mod:`.client`), loaded on a worker when first used.
 """
 
 from __future__ import annotations
