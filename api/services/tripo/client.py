@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -83,6 +84,7 @@ logger = logging.getLogger(__name__)
 
 _MAX_WORDS = 300  # characters of the service's message and suggestion kept in the details
 _MAX_TOKEN_CHARS = 512
+_TRACE_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 class Client(ServiceClient):
@@ -259,8 +261,14 @@ class Client(ServiceClient):
         except ValueError:
             answer = None
         if isinstance(answer, Mapping) and _code(answer) is not None:
-            return self._code_error(resp.status_code, answer, resp.headers, task_id=task_id)
-        return error_for(resp.status_code, resp.headers, body, self._key, task_id=task_id)
+            error = self._code_error(resp.status_code, answer, resp.headers, task_id=task_id)
+        else:
+            error = error_for(resp.status_code, resp.headers, body, self._key, task_id=task_id)
+        # General: "please provide this ID when reporting the issue": kept in the details for support.
+        trace = resp.headers.get("X-Tripo-Trace-ID", "")
+        if _TRACE_ID.fullmatch(trace):
+            _say(error, error.message, f"trace id {trace}")
+        return error
 
     def _code_error(
         self, status: int, answer: Mapping[str, Any], headers: Mapping[str, str], *, task_id: str | None

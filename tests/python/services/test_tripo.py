@@ -333,6 +333,7 @@ def test_the_stand_ins_submit_errors_reach_kiln(
     with pytest.raises(kind) as caught:
         client.submit(Order(kind="text", prompt=f"a sword tripo:{knob}"), idempotency_key=knob)
     assert caught.value.message.name == entry and "Tripo error" in caught.value.details
+    assert "trace id " in caught.value.details  # X-Tripo-Trace-ID, which Tripo's support asks for
     assert sandbox.submit_count == made
 
 
