@@ -361,3 +361,38 @@ def test_a_task_tripo_does_not_know_is_not_found(client: Client) -> None:
     with pytest.raises(NotFoundError) as caught:
         client.get_task("no-such-task")
     assert caught.value.task_id == "no-such-task"
+
+
+# ------------------------------------------------------------------ an untrusted service
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"status": "success", "progress": "not a number", "output": ["not", "an", "object"]},
+        {"status": 7, "progress": float("inf"), "output": None, "running_left_time": "soon"},
+        {"status": "success", "output": {"model": "x" * 10_000, "pbr_model": 5, "rendered_image": ""}},
+        {"status": "failed", "error_code": "not-a-code", "error_msg": "word " * 5_000},
+        {},
+    ],
+)
+def test_odd_fields_of_a_poll_become_nothing_rather_than_an_error(data: dict[str, Any]) -> None:
+    task = _task_from_poll("t-1", data)
+    assert task.id == "t-1"
+    assert task.result is None or task.result.mesh_url is None
+    assert task.error is None or len(task.error) <= 400
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"code": 0, "data": {}},
+        {"code": 0, "data": []},
+        {"code": 0},
+        [],
+        {"code": 0, "data": {"task_id": "\x00"}},
+    ],
+)
+def test_a_submit_answer_without_a_usable_task_is_unusable_not_an_error_of_tripos(answer: object) -> None:
+    with Client("http://127.0.0.1:9", KEY) as offline, pytest.raises(ValueError):
+        offline._task_from_submit(answer)
