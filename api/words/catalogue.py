@@ -1158,6 +1158,52 @@ CONNECTED_WITH_BALANCE = Plural(
 
 # ------------------------------------------------------------------ Tripo
 
+# Tripo's own words: its model versions and styles, and the errors its error codes name.
+
+TRIPO_TIER_V25 = Label("v2.5", "Tripo's model v2.5 with standard textures")
+TRIPO_TIER_V31 = Label("v3.1", "Tripo's model v3.1 with standard textures")
+TRIPO_TIER_V31_DETAILED = Label(
+    "v3.1 Detailed", "Tripo's model v3.1 with detailed textures: sharper, costs more"
+)
+TRIPO_TIER_P1 = Label("P1", "Tripo's model P1: clean low-poly topology, costs the most")
+TRIPO_STYLE_CARTOON = Label("Cartoon", "Turns a person into a cartoon character")
+TRIPO_STYLE_VENOM = Label("Venom", "Gives an animal a dark, glossy, slimy look")
+TRIPO_STYLE_CLAY = Label("Clay", "Makes the object look modelled in clay")
+TRIPO_STYLE_STEAMPUNK = Label("Steampunk", "Brass, gears and rivets on the object")
+TRIPO_STYLE_CHRISTMAS = Label("Christmas", "A festive Christmas look for the object")
+TRIPO_STYLE_BARBIE = Label("Barbie", "A pink, doll-like look for the object")
+TRIPO_STYLE_GOLD = Label("Gold", "Makes the model look cast in gold")
+TRIPO_STYLE_BRONZE = Label("Ancient Bronze", "Makes the model look cast in old bronze")
+TRIPO_CONTENT_REFUSED = (
+    "Tripo refused this prompt or image under its content policy, so nothing was made. "
+    "Change the prompt or the image, then try again."
+)
+TRIPO_KEY_REJECTED = (
+    "Tripo did not accept your API key. Check the key in Kiln's preferences, "
+    "or create a new one on Tripo's platform."
+)
+TRIPO_KEY_FORBIDDEN = (
+    "Tripo refused your API key for this. Check the key's permissions on Tripo's platform, "
+    "or create a new one there."
+)
+TRIPO_OUT_OF_CREDITS = (
+    "Your Tripo account does not have enough credits for this job. Buy credits on Tripo's "
+    "platform, or pick a cheaper model."
+)
+TRIPO_TOO_MANY_JOBS = (
+    "Tripo is already making as many of your jobs as your account allows at once. "
+    "Kiln tries again later; run fewer jobs at once to avoid the wait."
+)
+TRIPO_MODEL_OUTDATED = (
+    "Tripo no longer offers this model version. Pick another model in the Sidebar, then try again."
+)
+TRIPO_POLYGONS_OUT_OF_RANGE = (
+    "Tripo takes a polygon budget from {low:,} to {high:,}, so nothing was sent. "
+    "Set one in that range, or 0 to let Tripo choose."
+)
+TRIPO_STYLE_UNKNOWN = "Tripo has no style called “{style}”, so nothing was sent. Pick one the Sidebar offers."
+TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
+
 # ------------------------------------------------------------------ Meshy
 
 # ------------------------------------------------------------------ Hyper3D Rodin
