@@ -230,8 +230,12 @@ class SandboxState:
         base_url: str,
         endpoint: str,
         idempotency_key: str | None = None,
+        cost: int | None = None,
     ) -> Task | None:
-        """Charge the key and create a task, or return None when its credits are short."""
+        """Charge the key and create a task, or return None when its credits are short.
+
+        ``cost``: what a stand-in's own price list charges (None: the interface document's price).
+        """
         queued, running = DURATIONS[(kind, resolution)]
         draw = self.dice.roll()
         planned: Any = None
@@ -240,7 +244,8 @@ class SandboxState:
         elif draw < self.faults.fail + self.faults.fail_object:
             planned = {"code": "generation_failed", "message": "The generator could not produce a mesh."}
         with self.lock:
-            cost = self.cost(kind, resolution)
+            if cost is None:
+                cost = self.cost(kind, resolution)
             if self.credits[key] < cost:
                 return None
             self.credits[key] -= cost

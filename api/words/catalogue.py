@@ -1205,5 +1205,28 @@ TRIPO_STYLE_UNKNOWN = "Tripo has no style called “{style}”, so nothing was s
 TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
 
 # ------------------------------------------------------------------ Meshy
+MESHY_TIER_6 = Label("Meshy 6", "Meshy's newest model: the most detail, the higher price")
+MESHY_TIER_5 = Label("Meshy 5", "Meshy's previous model: less detail, a lower price")
+MESHY_STYLE_REALISTIC = Label("Realistic", "A lifelike object with realistic materials")
+MESHY_STYLE_SCULPTURE = Label("Sculpture", "A sculpted look, with materials of its own")
+MESHY_CONTENT_REFUSED = (
+    "{service} refused this prompt or image under its content policy, so no mesh was made. "
+    "Change the prompt or the image, then try again."
+)
+MESHY_STYLE_TEXT_ONLY = (
+    "{service} takes a style only for a prompt, so nothing was sent. Leave the style out for an image."
+)
+MESHY_IMAGE_FORMAT = (
+    "{service} takes PNG and JPEG images only, so nothing was sent. "
+    "Save the image as PNG or JPEG, then pick it again."
+)
+MESHY_NO_PREVIEW = (
+    "{service} cannot add textures: the shape step of this job left no task to texture. "
+    "Press Retry to make it again (a retry costs credits)."
+)
+MESHY_POLYGONS_RANGE = (
+    "{service} takes a polygon budget from {low:,} to {high:,}, so nothing was sent. Pick one in that range, "
+    "or 0 for {service}'s own choice."
+)
 
 # ------------------------------------------------------------------ Hyper3D Rodin

@@ -1,12 +1,95 @@
 """Meshy (``openapi``): who it is, what it can do, every constant of its wire.
 
-Filled from Meshy's public API reference; its wire is :mod:`.client`.
+Filled from Meshy's public API reference (https://docs.meshy.ai/api): the text-to-3D page
+(``/api/text-to-3d``), image-to-3D (``/api/image-to-3d``), multi-image-to-3D
+(``/api/multi-image-to-3d``), errors (``/api/errors``), and the prices on https://www.meshy.ai/api
+("Pricing"). Where the pages are silent, Meshy's own MCP server (``meshy-dev/meshy-mcp-server``,
+``src/constants.ts``, ``src/utils/endpoints.ts``, ``src/tools/tasks.ts``, ``src/tools/balance.ts``)
+is the witness, named where it is used. Its wire is :mod:`.client`.
 """
 
 from __future__ import annotations
 
-from ..capabilities import Capabilities
+from ...words import catalogue as words
+from ..capabilities import Capabilities, Tier
 from ..info import ServiceInfo
+
+# ---------------------------------------------------------------- paths (docs.meshy.ai/api/*)
+#: text-to-3d: both paid steps, preview (geometry) then refine (textures), on one path.
+TEXT_TO_3D_PATH = "/openapi/v2/text-to-3d"
+IMAGE_TO_3D_PATH = "/openapi/v1/image-to-3d"
+MULTI_IMAGE_TO_3D_PATH = "/openapi/v1/multi-image-to-3d"
+#: GET ``{"balance": n}`` (MCP server ``src/tools/balance.ts``).
+BALANCE_PATH = "/openapi/v1/balance"
+
+#: ``Task.handle``: which endpoint made a task, so its poll and its cancel go to the same path
+#: (a task is ``GET``/``DELETE`` on its endpoint's path + ``/{id}``, ``src/utils/endpoints.ts``).
+HANDLE_TEXT = "text"
+HANDLE_IMAGE = "image"
+HANDLE_MULTI_IMAGE = "multi-image"
+TASK_PATHS = {
+    HANDLE_TEXT: TEXT_TO_3D_PATH,
+    HANDLE_IMAGE: IMAGE_TO_3D_PATH,
+    HANDLE_MULTI_IMAGE: MULTI_IMAGE_TO_3D_PATH,
+}
+
+# ---------------------------------------------------------------- fields (text-to-3d page)
+MODE_PREVIEW = "preview"
+MODE_REFINE = "refine"
+#: "Describe what kind of object the 3D model is. Maximum 600 characters."
+MAX_PROMPT_CHARS = 600
+#: ``topology``: ``quad`` or ``triangle`` (default triangle).
+TOPOLOGY_QUAD = "quad"
+TOPOLOGY_TRIANGLE = "triangle"
+#: ``target_polycount``: "Premium users: 100 to 300,000 (inclusive)", default 30,000 (image-to-3d page).
+POLYCOUNT_RANGE = (100, 300_000)
+#: ``art_style`` of a text preview: ``realistic`` (the default) or ``sculpture``.
+STYLE_REALISTIC = "realistic"
+STYLE_SCULPTURE = "sculpture"
+#: ``image_urls`` of multi-image-to-3d: "Provide 1 to 4 images".
+MAX_VIEWS = 4
+
+# ---------------------------------------------------------------- tiers: ``ai_model`` ids
+#: The ids of ``ai_model`` (text-to-3d page: ``meshy-5``, ``meshy-6``, ``latest`` = Meshy 6).
+#: Kiln sends the id itself, never ``latest``, so the price shown is the price of what is made.
+MODEL_6 = "meshy-6"
+MODEL_5 = "meshy-5"
+
+# ---------------------------------------------------------------- prices (www.meshy.ai/api, "Pricing")
+#: Text to 3D preview: "Meshy 6 models: 20 credits, other models: 10 credits"; refine (textures): 10.
+PREVIEW_CREDITS = {MODEL_6: 20, MODEL_5: 10}
+REFINE_CREDITS = 10
+#: Image to 3D and Multi Image to 3D: "Meshy 6 models: 20 credits (without texture), 30 credits (with
+#: texture); other models: 5 credits (without texture), 15 credits (with texture)".
+IMAGE_CREDITS = {MODEL_6: (20, 30), MODEL_5: (5, 15)}
+
+# ---------------------------------------------------------------- task states (task object; MCP constants.ts)
+STATE_PENDING = "PENDING"
+STATE_IN_PROGRESS = "IN_PROGRESS"
+STATE_SUCCEEDED = "SUCCEEDED"
+STATE_FAILED = "FAILED"
+STATE_CANCELED = "CANCELED"
+#: Not on Meshy's pages (its tasks are kept 3 days, help.meshy.ai "How long does Meshy keep
+#: API-generated assets?"), but a word such a service may send: taken as failed, never as running.
+STATE_EXPIRED = "EXPIRED"
+QUEUED_STATES = frozenset({STATE_PENDING})
+RUNNING_STATES = frozenset({STATE_IN_PROGRESS})
+DONE_STATES = frozenset({STATE_SUCCEEDED})
+FAILED_STATES = frozenset({STATE_FAILED, STATE_CANCELED, STATE_EXPIRED})
+
+# ---------------------------------------------------------------- error codes
+#: The errors page documents ``{"message": "..."}`` with the HTTP status (400, 401, 402 "Insufficient
+#: funds", 403, 404, 429, 5xx); Meshy's MCP server (``src/constants.ts``) also reads a code from
+#: ``error_code`` or ``code`` when one is sent. Kiln reads both, status first.
+CODE_INSUFFICIENT_CREDITS = "InsufficientCredits"
+CODE_TOO_MANY_PENDING = "TooManyPendingTasks"
+CODE_LIMIT_EXCEEDED = "LimitExceeded"
+CODE_FORBIDDEN = "Forbidden"
+CODE_NOT_FOUND = "NotFound"
+#: Words in a refusal that say it is about content (the help centre's "Why did my generation
+#: fail?": "Prompts or images that violate Meshy's content policy will be blocked"); no code is
+#: documented for it, so the message is read.
+CONTENT_WORDS = ("content policy", "moderation", "inappropriate", "nsfw", "violat", "unsafe content")
 
 INFO = ServiceInfo(
     id="MESHY",
@@ -14,9 +97,47 @@ INFO = ServiceInfo(
     api_origin="https://api.meshy.ai",
     key_env="KILN_MESHY_API_KEY",
     base_url_env="KILN_MESHY_BASE_URL",
+    # Quick start: "Create an API key in the API settings page" (https://www.meshy.ai/settings/api).
     keys_page="https://www.meshy.ai/settings/api",
-    docs_page="https://docs.meshy.ai",
-    capabilities=Capabilities(),
+    docs_page="https://docs.meshy.ai/api",
+    capabilities=Capabilities(
+        # A text job's price is its preview plus its refine (texture on, the default); geometry only
+        # costs the preview alone, which Kiln cannot subtract, so it shows the textured price.
+        text_tiers=(
+            Tier(MODEL_6, words.MESHY_TIER_6, PREVIEW_CREDITS[MODEL_6] + REFINE_CREDITS),
+            Tier(MODEL_5, words.MESHY_TIER_5, PREVIEW_CREDITS[MODEL_5] + REFINE_CREDITS),
+        ),
+        # An image job is textured by default (``should_texture`` true): its price with texture.
+        image_tiers=(
+            Tier(MODEL_6, words.MESHY_TIER_6, IMAGE_CREDITS[MODEL_6][1]),
+            Tier(MODEL_5, words.MESHY_TIER_5, IMAGE_CREDITS[MODEL_5][1]),
+        ),
+        text_default=MODEL_6,
+        image_default=MODEL_6,
+        # ``image_url``: "Publicly accessible URL" or a base64 data URI.
+        image_url=True,
+        max_views=MAX_VIEWS,
+        options=frozenset({"pbr", "quad", "polygons", "texture", "style"}),
+        polygons=POLYCOUNT_RANGE,
+        styles=(
+            Tier(STYLE_REALISTIC, words.MESHY_STYLE_REALISTIC),
+            Tier(STYLE_SCULPTURE, words.MESHY_STYLE_SCULPTURE),
+        ),
+        # "We currently support .jpg, .jpeg, and .png formats." No size limit is documented.
+        image_formats=frozenset({"png", "jpeg"}),
+        # Not documented either way; a PNG is sent as it is, alpha and all.
+        image_alpha=True,
+        # No Idempotency-Key is documented: a submit that may have left is "outcome unknown".
+        idempotency=False,
+        # DELETE on the task's path (what Meshy's MCP server's meshy_cancel_task sends).
+        cancel=True,
+        balance=True,
+        # Meshy's webhooks are set once in the account's API settings, not per job: Kiln polls.
+        webhooks=False,
+        # POST /openapi/v1/retexture (docs.meshy.ai/api/retexture) takes a model URL or a task id.
+        retexture=True,
+    ),
     client_module="meshy.client",
+    # llms-full.txt: "API keys ... have the format msy_" (the quick start's "msy-" is an old spelling).
     key_prefix="msy_",
 )

@@ -1,0 +1,419 @@
+"""The wire of Meshy (``https://api.meshy.ai/openapi``): its calls, fields, states and errors.
+
+The rules every service's client keeps (deadlines, one attempt per call, the key kept home, only
+Kiln errors leave) are :class:`api.service.client.ServiceClient`'s; this module adds Meshy's paths
+and fields as its API reference names them (https://docs.meshy.ai/api/text-to-3d,
+``/api/image-to-3d``, ``/api/multi-image-to-3d``, ``/api/errors``), with Meshy's MCP server
+(``meshy-dev/meshy-mcp-server``, ``src/tools/*.ts``) as the witness where the pages are silent.
+
+A text job is two paid submits: a preview (the shape), then a refine of that preview (its
+textures) — ``stages`` says how many; the engine sends the second with ``order.stage == 1`` and the
+preview's task id. Image jobs are one submit, to ``image-to-3d`` (one image) or ``multi-image-to-3d``
+(the front and up to three more views). A task is followed on the path that made it, which its
+``Task.handle`` names. Result links are signed, short-lived CDN links that the engine fetches at once;
+the key never goes to them (:meth:`ServiceClient.download`).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from ...checks.glb import IMAGE_MIME, image_kind
+from ...checks.inputs import check_prompt, check_web_url, read_image_file
+from ...errors import (
+    AuthError,
+    BadRequestError,
+    CreditsError,
+    InputError,
+    KilnError,
+    RateLimitError,
+    ServiceError,
+)
+from ...service.answers import error_for, parse_json, server_words
+from ...service.client import MAX_ERROR_BYTES, ServiceClient
+from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_segment
+from ...service.models import Result, Task, TaskStatus, describe_error
+from ...words import Message, english_message, message
+from ...words import catalogue as words
+from ..order import Order
+from . import (
+    BALANCE_PATH,
+    CODE_INSUFFICIENT_CREDITS,
+    CODE_LIMIT_EXCEEDED,
+    CODE_TOO_MANY_PENDING,
+    CONTENT_WORDS,
+    DONE_STATES,
+    FAILED_STATES,
+    HANDLE_IMAGE,
+    HANDLE_MULTI_IMAGE,
+    HANDLE_TEXT,
+    IMAGE_TO_3D_PATH,
+    INFO,
+    MAX_PROMPT_CHARS,
+    MODE_PREVIEW,
+    MODE_REFINE,
+    MULTI_IMAGE_TO_3D_PATH,
+    POLYCOUNT_RANGE,
+    QUEUED_STATES,
+    RUNNING_STATES,
+    STATE_CANCELED,
+    TASK_PATHS,
+    TEXT_TO_3D_PATH,
+    TOPOLOGY_QUAD,
+    TOPOLOGY_TRIANGLE,
+)
+
+__all__ = ["Client"]
+
+_MAX_STATE_CHARS = 64
+_MAX_URL_CHARS = 8192
+#: Meshy takes JPEG and PNG ("We currently support .jpg, .jpeg, and .png formats", image-to-3d page).
+_TAKEN_KINDS = frozenset({"png", "jpeg"})
+
+
+class Client(ServiceClient):
+    """Talks to Meshy at its API origin (or a stand-in's origin in tests) with the artist's key."""
+
+    info = INFO
+
+    # ------------------------------------------------------------------ submits
+
+    def stages(self, order: object) -> int:
+        """A textured text job is a preview then a refine (two paid submits); anything else is one."""
+        if isinstance(order, Order) and order.kind == "text" and _flag(order.options, "texture", True):
+            return 2
+        return 1
+
+    def submit(self, order: Order, *, idempotency_key: str) -> Task:
+        """Send one paid request for ``order`` (its stage, for a text job). One attempt: never re-sent.
+
+        Meshy documents no Idempotency-Key; the header is sent anyway (harmless) and a submit that may
+        have left unanswered is "outcome unknown" (:meth:`ServiceClient._submit`).
+        """
+        model = self._model(order)
+        if order.kind == "text":
+            if order.stage >= 1:
+                return self._refine(order, model, idempotency_key)
+            return self._preview(order, model, idempotency_key)
+        if order.kind == "image":
+            return self._image(order, model, idempotency_key)
+        raise InputError(words.SERVICE_TAKES_NO_TEXT, service=INFO.name)
+
+    def _preview(self, order: Order, model: str, idempotency_key: str) -> Task:
+        """POST text-to-3d, ``mode: "preview"``: the shape (docs.meshy.ai/api/text-to-3d)."""
+        prompt = check_prompt(order.prompt)
+        if len(prompt) > MAX_PROMPT_CHARS:
+            raise InputError(words.PROMPT_TOO_LONG, length=len(prompt), limit=MAX_PROMPT_CHARS)
+        body: dict[str, Any] = {"mode": MODE_PREVIEW, "prompt": prompt, "ai_model": model}
+        style = self._style(order)
+        if style:
+            body["art_style"] = style
+        body.update(_mesh_fields(order.options))
+        task = self._submit(TEXT_TO_3D_PATH, {"json": body}, idempotency_key, None)
+        return _with_handle(task, HANDLE_TEXT)
+
+    def _refine(self, order: Order, model: str, idempotency_key: str) -> Task:
+        """POST text-to-3d, ``mode: "refine"`` with ``preview_task_id``: the preview's textures."""
+        preview = order.previous_task_id
+        if not preview or task_id_problem(preview) is not None:
+            raise InputError(
+                words.MESHY_NO_PREVIEW, details=f"preview task {shown_task_id(preview)}", service=INFO.name
+            )
+        body: dict[str, Any] = {"mode": MODE_REFINE, "preview_task_id": preview, "ai_model": model}
+        if "pbr" in order.options:
+            body["enable_pbr"] = _flag(order.options, "pbr", False)
+        task = self._submit(TEXT_TO_3D_PATH, {"json": body}, idempotency_key, None)
+        return _with_handle(task, HANDLE_TEXT)
+
+    def _image(self, order: Order, model: str, idempotency_key: str) -> Task:
+        """POST image-to-3d (one image) or multi-image-to-3d (``image_urls``, 1 to 4 views of one object).
+
+        Each image goes as a public URL or, for a file, as a base64 ``data:`` URI, the two ways
+        the image-to-3d page gives.
+        """
+        if order.options.get("style"):
+            raise InputError(words.MESHY_STYLE_TEXT_ONLY, service=INFO.name)
+        front = self._image_ref(order.image_url or None, order.image_path or None)
+        views = [self._view_ref(view) for view in order.views]
+        if 1 + len(views) > INFO.capabilities.max_views:
+            raise InputError(words.SERVICE_TAKES_ONE_IMAGE, service=INFO.name)
+        body: dict[str, Any] = {"ai_model": model}
+        if "texture" in order.options:
+            body["should_texture"] = _flag(order.options, "texture", True)
+        if "pbr" in order.options:
+            body["enable_pbr"] = _flag(order.options, "pbr", False)
+        body.update(_mesh_fields(order.options))
+        if views:
+            body["image_urls"] = [front, *views]
+            task = self._submit(MULTI_IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, None)
+            return _with_handle(task, HANDLE_MULTI_IMAGE)
+        body["image_url"] = front
+        task = self._submit(IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, None)
+        return _with_handle(task, HANDLE_IMAGE)
+
+    def _model(self, order: Order) -> str:
+        """The ``ai_model`` id of ``order.tier`` ("" : the default); an unknown tier is refused here too."""
+        tier = INFO.capabilities.tier(order.kind, order.tier)
+        if tier is None:
+            raise InputError(words.SERVICE_TIER_UNKNOWN, service=INFO.name, tier=str(order.tier)[:40])
+        return tier.id
+
+    def _style(self, order: Order) -> str:
+        value = order.options.get("style")
+        if not value:
+            return ""
+        if value not in {style.id for style in INFO.capabilities.styles}:
+            raise InputError(words.SERVICE_LACKS_OPTION, service=INFO.name, option=str(value)[:40])
+        return str(value)
+
+    def _image_ref(self, url: str | None, path: str | None) -> str:
+        """The image as Meshy takes it: its public address, or a data URI of the checked file."""
+        if (url is None) == (path is None):
+            raise InputError(words.ONE_IMAGE_NEEDED)
+        if url is not None:
+            return check_web_url(url, "image URL")
+        assert path is not None
+        try:
+            data = read_image_file(Path(path))
+        except (ValueError, TypeError):  # a NUL in the path, or not a path at all
+            raise InputError(words.IMAGE_PATH_UNUSABLE) from None
+        kind = image_kind(data[:16])
+        if kind not in _TAKEN_KINDS:
+            raise InputError(words.MESHY_IMAGE_FORMAT, details=f"a {kind} image", service=INFO.name)
+        return f"data:{IMAGE_MIME[kind]};base64,{base64.b64encode(data).decode('ascii')}"
+
+    def _view_ref(self, view: str) -> str:
+        """A further view: a web address as it is, anything else a file on this computer."""
+        text = str(view or "").strip()
+        if text.lower().startswith(("http://", "https://")):
+            return self._image_ref(text, None)
+        return self._image_ref(None, text)
+
+    def _task_from_submit(self, data: object) -> Task:
+        """Every create answers ``{"result": "<task id>"}`` (text-to-3d and image-to-3d pages)."""
+        if not isinstance(data, Mapping):
+            raise ValueError("the answer is not a JSON object")
+        if "result" not in data:
+            raise ValueError("the answer names no task (no “result”)")
+        return Task(id=check_task_id(data["result"]), status=TaskStatus.QUEUED)
+
+    # ------------------------------------------------------------------ following a task
+
+    def get_task(self, task_id: str, *, handle: str = "", cancel: threading.Event | None = None) -> Task:
+        """GET the task on the path that made it (``handle``; "" : text-to-3d, the first Meshy job).
+
+        The task object's fields (text-to-3d page, "The Text to 3D Task Object"): ``status``,
+        ``progress`` (0 to 100), ``model_urls.glb``, ``thumbnail_url``, ``task_error.message``. Every
+        one is read tolerantly: a wrong type or a missing field is "not said", never an error.
+        """
+        url = self._task_url(task_id, handle)
+        data = self._json_call(
+            f"poll of task {task_id}", lambda: self._http.get(url), task_id=task_id, cancel=cancel
+        )
+        if not isinstance(data, Mapping):
+            raise ServiceError(200, "the task could not be read: the answer is not a JSON object")
+        return _task(task_id, handle if handle in TASK_PATHS else HANDLE_TEXT, data).redacted(self._key)
+
+    def cancel_task(self, task_id: str, *, handle: str = "") -> None:
+        """DELETE the task (what Meshy's MCP server's ``meshy_cancel_task`` sends, ``src/tools/tasks.ts``).
+
+        Meshy's page calls this deleting a task: it and its files are gone, and a later poll answers
+        404. One attempt; a task Meshy no longer knows raises NotFoundError.
+        """
+        url = self._task_url(task_id, handle)
+        self._once(
+            f"cancel of task {task_id}",
+            lambda: self._exchange(lambda: self._http.send("DELETE", url), task_id=task_id),
+            None,
+        )
+
+    def _task_url(self, task_id: str, handle: str) -> str:
+        problem = task_id_problem(task_id)
+        if problem is not None:
+            raise InputError(words.TASK_ID_UNUSABLE, details=problem, task=shown_task_id(task_id))
+        return f"{self.base_url}{TASK_PATHS.get(handle, TEXT_TO_3D_PATH)}/{url_segment(str(task_id))}"
+
+    # ------------------------------------------------------------------ the account
+
+    def balance(self, *, cancel: threading.Event | None = None) -> int | None:
+        """GET /openapi/v1/balance → ``{"balance": n}`` (MCP server ``src/tools/balance.ts``)."""
+        url = self.base_url + BALANCE_PATH
+        data = self._json_call("balance", lambda: self._http.get(url), cancel=cancel)
+        value = data.get("balance") if isinstance(data, Mapping) else None
+        number = _number(value)
+        return None if number is None or number < 0 else int(number)
+
+    def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
+        """The balance call: free, and it needs a good key. A sentence naming Meshy and what is left."""
+        left = self.balance(cancel=cancel)
+        if left is None:
+            return message(words.CONNECTED_TO_SERVICE, service=INFO.name)
+        return message(words.CONNECTED_WITH_BALANCE, n=left, amount=f"{left:,}", service=INFO.name)
+
+    # ------------------------------------------------------------------ errors
+
+    def _error_from(self, resp: requests.Response, *, task_id: str | None = None) -> KilnError:
+        """Meshy's errors page: the HTTP status and ``{"message": …}``; a code where one is sent.
+
+        402 is "Insufficient funds" (CreditsError); a refusal that names the content policy gets its
+        own sentence, the service's words kept in the details; errors about the account name Meshy.
+        """
+        body = self._http.read(resp, MAX_ERROR_BYTES, truncate=True)
+        status = resp.status_code
+        error = error_for(status, resp.headers, body, self._key, task_id=task_id)
+        said = server_words(body, resp.headers.get("Content-Type", ""), self._key)
+        code = _error_code(body)
+        if code == CODE_INSUFFICIENT_CREDITS and not isinstance(error, CreditsError):
+            error = CreditsError(_joined(f"HTTP {status}", said))
+        elif code in (CODE_TOO_MANY_PENDING, CODE_LIMIT_EXCEEDED) and not isinstance(error, RateLimitError):
+            error = RateLimitError(getattr(error, "retry_after", None), _joined(f"HTTP {status}", said))
+        elif 400 <= status < 500 and status not in (401, 402, 404, 429) and _about_content(said):
+            error = BadRequestError(status, said, words.MESHY_CONTENT_REFUSED, service=INFO.name)
+        if isinstance(error, AuthError | CreditsError | RateLimitError):
+            _name_the_service(error)
+        return error
+
+
+# ---------------------------------------------------------------------- reading a task
+
+
+def _task(task_id: str, handle: str, data: Mapping[str, Any]) -> Task:
+    """A Meshy task object as Kiln's :class:`Task`; the id asked for is kept, not the answer's."""
+    raw = _text(data.get("status"), _MAX_STATE_CHARS) or ""
+    word = raw.upper()
+    if word in QUEUED_STATES:
+        status = TaskStatus.QUEUED
+    elif word in RUNNING_STATES:
+        status = TaskStatus.RUNNING
+    elif word in DONE_STATES:
+        status = TaskStatus.COMPLETED
+    elif word in FAILED_STATES:
+        status = TaskStatus.FAILED
+    else:
+        # Not on Meshy's pages: the general synonyms, and anything unknown keeps the task running.
+        status = TaskStatus.normalise(raw)
+    progress = _number(data.get("progress"))
+    if progress is not None:
+        progress = min(100.0, max(0.0, progress))
+    if status is TaskStatus.COMPLETED and progress is None:
+        progress = 100.0
+    urls = data.get("model_urls")
+    mesh_url = _text(urls.get("glb"), _MAX_URL_CHARS) if isinstance(urls, Mapping) else None
+    preview_url = _text(data.get("thumbnail_url"), _MAX_URL_CHARS)
+    faces = _number(data.get("face_count"))
+    result = None
+    if mesh_url or preview_url:
+        result = Result(
+            mesh_url=mesh_url,
+            preview_image_url=preview_url,
+            format="glb" if mesh_url else None,
+            triangles=int(faces) if faces is not None and 0 <= faces < 2**31 else None,
+        )
+    error = None
+    if status is TaskStatus.FAILED:
+        error = _failure(data.get("task_error"), word)
+    return Task(
+        id=task_id,
+        status=status,
+        raw_status=raw,
+        progress=progress,
+        result=result,
+        error=error,
+        handle=handle,
+    )
+
+
+def _failure(task_error: object, word: str) -> str:
+    """Why a task ended without a mesh, in the service's words (``task_error.message``)."""
+    said = task_error.get("message") if isinstance(task_error, Mapping) else task_error
+    if said not in (None, "", {}, []):
+        return describe_error(task_error if isinstance(task_error, Mapping) else said)
+    if word == STATE_CANCELED:
+        return "The task was cancelled on Meshy."
+    return describe_error(None)
+
+
+def _with_handle(task: Task, handle: str) -> Task:
+    return Task(id=task.id, status=task.status, raw_status=task.raw_status, handle=handle)
+
+
+# ---------------------------------------------------------------------- options and small readers
+
+
+def _mesh_fields(options: Mapping[str, object]) -> dict[str, Any]:
+    """``topology`` and ``target_polycount``; both apply "only when should_remesh = true", and
+    ``should_remesh`` defaults to false on Meshy 6 (text-to-3d page), so it is sent with them."""
+    fields: dict[str, Any] = {}
+    if "quad" in options:
+        fields["topology"] = TOPOLOGY_QUAD if _flag(options, "quad", False) else TOPOLOGY_TRIANGLE
+    polygons = options.get("polygons")
+    if polygons not in (None, 0, False):
+        low, high = POLYCOUNT_RANGE
+        if isinstance(polygons, bool) or not isinstance(polygons, int) or not low <= polygons <= high:
+            raise InputError(words.MESHY_POLYGONS_RANGE, service=INFO.name, low=low, high=high)
+        fields["target_polycount"] = polygons
+    if fields:
+        fields["should_remesh"] = True
+    return fields
+
+
+def _flag(options: Mapping[str, object], name: str, default: bool) -> bool:
+    value = options.get(name, default)
+    return default if value is None else bool(value)
+
+
+def _text(value: object, limit: int) -> str | None:
+    if not isinstance(value, str) or len(value) > limit:
+        return None
+    return value.strip() or None
+
+
+def _number(value: object) -> float | None:
+    """A finite number (or its text, as ``"42"``), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and len(value) <= 32:
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, int) and abs(value) < 2**53:
+        return float(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return None
+
+
+def _error_code(body: bytes) -> str | None:
+    """``error_code`` or ``code`` of a JSON error body (Meshy's MCP server reads both), else None."""
+    try:
+        data = parse_json(body)
+    except ValueError:
+        return None
+    if not isinstance(data, Mapping):
+        return None
+    code = data.get("error_code") or data.get("code")
+    return code if isinstance(code, str) and len(code) <= 64 else None
+
+
+def _about_content(said: str | None) -> bool:
+    text = (said or "").lower()
+    return any(word in text for word in CONTENT_WORDS)
+
+
+def _joined(*parts: str | None) -> str:
+    return "; ".join(part for part in parts if part)
+
+
+def _name_the_service(error: KilnError) -> None:
+    """An error about the account, said with "Meshy:" in front (the artist may use several services)."""
+    inner = error.message
+    error.message = message(words.SERVICE_SAID, details=inner.details, service=INFO.name, said=inner)
+    error.args = (english_message(error.message),)
