@@ -1167,7 +1167,7 @@ RODIN_NO_SUBSCRIPTION_KEY = (
 )
 RODIN_OUT_OF_CREDITS = (
     "Your {service} account does not have enough credits for this job. Top up in the {service} "
-    "API dashboard, or choose the Sketch tier for quick tries."
+    "API dashboard, then try again."
 )
 RODIN_POLYGONS_OUT_OF_RANGE = (
     "{service} makes meshes of {low:,} to {high:,} polygons, so nothing was sent for {value}. "
