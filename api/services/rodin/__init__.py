@@ -102,7 +102,17 @@ ERROR_INVALID_REQUEST = "INVALID_REQUEST"
 CREDITS_WORDS = ("insufficient", "balance", "credit", "fund", "quota", "payment")
 AUTH_WORDS = ("authenticat", "api key", "api_key", "token", "unauthori", "forbidden", "permission")
 RATE_WORDS = ("too many", "too_many", "rate limit", "rate_limit", "ratelimit", "throttl", "frequent")
-CONTENT_WORDS = ("content", "moderation", "nsfw", "policy", "sensitive", "inappropriate", "prohibited")
+CONTENT_WORDS = (
+    "content_",
+    "content polic",
+    "content rule",
+    "moderation",
+    "flagged",
+    "nsfw",
+    "sensitive",
+    "inappropriate",
+    "prohibited",
+)
 NOT_FOUND_WORDS = ("not found", "not_found", "no such", "no_such", "unknown task", "does not exist")
 
 INFO = ServiceInfo(

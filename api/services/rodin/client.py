@@ -322,7 +322,9 @@ class Client(ServiceClient):
         said = None
         if isinstance(data, Mapping):
             said = self._error_in(data, status=resp.status_code, task_id=task_id, retry_after=retry_after)
-        error = said if said is not None and type(said) is not BadRequestError else general
+        # Rodin's words win where they name a kind the status alone does not (credits, a limit, a
+        # key, content, an unknown task); a general refusal or a server error keeps the status's.
+        error = said if said is not None and type(said) not in (BadRequestError, ServiceError) else general
         logger.debug("HTTP %d from %s: %s", resp.status_code, loggable(resp.url or ""), error)
         return _named(error)
 

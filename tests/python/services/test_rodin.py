@@ -207,6 +207,22 @@ def test_a_job_without_its_subscription_key_is_not_asked_about(sandbox: Sandbox,
     assert len(sandbox.requests) == before
 
 
+def test_the_sandboxs_faults_reach_rodins_paths(sandbox: Sandbox, client: Any) -> None:
+    task = client.submit(Order(kind="text", prompt="a cup"), idempotency_key="faults")
+    try:
+        sandbox.set_faults("503=1,retry_after=3,scope=poll")
+        with pytest.raises(ServiceError) as caught:
+            client.get_task(task.id, handle=task.handle)
+        assert caught.value.status == 503 and caught.value.retry_after == 3
+        sandbox.set_faults("lost=1,scope=submit")
+        made = len(sandbox.tasks)
+        with pytest.raises(OutcomeUnknownError):
+            client.submit(Order(kind="text", prompt="a cup"), idempotency_key="lost")
+        assert len(sandbox.tasks) == made + 1  # it was made and charged: never sent again by Kiln
+    finally:
+        sandbox.set_faults("")
+
+
 ANSWER_ERRORS = [
     ({"error": "INSUFFICIENT_FUND"}, CreditsError),
     ({"error": "NOT_AUTHENTICATED", "message": "Not authenticated"}, AuthError),
