@@ -3,7 +3,7 @@
 Filled from Rodin's public API reference (developer.hyper3d.ai, "API Specification"): Overview,
 Rodin Generation (Gen-1 & 1.5 tiers), Gen-2 Generation, Check Status, Download Results, Check
 Balance, Generate Texture. Where a page is silent the choice is said beside the constant. Its wire
-is :mod:`.client`.
+is ``client`` (:mod:`.client`), loaded by a worker when first used.
 """
 
 from __future__ import annotations
