@@ -28,7 +28,7 @@ from api.errors import (
 )
 from api.service.models import TaskStatus
 from api.services import Order, info, make_client
-from api.services.rodin.client import Client
+from api.services.rodin.client import Client, _files, _pick
 from sandbox.server import Sandbox
 
 KEY = "rodin_live_rodintest0000"
@@ -151,6 +151,21 @@ def test_a_failed_job_fails_the_task_with_the_services_reason(
     sandbox.fail_now(task.id)
     failed = client.get_task(task.id, handle=task.handle)
     assert failed.status is TaskStatus.FAILED and word in (failed.error or "")
+
+
+def test_a_download_list_of_odd_entries_still_gives_the_mesh_and_preview() -> None:
+    odd: list[Any] = [
+        "not an entry",
+        {"url": 42, "name": "model.glb"},
+        {"url": "https://cdn.example/" + "x" * 9000 + ".glb", "name": "huge.glb"},
+        {"url": "https://cdn.example/a/base_basic_shaded.glb", "name": None},
+        {"url": "https://cdn.example/a/b.glb?sig=1", "name": "Base_Basic_PBR.GLB"},
+        {"url": "https://cdn.example/a/preview.webp"},
+    ]
+    files = _files(odd)
+    assert _pick(files, (".glb",), ("pbr", "textured", "shaded", "")) == "https://cdn.example/a/b.glb?sig=1"
+    assert _pick(files, (".webp", ".png"), ("preview", "")) == "https://cdn.example/a/preview.webp"
+    assert _pick(_files({"list": "not a list"}), (".glb",), ("",)) is None
 
 
 # ------------------------------------------------------------------ errors
