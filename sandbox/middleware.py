@@ -26,8 +26,13 @@ BAD_GATEWAY_HTML = """<html>
 """
 
 
-def endpoint_kind(method: str, path: str) -> str | None:
-    """Fault scope of a request: submit, poll, files, or None (docs and the like are never faulted)."""
+def endpoint_kind(method: str, path: str, kinds: dict[tuple[str, str], str] | None = None) -> str | None:
+    """Fault scope of a request: submit, poll, files, or None (docs and the like are never faulted).
+
+    ``kinds`` is a stand-in's own (method, path) → scope map (``app.state.fault_kinds``), read first.
+    """
+    if kinds and (method, path) in kinds:
+        return kinds[(method, path)]
     if method == "POST" and path in SUBMIT_PATHS:
         return "submit"
     if method == "GET" and path.startswith("/v1/3d/tasks/"):
@@ -78,7 +83,8 @@ class FaultMiddleware:
         headers = Headers((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"])
         record = RecordedRequest(method=scope["method"], path=scope["path"], headers=headers)
         state = self.state
-        kind = endpoint_kind(record.method, record.path)
+        kinds = getattr(getattr(self.app, "state", None), "fault_kinds", None)
+        kind = endpoint_kind(record.method, record.path, kinds)
         with state.lock:
             state.requests.append(record)
             if kind == "submit":

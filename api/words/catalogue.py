@@ -1230,3 +1230,26 @@ MESHY_POLYGONS_RANGE = (
 )
 
 # ------------------------------------------------------------------ Hyper3D Rodin
+# Hyper3D Rodin's tiers (their names are Rodin's own) and what only Rodin says.
+
+RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's newest and most detailed model")
+RODIN_TIER_REGULAR = Label("Regular", "Balanced quality, the service's default")
+RODIN_TIER_DETAIL = Label("Detail", "More surface detail and higher resolution")
+RODIN_TIER_SMOOTH = Label("Smooth", "Clean, smooth surfaces with sharp edges")
+RODIN_TIER_SKETCH = Label("Sketch", "Fast and rough, for trying ideas")
+RODIN_CONTENT_REFUSED = (
+    "{service} refused this prompt or image under its content rules, so it made nothing. "
+    "Change the prompt or the image, then try again."
+)
+RODIN_NO_SUBSCRIPTION_KEY = (
+    "{service} is asked about a job with a reference its first answer gave, and Kiln has none for "
+    "this job, so it cannot ask how the job went. Generate it again."
+)
+RODIN_OUT_OF_CREDITS = (
+    "Your {service} account does not have enough credits for this job. Top up in the {service} "
+    "API dashboard, then try again."
+)
+RODIN_POLYGONS_OUT_OF_RANGE = (
+    "{service} makes meshes of {low:,} to {high:,} polygons, so nothing was sent for {value}. "
+    "Choose a number in that range, or 0 to let the service choose."
+)
