@@ -34,7 +34,7 @@ class KILN_OT_test_connection(OnlineOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         chosen = preferences.credentials(context)
-        work = connection_check.begin(chosen.base_url, chosen.api_key)
+        work = connection_check.begin(chosen.base_url, chosen.api_key, chosen.service)
         if work is None:
             tell(self, "INFO", words.CONNECTION_TEST_RUNNING)
             return {"CANCELLED"}

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 
 from ..errors import KilnError
+from ..services import DEFAULT_SERVICE, make_client
 from ..words import Message, english_message, message
 from ..words import catalogue as words
 
@@ -25,17 +26,20 @@ class CheckState(enum.StrEnum):
     FAILED = "failed"
 
 
-def _ask_service(base_url: str, api_key: str) -> Message:
-    from ..service.client import Client  # on the worker: keeps requests out of Blender's start-up
-
-    with Client(base_url, api_key) as client:
+def _ask_service(base_url: str, api_key: str, service: str) -> Message:
+    """One cheap call to the service, made on the worker (loading its client loads ``requests``,
+    which Blender's start-up should not pay for); known services say their balance."""
+    client = make_client(service, base_url, api_key)
+    try:
         return client.check_connection()
+    finally:
+        client.close()
 
 
 class ConnectionCheck:
     """One check at a time; ``state``/``answer`` are safe to read from the main thread at any moment."""
 
-    def __init__(self, ask: Callable[[str, str], Message] = _ask_service) -> None:
+    def __init__(self, ask: Callable[[str, str, str], Message] = _ask_service) -> None:
         self._ask = ask
         self._lock = threading.Lock()
         self._state = CheckState.IDLE
@@ -59,15 +63,18 @@ class ConnectionCheck:
         answer = self.answer
         return english_message(answer) if answer is not None else ""
 
-    def begin(self, base_url: str, api_key: str) -> Callable[[], None] | None:
-        """Mark a check as running; returns its work, to run off the main thread (None: one runs)."""
+    def begin(
+        self, base_url: str, api_key: str, service: str = DEFAULT_SERVICE
+    ) -> Callable[[], None] | None:
+        """Mark a check of ``service`` as running; returns its work, to run off the main thread (None:
+        one runs)."""
         with self._lock:
             if self._state is CheckState.RUNNING:
                 return None
             self._generation += 1
             self._state, self._answer = CheckState.RUNNING, message(words.CONNECTION_ASKING)
             generation = self._generation
-        return functools.partial(self._run, generation, base_url, api_key)
+        return functools.partial(self._run, generation, base_url, api_key, service)
 
     def reset(self) -> None:
         """Forget the last answer (the URL or key changed); a check still running is ignored when it ends."""
@@ -75,9 +82,9 @@ class ConnectionCheck:
             self._generation += 1
             self._state, self._answer = CheckState.IDLE, None
 
-    def _run(self, generation: int, base_url: str, api_key: str) -> None:
+    def _run(self, generation: int, base_url: str, api_key: str, service: str) -> None:
         try:
-            state, answer = CheckState.OK, self._ask(base_url, api_key)
+            state, answer = CheckState.OK, self._ask(base_url, api_key, service)
         except KilnError as exc:
             state, answer = CheckState.FAILED, exc.message
         except Exception:

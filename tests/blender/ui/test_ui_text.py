@@ -184,7 +184,7 @@ def test_connection_check_answers_from_a_worker() -> None:
     release = threading.Event()
     threads: list[str] = []
 
-    def ask(base_url: str, api_key: str) -> Message:
+    def ask(base_url: str, api_key: str, service: str) -> Message:
         threads.append(threading.current_thread().name)
         release.wait(10)
         return message(catalogue.CONNECTION_OK, host=base_url)
@@ -209,7 +209,7 @@ def test_connection_check_answers_from_a_worker() -> None:
 def test_connection_check_failure_and_stale_answers() -> None:
     release = threading.Event()
 
-    def ask(base_url: str, api_key: str) -> Message:
+    def ask(base_url: str, api_key: str, service: str) -> Message:
         release.wait(10)
         raise AuthError(401)
 
