@@ -14,7 +14,7 @@ from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
 from ..options import declare
 from ..session import library, spending
-from ..session.arguments import GameOutputProperties, ImportOptionProperties
+from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
 from ..session.job_requests import image_price_request, save_blender_image, text_request
 from ..session.launching import launch
@@ -49,7 +49,9 @@ def _send_or_reuse(
     return launch(op, context, request)
 
 
-class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, OnlineOperator):
+class KILN_OT_generate_from_text(
+    ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+):
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
     bl_idname = "kiln.generate_from_text"
@@ -68,7 +70,7 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
         return _confirm_spend(self, context, event, self._request())
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problems = setup_problems(context)
+        problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
         try:
@@ -78,10 +80,12 @@ class KILN_OT_generate_from_text(ImportOptionProperties, GameOutputProperties, O
         return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
-        return text_request(self.prompt, self.resolution, self.provider, self.quality)
+        return self.with_service(text_request(self.prompt, self.resolution, self.provider, self.quality))
 
 
-class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, OnlineOperator):
+class KILN_OT_generate_from_image(
+    ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+):
     """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
 
     bl_idname = "kiln.generate_from_image"
@@ -100,10 +104,10 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
     reuse: declare("reuse")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        return _confirm_spend(self, context, event, image_price_request(self.resolution))
+        return _confirm_spend(self, context, event, self.with_service(image_price_request(self.resolution)))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problems = setup_problems(context)
+        problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
         try:
@@ -123,7 +127,9 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
         if self.image_url.strip():
             url = self.image_url.strip()
             inputs.check_web_url(url, "image URL")
-            return JobRequest(kind="image", image_url=url, resolution=resolution, webhook_url=webhook)
+            return self.with_service(
+                JobRequest(kind="image", image_url=url, resolution=resolution, webhook_url=webhook)
+            )
         if self.image_name.strip():
             path = save_blender_image(self.image_name.strip())
             name = self.image_name.strip()
@@ -131,7 +137,7 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
             path = Path(bpy.path.abspath(self.filepath.strip()))
             name = ""
         inputs.read_image_file(path)
-        return JobRequest(
+        request = JobRequest(
             kind="image",
             image_path=str(path),
             resolution=resolution,
@@ -139,6 +145,7 @@ class KILN_OT_generate_from_image(ImportOptionProperties, GameOutputProperties, 
             name=name,
             blender_image=name,
         )
+        return self.with_service(request)
 
 
 classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image)

@@ -8,14 +8,18 @@ fix-ups and game outputs travel with the job's request (``JobRequest.game``) to 
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import bpy
+from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import preferences
 from ..api.features.blockout import ImportOptions
 from ..api.features.quality.options import GameOptions, parse_lods
 from ..api.jobs import JobRequest
+from ..api.services import DEFAULT_SERVICE, info, service_id
+from ..api.words import catalogue as words
 from ..options import declare
 
 
@@ -128,3 +132,61 @@ class GameOutputProperties:
     def with_game(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
         """``request`` carrying this call's options (unchanged when none are asked)."""
         return replace(request, game=self.game_options(context).to_text())
+
+
+#: Options a script gives by name (``api.services.OPTION_NAMES``); one not given is the service's default.
+OPTION_ARGUMENTS = ("pbr", "quad", "texture", "polygons", "style")
+
+
+class ServiceProperties:
+    """Which service a job goes to, its quality tier and its options, as operator arguments (a mixin).
+
+    A service not given is the preferences' choice; an option not given is the service's default, so
+    only what a script asks for reaches the service, and an option the service lacks is refused
+    before anything is recorded (``api.jobs.JobEngine.record``).
+    """
+
+    service: declare("service", options={"SKIP_SAVE"})  # type: ignore[valid-type]
+    tier: StringProperty(  # type: ignore[valid-type]
+        name=words.OPTION_TIER.name, description=words.OPTION_TIER.tip, options={"SKIP_SAVE"}
+    )
+    pbr: BoolProperty(name=words.ARG_PBR.name, description=words.ARG_PBR.tip, options={"SKIP_SAVE"})  # type: ignore[valid-type]
+    quad: BoolProperty(name=words.ARG_QUAD.name, description=words.ARG_QUAD.tip, options={"SKIP_SAVE"})  # type: ignore[valid-type]
+    texture: BoolProperty(  # type: ignore[valid-type]
+        name=words.ARG_TEXTURE.name, description=words.ARG_TEXTURE.tip, default=True, options={"SKIP_SAVE"}
+    )
+    polygons: IntProperty(  # type: ignore[valid-type]
+        name=words.ARG_POLYGONS.name, description=words.ARG_POLYGONS.tip, min=0, options={"SKIP_SAVE"}
+    )
+    style: StringProperty(name=words.ARG_STYLE.name, description=words.ARG_STYLE.tip, options={"SKIP_SAVE"})  # type: ignore[valid-type]
+
+    def chosen_service(self, context: bpy.types.Context | None = None) -> str:
+        """The service given, or the preferences' choice."""
+        props = self.properties  # type: ignore[attr-defined]
+        return (
+            service_id(self.service)
+            if props.is_property_set("service")
+            else preferences.chosen_service(context)
+        )
+
+    def with_service(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
+        """``request`` going to the chosen service, with the tier and the options this call gave."""
+        props = self.properties  # type: ignore[attr-defined]
+        sid = self.chosen_service(context)
+        given = {name: getattr(self, name) for name in OPTION_ARGUMENTS if props.is_property_set(name)}
+        if not given.get("polygons", 1):
+            del given["polygons"]  # 0: the service's default
+        # The resolution arguments are the interface service's tiers; another service has its own.
+        resolution = request.resolution if sid == DEFAULT_SERVICE else None
+        return replace(
+            request,
+            service=sid,
+            tier=self.tier.strip() or request.tier,
+            resolution=resolution,
+            options=json.dumps(given, sort_keys=True) if given else "",
+        )
+
+
+def service_name(request: JobRequest) -> str:
+    """The name of the service a request goes to (a brand: said as it is)."""
+    return info(request.service_id).name

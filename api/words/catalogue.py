@@ -1148,6 +1148,15 @@ OPTION_SERVICE_RODIN = Label(
     "Hyper3D Rodin", "Hyper3D Rodin (hyper3d.ai): your Rodin API key, and its credits"
 )
 GET_SERVICE_KEY = "Get a {service} API Key"
+ARG_PBR = Label(
+    "PBR Materials", "Ask for physically based materials (base colour, metal, roughness, normal maps)"
+)
+ARG_QUAD = Label("Quad Mesh", "Ask for a mesh of four-sided faces, easier to edit and subdivide")
+ARG_TEXTURE = Label(
+    "Texture", "Ask for a textured mesh; off: the shape alone, which some services charge less for"
+)
+ARG_POLYGONS = Label("Polygon Budget", "How many polygons the mesh may have; 0: the service's default")
+ARG_STYLE = Label("Style", "One of the service's own styles; empty: none")
 OPTION_TIER = Label("Quality", "The service's quality tier for this job; the price on Generate follows it")
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
