@@ -37,10 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The test harness's poll interval, below the 2 s floor, so a job test takes a second rather than a
-#: poll interval. Only Python code can set it (tests/conftest.py does): no property, preference or
-#: environment variable an artist can reach reads or writes it.
-_test_poll_interval: float | None = None
 #: The cache folder's size, re-measured at most every few seconds while the preferences redraw.
 cache_size = SizeCache()
 
@@ -293,7 +289,7 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     return ServiceConfig(
         base_url=chosen.base_url,
         api_key=chosen.api_key,
-        poll_interval=_test_poll_interval or prefs.poll_interval,
+        poll_interval=secrets.poll_interval(prefs.poll_interval, chosen.base_url),
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
         import_in_place=prefs.import_in_place,

@@ -17,13 +17,15 @@ Where they go instead, by system:
 A key found in the private file while a system store works is moved into the store. All calls are
 quick (ctypes, or one small process); ``KeyHome`` keeps the key in memory and saves it on a thread
 of its own. ``credentials`` says where the key and the service address come from: the environment
-(``ENV_KEY``, ``ENV_BASE_URL``, named here and nowhere else) over the preferences.
+(``ENV_KEY``, ``ENV_BASE_URL``, named here and nowhere else) over the preferences, and
+``poll_interval`` how often a service on this machine is asked (``ENV_POLL_INTERVAL``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import shutil
 import subprocess
@@ -33,8 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from .. import fs
+from ..checks.inputs import is_loopback_host
 from ..errors import KilnError, StorageError
 from ..words import Message, english, english_message, message
 from ..words import catalogue as words
@@ -47,6 +51,9 @@ TOOL_TIMEOUT = 5.0
 #: (render farms and CI set them). Named here only.
 ENV_KEY = "KILN_API_KEY"
 ENV_BASE_URL = "KILN_BASE_URL"
+#: Seconds between polls of a service on this machine (the sandbox finishes a task in a tenth of a
+#: second); a service elsewhere is always polled at the preferences' pace, 2–3 s, as it asks.
+ENV_POLL_INTERVAL = "KILN_POLL_INTERVAL"
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,16 @@ def credentials(
         key_from_environment=bool(env_key),
         url_from_environment=bool(env_url),
     )
+
+
+def poll_interval(preferred: float, base_url: str, environ: Mapping[str, str] = os.environ) -> float:
+    """Seconds between polls: the environment's for a service on this machine, else the preferences'."""
+    try:
+        asked = float(environ.get(ENV_POLL_INTERVAL, "").strip() or "nan")
+    except ValueError:
+        return preferred
+    local = is_loopback_host(urlsplit(base_url).hostname)
+    return asked if local and math.isfinite(asked) and asked > 0 else preferred
 
 
 class KeyStoreError(KilnError):

@@ -74,7 +74,7 @@ def _shipped_python() -> list[Path]:
 
 def test_the_environment_names_the_key_and_the_address_in_one_place() -> None:
     """Where the key and the service address come from is said once (``api.features.secrets``)."""
-    for name in ("KILN_API_KEY", "KILN_BASE_URL"):
+    for name in ("KILN_API_KEY", "KILN_BASE_URL", "KILN_POLL_INTERVAL"):
         found = {
             path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count(name)
             for path in _shipped_python()
