@@ -382,4 +382,7 @@ def _export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> Non
             bake_space_transform=True,
         )
     else:
-        bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True)
+        # Only the scene being finished: by default the exporter writes every scene of the file.
+        bpy.ops.export_scene.gltf(
+            filepath=str(path), export_format="GLB", use_selection=True, use_active_scene=True
+        )
