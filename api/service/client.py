@@ -89,7 +89,7 @@ T = TypeVar("T")
 def kiln_version() -> str:
     """The add-on version from the manifest next to this package (shipped in the zip)."""
     try:
-        with (Path(__file__).resolve().parent.parent / "blender_manifest.toml").open("rb") as f:
+        with (Path(__file__).resolve().parents[2] / "blender_manifest.toml").open("rb") as f:
             return str(tomllib.load(f).get("version", "unknown"))
     except (OSError, tomllib.TOMLDecodeError):
         return "unknown"
