@@ -30,7 +30,7 @@ from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..helper_blender import game_ready
+from ..finishing import game_ready
 from . import messenger, runtime
 
 log = logging.getLogger(__name__)

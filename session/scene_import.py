@@ -24,7 +24,7 @@ from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
 from ..api.words import catalogue as words
 from ..api.words import english, message, shorten
-from ..helper_blender import game_ready
+from ..finishing import game_ready
 from ..language import report
 from . import messenger, state
 from .arguments import preferred_options
