@@ -13,10 +13,10 @@ from dataclasses import replace
 import bpy
 
 from .. import preferences
-from ..api.features.blockout import ImportOptions
 from ..api.features.quality.options import GameOptions, parse_lods
 from ..api.jobs import JobRequest
 from ..options import declare
+from .placement import ImportOptions
 
 
 def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions:
