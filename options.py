@@ -15,6 +15,7 @@ from typing import Any
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .api.agents.budget import DEFAULT_CREDITS, DEFAULT_JOBS
+from .api.jobs import ServiceConfig
 from .api.words import Label
 from .api.words import catalogue as words
 
@@ -59,10 +60,6 @@ class Option:
         return StringProperty(**given)
 
 
-def _choices(prefix: str, *values: str) -> tuple[tuple[str, Label], ...]:
-    return tuple((value, getattr(words, f"{prefix}_{value}")) for value in values)
-
-
 #: The value of the resolution choice that lets the service decide (no resolution in the request).
 AUTO = "AUTO"
 #: The port agents reach Kiln on unless the artist chooses another.
@@ -84,14 +81,24 @@ TABLE: dict[str, Option] = {
     "service": Option(words.OPTION_SERVICE, "INTERFACE", choices=SERVICE_CHOICES),
     "base_url": Option(words.OPTION_BASE_URL, ""),
     "poll_interval": Option(
-        words.OPTION_POLL_INTERVAL, 2.5, 2.0, 3.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"
+        words.OPTION_POLL_INTERVAL,
+        ServiceConfig.poll_interval,
+        2.0,
+        3.0,
+        subtype="TIME_ABSOLUTE",
+        unit="TIME_ABSOLUTE",
     ),
-    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, 4, 1, 100),
-    "timeout_minutes": Option(words.OPTION_TIMEOUT_MINUTES, 30, 1, 24 * 60),
+    # The engine's own defaults (what a script's ServiceConfig takes), so both mean the same.
+    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, ServiceConfig.max_in_flight, 1, 100),
+    "timeout_minutes": Option(
+        words.OPTION_TIMEOUT_MINUTES, int(ServiceConfig.timeout_seconds // 60), 1, 24 * 60
+    ),
     # Where a result goes, and how it is opened.
     "auto_import": Option(words.OPTION_AUTO_IMPORT, True),
     "placement": Option(
-        words.OPTION_PLACEMENT, "CURSOR", choices=_choices("OPTION_PLACEMENT", "CURSOR", "ORIGIN")
+        words.OPTION_PLACEMENT,
+        "CURSOR",
+        choices=(("CURSOR", words.OPTION_PLACEMENT_CURSOR), ("ORIGIN", words.OPTION_PLACEMENT_ORIGIN)),
     ),
     "collection_name": Option(words.OPTION_COLLECTION_NAME, "Kiln"),
     "import_in_place": Option(words.OPTION_IMPORT_IN_PLACE, False),
@@ -111,14 +118,30 @@ TABLE: dict[str, Option] = {
     "triangles": Option(words.OPTION_TRIANGLES, 0, 0),
     # Game outputs: arguments only (per call).
     "lods": Option(words.OPTION_LODS, ""),
-    "collision": Option(words.OPTION_COLLISION, "NONE", choices=_choices("OPTION_COLLISION", "NONE", "HULL")),
+    "collision": Option(
+        words.OPTION_COLLISION,
+        "NONE",
+        choices=(("NONE", words.OPTION_COLLISION_NONE), ("HULL", words.OPTION_COLLISION_HULL)),
+    ),
     "engine": Option(
-        words.OPTION_ENGINE, "NONE", choices=_choices("OPTION_ENGINE", "NONE", "UNREAL", "UNITY", "GODOT")
+        words.OPTION_ENGINE,
+        "NONE",
+        choices=(
+            ("NONE", words.OPTION_ENGINE_NONE),
+            ("UNREAL", words.OPTION_ENGINE_UNREAL),
+            ("UNITY", words.OPTION_ENGINE_UNITY),
+            ("GODOT", words.OPTION_ENGINE_GODOT),
+        ),
     ),
     "export_engine": Option(
         words.OPTION_EXPORT_ENGINE,
         "GLB",
-        choices=_choices("OPTION_EXPORT_ENGINE", "UNREAL", "UNITY", "GODOT", "GLB"),
+        choices=(
+            ("UNREAL", words.OPTION_EXPORT_ENGINE_UNREAL),
+            ("UNITY", words.OPTION_EXPORT_ENGINE_UNITY),
+            ("GODOT", words.OPTION_EXPORT_ENGINE_GODOT),
+            ("GLB", words.OPTION_EXPORT_ENGINE_GLB),
+        ),
     ),
     "export_dir": Option(words.OPTION_EXPORT_DIR, "", subtype="DIR_PATH"),
     # Credits, the library and the console.
@@ -126,19 +149,49 @@ TABLE: dict[str, Option] = {
     "ask_above": Option(words.OPTION_ASK_ABOVE, 0, 0),
     "library_dir": Option(words.OPTION_LIBRARY_DIR, "", subtype="DIR_PATH"),
     "log_level": Option(
-        words.OPTION_LOG_LEVEL, "WARNING", choices=_choices("OPTION_LOG_LEVEL", "WARNING", "INFO", "DEBUG")
+        words.OPTION_LOG_LEVEL,
+        "WARNING",
+        choices=(
+            ("WARNING", words.OPTION_LOG_LEVEL_WARNING),
+            ("INFO", words.OPTION_LOG_LEVEL_INFO),
+            ("DEBUG", words.OPTION_LOG_LEVEL_DEBUG),
+        ),
     ),
     # Arguments the generate, selection and batch operators share.
     "resolution": Option(
-        words.OPTION_RESOLUTION, AUTO, choices=_choices("OPTION_RESOLUTION", AUTO, "1024", "1536")
+        words.OPTION_RESOLUTION,
+        AUTO,
+        choices=(
+            (AUTO, words.OPTION_RESOLUTION_AUTO),
+            ("1024", words.OPTION_RESOLUTION_1024),
+            ("1536", words.OPTION_RESOLUTION_1536),
+        ),
     ),
     "image_resolution": Option(
-        words.OPTION_IMAGE_RESOLUTION, "1536", choices=_choices("OPTION_RESOLUTION", "1024", "1536")
+        words.OPTION_IMAGE_RESOLUTION,
+        "1536",
+        choices=(("1024", words.OPTION_RESOLUTION_1024), ("1536", words.OPTION_RESOLUTION_1536)),
     ),
-    "reuse": Option(words.OPTION_REUSE, "ASK", choices=_choices("OPTION_REUSE", "ASK", "ALWAYS", "NEVER")),
+    "reuse": Option(
+        words.OPTION_REUSE,
+        "ASK",
+        choices=(
+            ("ASK", words.OPTION_REUSE_ASK),
+            ("ALWAYS", words.OPTION_REUSE_ALWAYS),
+            ("NEVER", words.OPTION_REUSE_NEVER),
+        ),
+    ),
     "wait": Option(words.OPTION_WAIT, True),
     "max_credits": Option(words.OPTION_MAX_CREDITS, -1, -1),
-    "fit": Option(words.OPTION_FIT, "CONTAIN", choices=_choices("OPTION_FIT", "CONTAIN", "HEIGHT", "NONE")),
+    "fit": Option(
+        words.OPTION_FIT,
+        "CONTAIN",
+        choices=(
+            ("CONTAIN", words.OPTION_FIT_CONTAIN),
+            ("HEIGHT", words.OPTION_FIT_HEIGHT),
+            ("NONE", words.OPTION_FIT_NONE),
+        ),
+    ),
     # Agents (Kiln's MCP server): preferences only.
     "allow_agents": Option(words.OPTION_ALLOW_AGENTS, False),
     "agent_port": Option(words.OPTION_AGENT_PORT, AGENT_PORT, 0, 65535),

@@ -12,6 +12,7 @@ check alike. The Agents section's settings are read by the agents room (``agents
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,10 +39,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The test harness's poll interval, below the 2 s floor, so a job test takes a second rather than a
-#: poll interval. Only Python code can set it (tests/conftest.py does): no property, preference or
-#: environment variable an artist can reach reads or writes it.
-_test_poll_interval: float | None = None
 #: The cache folder's size, re-measured at most every few seconds while the preferences redraw.
 cache_size = SizeCache()
 
@@ -307,12 +304,13 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
     prefs = get(context)
     chosen = prefs.credentials(DEFAULT_SERVICE)
-    others = (prefs.credentials(sid) for sid in SERVICE_IDS if sid != DEFAULT_SERVICE)
+    others = [prefs.credentials(sid) for sid in SERVICE_IDS if sid != DEFAULT_SERVICE]
+    set_up = (found.base_url for found in others if found.api_key)
     return ServiceConfig(
         base_url=chosen.base_url,
         api_key=chosen.api_key,
         accounts=tuple(Account(found.service, found.base_url, found.api_key) for found in others),
-        poll_interval=_test_poll_interval or prefs.poll_interval,
+        poll_interval=secrets.poll_interval(prefs.poll_interval, chosen.base_url, os.environ, *set_up),
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
         import_in_place=prefs.import_in_place,

@@ -16,8 +16,8 @@ from .. import preferences
 from ..api.agents import JobView
 from ..api.features.credits import request_cost
 from ..api.jobs import Job, JobKind, JobState
-from ..helper_blender.game_ready import job_report
 from ..session import runtime
+from ..session.quality_report import job_report
 
 if TYPE_CHECKING:
     from ..api.jobs import JobEngine

@@ -85,7 +85,7 @@ def report_seconds(glb: Path) -> tuple[float, Any]:
     meshes read and measured as the helper does (``game_ready.measure``)."""
     import bpy
 
-    game_ready = addon.module("helper_blender.game_ready")
+    game_ready = addon.module("finishing.game_ready")
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=str(glb))
     meshes = [obj for obj in bpy.data.objects if obj.type == "MESH"]

@@ -5,12 +5,10 @@ never by the artist's own. This room is the code that runs there, with bpy, star
 entry point:
 
 * ``main`` — the entry point: puts the add-on on the path and starts the request loop.
-* ``service`` — the request loop: GLB in, .blend out, one JSON line a request.
-* ``game_ready`` — what is done to a fresh result: the quality report, fix-ups, triangle budget,
-  LODs, collision, engine names, export.
+* ``request_loop`` — the request loop: GLB in, .blend out, one JSON line a request.
 * ``review_picture`` — a result's picture for a batch's review sheet.
-* ``library_asset`` — a result as a Kiln library asset.
 
-The artist's Blender runs ``game_ready`` and ``library_asset`` itself only where no helper can
-(an in-place import, background mode), so this room imports only ``api`` and Blender.
+What is done to a fresh result (report, fix-ups, outputs, the library asset) is ``finishing``, which
+the artist's Blender also runs where no helper can. No module of the artist's Blender imports this
+room: ``api.isolation`` starts it by its entry point's path.
 """

@@ -20,12 +20,12 @@ from types import ModuleType
 ADDON = Path(os.path.abspath(__file__)).parents[1]  # noqa: PTH100
 
 
-def service() -> ModuleType:
+def request_loop() -> ModuleType:
     """The helper's request loop, imported as a module of the add-on's package."""
     if str(ADDON.parent) not in sys.path:
         sys.path.insert(0, str(ADDON.parent))
-    return importlib.import_module(f"{ADDON.name}.helper_blender.service")
+    return importlib.import_module(f"{ADDON.name}.helper_blender.request_loop")
 
 
 if __name__ == "__main__":
-    sys.exit(service().main(sys.argv))
+    sys.exit(request_loop().main(sys.argv))

@@ -1,6 +1,6 @@
 """A result's picture for a batch's review sheet, rendered in the helper Blender.
 
-Run by the helper's request loop (``helper_blender.service``) after finishing a result whose
+Run by the helper's request loop (``helper_blender.request_loop``) after finishing a result whose
 options ask for it (``GameOptions.review``); Workbench renders without a GPU window.
 """
 

@@ -11,8 +11,8 @@ from ..api.features.quality import verdict
 from ..api.features.quality.verdict import CHECK, PROBLEMS
 from ..api.jobs import Job
 from ..drawing import wrapped_label
-from ..helper_blender.game_ready import job_report
 from ..language import said
+from ..session.quality_report import job_report
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems

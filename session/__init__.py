@@ -14,6 +14,7 @@ Bottom first:
 * ``job_requests`` — the requests built from what the artist chose (text, resolution, a Blender image).
 * ``spending`` — what a run will cost, a hard limit, when to ask; the credits line.
 * ``results_here`` — which jobs' results are in the open .blend.
+* ``quality_report`` — a result's quality report, read back from the objects it was stamped on.
 * ``scene_import`` — a finished job into the scene: appended from the helper's .blend, or imported here.
 * ``library`` — the Kiln asset library: its folder and index; identical requests reuse it.
 * ``library_store`` — every result kept in the library once it is in the scene.

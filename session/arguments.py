@@ -15,12 +15,12 @@ import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import preferences
-from ..api.features.blockout import ImportOptions
 from ..api.features.quality.options import GameOptions, parse_lods
 from ..api.jobs import JobRequest
 from ..api.services import DEFAULT_SERVICE, info, service_id
 from ..api.words import catalogue as words
 from ..options import declare
+from .placement import ImportOptions
 
 
 def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions:

@@ -22,12 +22,12 @@ from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobRequest, JobState
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..helper_blender import game_ready
 from ..language import said as said_text
 from . import library, review_sheet, runtime, state
 from .arguments import preferred_options
 from .messenger import sentence
 from .placement import Placement
+from .quality_report import job_report
 
 if TYPE_CHECKING:
     from ..api.jobs import JobEngine
@@ -83,7 +83,7 @@ def conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], Message]
     state.current.grid_slots.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]
-    reports = {job.id: report for job in jobs if (report := game_ready.job_report(job)) is not None}
+    reports = {job.id: report for job in jobs if (report := job_report(job)) is not None}
     summary = batch.summarize(jobs, reports)
     outcome = {"n": summary["imported"], "total": len(jobs)}
     headline = message(words.BATCH_OUTCOME, **outcome)

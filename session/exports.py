@@ -3,12 +3,13 @@
 The helper Blender imports the job's cached GLB again, applies the job's own fix-ups and outputs
 (LODs, collision) with the chosen engine's names, and writes the export; the artist's Blender only
 waits for the answer on the one off-thread mechanism (in background mode it blocks, as everything
-does there). Where no helper can run, the export is made here in a scene of its own, removed
-afterwards.
+does there). Where no helper can run, the export is made here, in a collection of the artist's
+scene removed afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -29,7 +30,7 @@ from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..helper_blender import game_ready
+from ..finishing import game_ready
 from . import messenger, runtime
 
 log = logging.getLogger(__name__)
@@ -74,25 +75,50 @@ def export_in_helper(job: Job, options: GameOptions, context: bpy.types.Context)
 
 
 def export_in_place(job: Job, options: GameOptions, context: bpy.types.Context) -> tuple[list[str], str]:
-    """No helper can run: import the GLB into a scene of its own, export, and remove it all."""
-    scene = bpy.data.scenes.new("Kiln Export")
+    """No helper can run: import the GLB into a collection of the artist's own scene, export, and
+    remove it all, the selection and the active object as they were.
+
+    Not a scene of its own: Blender's glTF exporter makes each scene it writes the window's scene
+    and evaluates the context's depsgraph, so a scene made current only under ``temp_override``
+    (its view layer not the window's) crashed Blender as soon as the file held other objects.
+    """
+    window = context.window or next(iter(context.window_manager.windows), None)
+    with context.temp_override(window=window) if window is not None else contextlib.nullcontext():
+        return _export_here(job, options, bpy.context)
+
+
+def _export_here(job: Job, options: GameOptions, context: bpy.types.Context) -> tuple[list[str], str]:
+    view_layer = context.view_layer
+    selected = [obj for obj in view_layer.objects if obj.select_get()]
+    active, active_collection = view_layer.objects.active, view_layer.active_layer_collection
+    holder = bpy.data.collections.new("Kiln Export")
+    context.scene.collection.children.link(holder)
+    view_layer.active_layer_collection = view_layer.layer_collection.children[holder.name]
     before = set(bpy.data.objects)
     try:
-        with context.temp_override(scene=scene, view_layer=scene.view_layers[0]):
-            bpy.ops.import_scene.gltf(filepath=job.mesh_path)
-            made = [obj for obj in bpy.data.objects if obj not in before]
-            _objects, said = game_ready.finish(made, options, job.request.label)
+        bpy.ops.import_scene.gltf(filepath=job.mesh_path)
+        made = [obj for obj in bpy.data.objects if obj not in before]
+        _objects, said = game_ready.finish(made, options, job.request.label)
         return list(said["exported"]), ""
     except (RuntimeError, OSError) as exc:  # the importer or an exporter refused; the folder is unwritable
         log.warning("Export of %s failed: %s", job.mesh_path, exc)
         return [], str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
     finally:
-        for obj in [obj for obj in bpy.data.objects if obj not in before]:
-            data = obj.data
-            bpy.data.objects.remove(obj)
-            if isinstance(data, bpy.types.Mesh) and data.users == 0:
-                bpy.data.meshes.remove(data)
-        bpy.data.scenes.remove(scene)
+        _remove([obj for obj in bpy.data.objects if obj not in before], holder)
+        view_layer.active_layer_collection = active_collection
+        for obj in view_layer.objects:
+            obj.select_set(obj in selected)
+        view_layer.objects.active = active
+
+
+def _remove(objects: list[bpy.types.Object], holder: bpy.types.Collection) -> None:
+    """The export's objects, their meshes and their collection, gone from the file."""
+    for obj in objects:
+        data = obj.data
+        bpy.data.objects.remove(obj)
+        if isinstance(data, bpy.types.Mesh) and data.users == 0:
+            bpy.data.meshes.remove(data)
+    bpy.data.collections.remove(holder)
 
 
 def said(paths: list[str], error: str, folder: str) -> tuple[WmReportItems, Message]:

@@ -5,7 +5,7 @@ their own in the library folder (``session.library``), marked as an asset (a col
 objects) with the service's preview as thumbnail, the prompt or image name as description, a
 catalog per day, and the task id, resolution, triangles and date as custom properties. A result
 the helper Blender prepared is written by the helper, off the main thread
-(``helper_blender.library_asset`` is the one way to make the asset, there and here); if writing
+(``finishing.library_asset`` is the one way to make the asset, there and here); if writing
 fails (a share offline, a read-only folder), the import stands and the reason is said once. A team
 may share the folder: the .blend is written under a temporary name and renamed, and the index
 entry follows it (``api.features.library_index``), so no Blender ever reads half a file.
@@ -39,7 +39,7 @@ from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job, JobKind
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
-from ..helper_blender import library_asset
+from ..finishing import library_asset
 from ..language import Said
 from ..main_thread import follow
 from . import library, runtime

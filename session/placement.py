@@ -19,9 +19,21 @@ import bpy
 from mathutils import Matrix, Vector
 
 from .. import preferences
-from ..api.features.blockout import Box, Fit, ImportOptions, Vec3, empty_box, fit_into, scaled_box
+from ..api.features.blockout import Box, Fit, Vec3, empty_box, fit_into, scaled_box
 from .batch_grid import Grid
 from .variants import PLACEHOLDER_KEY, VARIANT_KEY, show_variant, variants_of
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What every import does after placing the mesh; all off keeps the mesh as the service made it."""
+
+    origin_at_base: bool = False
+    apply_scale: bool = False
+    #: Smooth shading with edges sharper than this many degrees kept sharp; None: as imported.
+    smooth_angle: float | None = None
+    #: Uniform scale to this height in metres for imports at the cursor; 0: as imported.
+    target_height: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,17 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import bpy
 
 from .. import preferences
-from ..api.features.blockout import Fit, ImportOptions
+from ..api.features.blockout import Fit
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
 from ..api.words import catalogue as words
 from ..api.words import english, message, shorten
-from ..helper_blender import game_ready
+from ..finishing import game_ready
 from ..language import report
 from . import messenger, state
 from .arguments import preferred_options
-from .placement import Placement, append_blend, place
+from .placement import ImportOptions, Placement, append_blend, place
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,7 @@ SHIPPED_TOP_LEVEL = {
     "README.md",
     "LICENSE",
     "api",
+    "finishing",
     "helper_blender",
     "session",
     "agents",

@@ -22,6 +22,7 @@ ADDON_PARTS = (
     "drawing.py",
     "ui_text.py",
     "api",
+    "finishing",
     "helper_blender",
     "session",
     "agents",

@@ -48,18 +48,6 @@ class Box:
 
 
 @dataclass(frozen=True)
-class ImportOptions:
-    """What every import does after placing the mesh; all off keeps the mesh as the service made it."""
-
-    origin_at_base: bool = False
-    apply_scale: bool = False
-    #: Smooth shading with edges sharper than this many degrees kept sharp; None: as imported.
-    smooth_angle: float | None = None
-    #: Uniform scale to this height in metres for imports at the cursor; 0: as imported.
-    target_height: float = 0.0
-
-
-@dataclass(frozen=True)
 class JobSource:
     """What a placeholder asks for: a prompt, or an image (a path or a Blender image's name)."""
 

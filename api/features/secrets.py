@@ -20,12 +20,14 @@ of its own. Each service's key is a secret of its own (:func:`service_secret`). 
 says where a service's key and address come from: the environment (the names its
 ``ServiceInfo`` gives) over the preferences, and a known service's documented API origin when
 neither names one.
+``poll_interval`` says how often a service on this machine is asked (``ENV_POLL_INTERVAL``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import shutil
 import subprocess
@@ -35,8 +37,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from .. import fs
+from ..checks.inputs import is_loopback_host
 from ..errors import KilnError, StorageError
 from ..services import DEFAULT_SERVICE, info, service_id
 from ..words import Message, english, english_message, message
@@ -46,6 +50,9 @@ log = logging.getLogger(__name__)
 
 SERVICE = "Kiln"
 TOOL_TIMEOUT = 5.0
+#: Seconds between polls of a service on this machine (the sandbox finishes a task in a tenth of a
+#: second); a service elsewhere is always polled at the preferences' pace, 2–3 s, as it asks.
+ENV_POLL_INTERVAL = "KILN_POLL_INTERVAL"
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,20 @@ def credentials(
         key_env=found.key_env,
         url_env=found.base_url_env,
     )
+
+
+def poll_interval(
+    preferred: float, base_url: str, environ: Mapping[str, str] = os.environ, *others: str
+) -> float:
+    """Seconds between polls: the environment's when every service Kiln may ask is on this machine
+    (``base_url`` and the ``others`` set up), else the preferences'."""
+    try:
+        asked = float(environ.get(ENV_POLL_INTERVAL, "").strip() or "nan")
+    except ValueError:
+        return preferred
+    urls = [url for url in (base_url, *others) if url]
+    local = bool(urls) and all(is_loopback_host(urlsplit(url).hostname) for url in urls)
+    return asked if local and math.isfinite(asked) and asked > 0 else preferred
 
 
 class KeyStoreError(KilnError):

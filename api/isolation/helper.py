@@ -1,6 +1,6 @@
 """The warm helper Blender: one long-lived child that turns GLBs into .blend files, one at a time.
 
-Protocol, JSON lines: the child (``helper_blender/service.py``) prints ``MARK {"ready": …}`` once
+Protocol, JSON lines: the child (``helper_blender/request_loop.py``) prints ``MARK {"ready": …}`` once
 started, then answers each request ``{"glb": …, "blend": …}`` read from its stdin with
 ``MARK {"ok": true, "peak_rss": …}`` or ``MARK {"ok": false, "error": "memory"|"import", …}``.
 Blender and its importer print freely on the same stdout, so only marked lines count.
@@ -49,7 +49,7 @@ from .route import NO_BLENDER_PROGRAM
 
 log = logging.getLogger(__name__)
 
-MARK = "KILN-HELPER "  # the same string is in helper_blender/service.py
+MARK = "KILN-HELPER "  # the same string is in helper_blender/request_loop.py
 POLL_SECONDS = 0.05
 WATCH_SECONDS = 0.1
 TAIL_LINES = 12

@@ -1,7 +1,7 @@
 """Game-ready output without Blender: the quality report, its verdict, the fix-up and export options,
 and each engine's names.
 
-Plain Python and numpy. The helper Blender (``helper_blender/game_ready.py``) reads meshes into
+Plain Python and numpy. ``finishing/game_ready.py`` (in the helper Blender, or the artist's) reads meshes into
 arrays, asks these modules what to report and change, and does the Blender work itself.
 
 * ``report`` — the report of a result: what was measured, built from the measures below.

@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 STANDIN = """
 import os, pathlib, resource, runpy, sys, time
 
-helper = runpy.run_path({script!r})["service"]()  # the entry point's own way to load the loop
+helper = runpy.run_path({script!r})["request_loop"]()  # the entry point's own way to load the loop
 mode_file = pathlib.Path(sys.argv[1])
 real_convert = helper.convert
 

@@ -77,7 +77,7 @@ def test_a_result_of_several_objects_becomes_one_named_mesh_for_an_engine(
     glb.write_bytes(scene.export(file_type="glb"))
     blender.ops.import_scene.gltf(filepath=str(glb))
     assert len(blender.data.objects) == 2
-    game_ready = kiln_module("helper_blender.game_ready")
+    game_ready = kiln_module("finishing.game_ready")
     options = kiln_module("api.features.quality.options").GameOptions(engine="UNREAL", collision="HULL")
     objects, said = game_ready.finish(list(blender.data.objects), options, "a snowman")
     assert sorted(obj.name for obj in objects) == ["SM_Snowman", "UCX_SM_Snowman_00"]

@@ -150,3 +150,22 @@ def test_headless_the_token_is_a_private_file_of_its_own(tmp_path: Path, no_keyr
     assert read_key(tmp_path, secrets.AGENT_TOKEN) == token and read_key(tmp_path) == KEY
     write_key(tmp_path, "", secrets.AGENT_TOKEN)
     assert not path.exists() and read_key(tmp_path) == KEY
+
+
+@pytest.mark.parametrize(
+    ("asked", "base_url", "expected"),
+    [
+        ("0.2", "http://127.0.0.1:8765", 0.2),
+        ("0.2", "http://localhost:8765", 0.2),
+        ("0.2", "https://api.example.com", 2.5),  # a service elsewhere is polled as it asks
+        ("", "http://127.0.0.1:8765", 2.5),
+        ("soon", "http://127.0.0.1:8765", 2.5),
+        ("-1", "http://127.0.0.1:8765", 2.5),
+        ("nan", "http://127.0.0.1:8765", 2.5),
+    ],
+)
+def test_the_environment_sets_the_poll_interval_of_a_service_on_this_machine_only(
+    asked: str, base_url: str, expected: float
+) -> None:
+    environ = {secrets.ENV_POLL_INTERVAL: asked}
+    assert secrets.poll_interval(2.5, base_url, environ) == expected

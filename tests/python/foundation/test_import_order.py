@@ -33,6 +33,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("features", ("api.features",)),
     ("agents", ("api.agents",)),
     ("contract names kept for outside checks", ("api.client", "api.glb")),
+    ("what Blender does to a fresh result, in either Blender", ("finishing",)),
     ("what runs inside the helper Blender", ("helper_blender",)),
     (
         "shared Blender-side helpers",
@@ -238,6 +239,19 @@ def test_every_import_names_a_module_of_the_addon() -> None:
 
 def test_no_room_imports_a_room_above_it(addon_graph: dict[str, set[str]]) -> None:
     assert upward_imports(addon_graph, ROOMS) == []
+
+
+def test_only_the_helper_room_imports_the_helper_room(addon_graph: dict[str, set[str]]) -> None:
+    """The artist's Blender starts the helper by its entry point's path (``api.isolation.route``) and
+    imports none of it: what both Blenders run is ``finishing``, what the artist's reads is its own."""
+    inside = [name for name in addon_graph if name == "helper_blender" or name.startswith("helper_blender.")]
+    assert inside
+    importers = {
+        name: sorted(target for target in targets if target in inside)
+        for name, targets in addon_graph.items()
+        if name not in inside
+    }
+    assert {name: found for name, found in importers.items() if found} == {}
 
 
 # --------------------------------------------------------------------------- the checks themselves

@@ -88,6 +88,15 @@ def test_the_environment_names_each_services_key_and_address_in_its_own_package(
             assert found == {package: 1}, (name, found)
 
 
+def test_the_environment_names_the_poll_interval_in_one_place() -> None:
+    found = {
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count("KILN_POLL_INTERVAL")
+        for path in _shipped_python()
+        if "KILN_POLL_INTERVAL" in path.read_text(encoding="utf-8")
+    }
+    assert found == {"api/features/secrets.py": 1}
+
+
 def test_only_the_pump_and_the_main_thread_module_register_timers() -> None:
     found = {
         path.relative_to(ROOT).as_posix(): len(

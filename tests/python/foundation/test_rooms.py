@@ -41,7 +41,7 @@ def test_no_other_room_defines_kiln_operators() -> None:
     """An operator found elsewhere would leave a newcomer looking in the wrong room."""
     elsewhere = [
         str(p.relative_to(ROOT))
-        for room in ("session", "agents", "panels", "helper_blender")
+        for room in ("session", "agents", "panels", "helper_blender", "finishing")
         for p in sorted((ROOT / room).rglob("*.py"))
         if operator_ids(p)
     ]

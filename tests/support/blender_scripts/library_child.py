@@ -22,7 +22,6 @@ from harness import enable_kiln
 args = sys.argv[sys.argv.index("--") + 1 :]
 repo, library, go, mode = Path(args[0]), args[1], Path(args[2]), args[3]
 module = enable_kiln(repo)
-sys.modules[f"{module}.preferences"]._test_poll_interval = 0.2
 sys.modules[f"{module}.preferences"].get().library_dir = library
 runtime = sys.modules[f"{module}.session.runtime"]
 engine = runtime.engine()

@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def report(objects: list[object]) -> str:
-    """Kiln's report of the meshes among ``objects``, made by ``helper_blender.game_ready`` loaded as
+    """Kiln's report of the meshes among ``objects``, made by ``finishing.game_ready`` loaded as
     the helper loads it (through its one entry point, ``helper_blender/main.py``)."""
-    game_ready = runpy.run_path(str(ROOT / "helper_blender" / "main.py"))["service"]().game_ready
+    game_ready = runpy.run_path(str(ROOT / "helper_blender" / "main.py"))["request_loop"]().game_ready
     made = game_ready.measure([obj for obj in objects if getattr(obj, "type", "") == "MESH"])
     return json.dumps({"triangles": made.triangles, "not_measured": made.not_measured}, sort_keys=True)
 

@@ -1,9 +1,8 @@
-"""Game-ready work on a freshly imported result, in the helper Blender: report, fix-ups, LODs,
-collision, engine names, export.
+"""Game-ready work on a freshly imported result: report, fix-ups, LODs, collision, engine names, export.
 
-Run by the helper's request loop (``helper_blender.service``) between the glTF import and the save, so
-none of it costs the artist's UI a frame; the artist's Blender runs it only when it imports in
-place (its own choice, or no helper can run), as it then runs the import itself. The arithmetic is
+Run by the helper's request loop (``helper_blender.request_loop``) between the glTF import and the
+save, so none of it costs the artist's UI a frame; the artist's Blender runs it only when it imports
+in place (its own choice, or no helper can run), as it then runs the import itself. The arithmetic is
 ``api.features.quality`` (plain numpy); this module reads meshes into arrays and does Blender's part with
 bmesh and the Decimate modifier.
 """
@@ -13,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import bmesh
 import bpy
@@ -23,15 +22,12 @@ from mathutils import Vector
 from ..api.features.quality import hull, naming
 from ..api.features.quality import options as game_options
 from ..api.features.quality import report as quality
+from ..api.features.quality.report import QUALITY_KEY
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 
-if TYPE_CHECKING:
-    from ..api.jobs import Job
-
 log = logging.getLogger(__name__)
 
-QUALITY_KEY = "kiln_quality"
 #: Blender's own default distance for Merge by Distance (metres).
 MERGE_DISTANCE = 1e-4
 #: Before a budget or an LOD, split copies of one vertex are joined so the collapse cannot open the
@@ -102,19 +98,6 @@ def finish_in_place(
     for path in said["exported"]:
         log.info("Exported %s", path)
     return finished
-
-
-def job_report(job: Job) -> quality.QualityReport | None:
-    """The report on the first of a job's objects still in this file (None: none carries one)."""
-    for name in job.objects:
-        obj = bpy.data.objects.get(name)
-        text = obj.get(QUALITY_KEY) if obj is not None else None
-        if isinstance(text, str):
-            try:
-                return quality.QualityReport.from_json(text)
-            except (ValueError, TypeError):
-                return None
-    return None
 
 
 def stamp(objects: Iterable[bpy.types.Object], report: quality.QualityReport) -> None:
@@ -382,4 +365,7 @@ def _export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> Non
             bake_space_transform=True,
         )
     else:
-        bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True)
+        # Only the scene being finished: by default the exporter writes every scene of the file.
+        bpy.ops.export_scene.gltf(
+            filepath=str(path), export_format="GLB", use_selection=True, use_active_scene=True
+        )

@@ -23,7 +23,8 @@ from typing import Any
 
 import bpy
 
-from . import game_ready, library_asset, review_picture
+from ..finishing import game_ready, library_asset
+from . import review_picture
 
 MARK = "KILN-HELPER "  # the same string is in api/isolation/helper.py
 PARENT_CHECK_SECONDS = 1.0

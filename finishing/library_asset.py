@@ -1,6 +1,6 @@
 """A result as a library asset: marked, described, its thumbnail set, written to a .blend of its own.
 
-One way to make the asset, used in two places: the helper Blender (``helper_blender.service``)
+One way to make the asset, used in two places: the helper Blender (``helper_blender.request_loop``)
 writes it while it has the mesh open, off the artist's main thread; ``session.library`` writes it
 in the artist's Blender where no helper runs
 (background mode, or a helper that cannot start). What describes the asset travels as plain values

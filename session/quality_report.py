@@ -1,0 +1,26 @@
+"""A result's quality report, read back in the artist's Blender from the objects it was stamped on.
+
+Whichever Blender finished the result (``finishing.game_ready``) wrote the report as JSON on each
+object; the Sidebar, a batch's summary and the agents read it here, from this file's objects.
+"""
+
+from __future__ import annotations
+
+import bpy
+
+from ..api.features.quality import report as quality
+from ..api.features.quality.report import QUALITY_KEY
+from ..api.jobs import Job
+
+
+def job_report(job: Job) -> quality.QualityReport | None:
+    """The report on the first of a job's objects still in this file (None: none carries one)."""
+    for name in job.objects:
+        obj = bpy.data.objects.get(name)
+        text = obj.get(QUALITY_KEY) if obj is not None else None
+        if isinstance(text, str):
+            try:
+                return quality.QualityReport.from_json(text)
+            except (ValueError, TypeError):
+                return None
+    return None
