@@ -17,6 +17,8 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
+from ..api.jobs.sending import request_order
+from ..api.services import DEFAULT_SERVICE, info, refusal
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
@@ -52,7 +54,9 @@ def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings)
             _check_image_choice(settings)
     except InputError as exc:
         return Blocker(reason=exc.message)
-    return None
+    service = info(preferences.chosen_service(context))
+    refused = refusal(service.capabilities, service.name, request_order(request_of(settings, context)))
+    return Blocker(reason=refused) if refused is not None else None
 
 
 def _check_image_choice(settings: KilnGenerateSettings) -> None:
@@ -85,16 +89,30 @@ class KILN_PT_generate(bpy.types.Panel):
         layout = self.layout
         assert layout is not None
         settings = scene_settings(context)
+        service = preferences.chosen_service(context)
+        labeled_prop(layout, context, preferences.get(context), "service", text(words.OPTION_SERVICE.name))
         layout.row().prop(settings, "mode", expand=True)
         if settings.mode == "TEXT":
-            _draw_text_inputs(layout, context, settings)
+            _draw_text_inputs(layout, context, settings, service)
         else:
-            _draw_image_inputs(layout, context, settings)
+            _draw_image_inputs(layout, context, settings, service)
         _draw_generate_button(layout, context, settings)
 
 
+def _draw_tier(
+    col: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
+) -> None:
+    """The quality choice the chosen service offers: the resolution on the interface service."""
+    if service == DEFAULT_SERVICE:
+        name = "text_resolution" if settings.mode == "TEXT" else "image_resolution"
+        label = words.OPTION_RESOLUTION if settings.mode == "TEXT" else words.OPTION_IMAGE_RESOLUTION
+        labeled_prop(col, context, settings, name, text(label.name))
+    else:
+        labeled_prop(col, context, settings, "tier", text(words.OPTION_TIER.name))
+
+
 def _draw_text_inputs(
-    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
+    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
 ) -> None:
     col = layout.column()
     if settings.prompt_text is None:
@@ -104,11 +122,11 @@ def _draw_text_inputs(
         wrapped_label(
             col, context, text(words.PROMPT_FROM_TEXT, n=chars, name=settings.prompt_text.name), "TEXT"
         )
-    labeled_prop(col, context, settings, "text_resolution", text(words.OPTION_RESOLUTION.name))
+    _draw_tier(col, context, settings, service)
 
 
 def _draw_image_inputs(
-    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
+    layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
 ) -> None:
     col = layout.column()
     col.row().prop(settings, "image_source", expand=True)
@@ -126,21 +144,21 @@ def _draw_image_inputs(
         wrapped_label(col, context, text(words.IMAGE_URL_FETCHED), icon="URL")
     if icon is not None:
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
-    labeled_prop(col, context, settings, "image_resolution", text(words.OPTION_IMAGE_RESOLUTION.name))
+    _draw_tier(col, context, settings, service)
 
 
 def _draw_generate_button(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
 ) -> None:
     blocker = generate_blocker(context, settings)
-    request = request_of(settings)
+    request = request_of(settings, context)
     cost = spending.estimate_for([request], context)
     row = layout.row()
     row.scale_y = 1.5
     row.enabled = blocker is None
     button = text(words.GENERATE_WITH_COST, cost=spending.cost_text(cost))
     reuse_offer.fill_generate(
-        row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings
+        row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings, context
     )
     if blocker is not None and blocker.missing:
         draw_setup_box(layout, context, blocker.missing)
@@ -148,7 +166,7 @@ def _draw_generate_button(
     if blocker is not None and blocker.reason is not None:
         wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
-    if cost.unpriced:
+    if cost.unpriced and preferences.chosen_service(context) == DEFAULT_SERVICE:  # its text price
         hint = layout.column(align=True)
         wrapped_label(hint, context, text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
@@ -166,6 +184,12 @@ def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacki
         wrapped_label(inner, context, text(words.SETUP_ADD_KEY), icon="KEYINGSET", boxes=1)
     if lacking.address:
         wrapped_label(inner, context, text(words.SETUP_ADD_ADDRESS), icon="URL", boxes=1)
+    service = info(lacking.service)
+    if lacking.key and service.keys_page:
+        link = inner.operator(
+            "wm.url_open", text=text(words.GET_SERVICE_KEY, service=service.name), icon="URL"
+        )
+        link.url = service.keys_page
     if lacking.key or lacking.address:
         _open_kiln_preferences(inner, text(words.SETUP_OPEN_PREFERENCES.name), icon="PREFERENCES")
     if lacking.online and lacking.offline_mode:
@@ -196,13 +220,15 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         layout = self.layout
         assert layout is not None
         settings = scene_settings(context)
+        interface = preferences.chosen_service(context) == DEFAULT_SERVICE  # its image model, its webhook
         if settings.mode == "TEXT":
             wrapped_label(layout, context, text(words.PROMPT_FROM_TEXT_BLOCK))
             layout.template_ID(settings, "prompt_text", new="text.new", open="text.open")
-            labeled_prop(layout, context, settings, "provider", text(words.ARG_PROVIDER.name))
-            labeled_prop(layout, context, settings, "quality", text(words.ARG_QUALITY.name))
-            wrapped_label(layout, context, text(words.SERVICE_VALUES_UNPUBLISHED), icon="INFO")
-        else:
+            if interface:
+                labeled_prop(layout, context, settings, "provider", text(words.ARG_PROVIDER.name))
+                labeled_prop(layout, context, settings, "quality", text(words.ARG_QUALITY.name))
+                wrapped_label(layout, context, text(words.SERVICE_VALUES_UNPUBLISHED), icon="INFO")
+        elif interface:
             labeled_prop(layout, context, settings, "webhook_url", text(words.ARG_WEBHOOK_URL.name))
         layout.operator("kiln.generate_batch", text=text(words.BATCH_FROM_FILE), icon="FILE_TEXT")
 

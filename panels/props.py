@@ -7,14 +7,33 @@ they only mirror the engine's job ids so a UIList can draw them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProperty, StringProperty
 
+from .. import preferences
 from ..api.jobs import JobRequest
+from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
-from ..session.job_requests import image_price_request, text_request
+from ..session.job_requests import for_service, image_price_request, text_request
+
+#: Each service's tier choices for a kind of job, made once (Blender needs the strings kept alive).
+_tier_items: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+
+
+def tier_items(settings: Any, context: bpy.types.Context | None) -> list[tuple[str, str, str]]:
+    """The chosen service's tiers for the panel's kind of job (its default first)."""
+    service = preferences.chosen_service(context)
+    kind = "text" if settings.mode == "TEXT" else "image"
+    items = _tier_items.get((service, kind))
+    if items is None:
+        capabilities = info(service).capabilities
+        tiers = sorted(capabilities.tiers(kind), key=lambda tier: tier.id != capabilities.default_tier(kind))
+        items = _tier_items[(service, kind)] = [(tier.id, tier.label.name, tier.label.tip) for tier in tiers]
+    return items
 
 
 class KilnGenerateSettings(bpy.types.PropertyGroup):
@@ -55,6 +74,8 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_url: StringProperty(name=words.ARG_IMAGE_URL.name, description=words.ARG_IMAGE_URL.tip)  # type: ignore[valid-type]
     image_resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
+    #: The tier of a service other than the interface's (whose tiers are the resolutions above).
+    tier: EnumProperty(name=words.OPTION_TIER.name, description=words.OPTION_TIER.tip, items=tier_items)  # type: ignore[valid-type]
 
 
 class KilnJobItem(bpy.types.PropertyGroup):
@@ -83,13 +104,22 @@ def effective_prompt(settings: KilnGenerateSettings) -> str:
     return str(settings.prompt).strip()
 
 
-def request_of(settings: KilnGenerateSettings) -> JobRequest:
-    """The request Generate sends, as far as its price goes (no file is read while drawing)."""
+def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> JobRequest:
+    """The request Generate sends to the chosen service, as far as its price and the library's match
+    go (no file is read while drawing)."""
     if settings.mode == "TEXT":
-        return text_request(
+        request = text_request(
             effective_prompt(settings), settings.text_resolution, settings.provider, settings.quality
         )
-    return image_price_request(settings.image_resolution)
+    else:
+        request = image_price_request(settings.image_resolution)
+    service = preferences.chosen_service(context)
+    return for_service(request, service, chosen_tier(settings, service))
+
+
+def chosen_tier(settings: KilnGenerateSettings, service: str) -> str:
+    """The tier the panel sends: "" for the interface service (its resolution says it)."""
+    return "" if service == DEFAULT_SERVICE else str(settings.tier or "")
 
 
 def scene_settings(context: bpy.types.Context) -> KilnGenerateSettings:

@@ -16,13 +16,13 @@ from typing import Any
 
 import bpy
 
+from .. import preferences
 from ..api.features.library_index import Entry, image_digest_key, request_key
 from ..api.words import catalogue as words
 from ..drawing import buttons_row, wrapped_label
 from ..language import text
 from ..session import library
-from ..session.job_requests import text_request
-from .props import KilnGenerateSettings, effective_prompt
+from .props import KilnGenerateSettings, chosen_tier, effective_prompt, request_of
 
 #: Seconds an answer is kept before the index is looked at again.
 FRESH_SECONDS = 1.0
@@ -34,8 +34,12 @@ def operator_id(settings: KilnGenerateSettings) -> str:
     return "kiln.generate_from_text" if settings.mode == "TEXT" else "kiln.generate_from_image"
 
 
-def fill(op: Any, settings: KilnGenerateSettings) -> None:
-    """Give a generate button the panel's inputs."""
+def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> None:
+    """Give a generate button the panel's inputs and the chosen service (said, so the button keeps
+    going where the panel showed even if the preference changes before it is pressed)."""
+    service = preferences.chosen_service(context)
+    op.service = service
+    op.tier = chosen_tier(settings, service)
     if settings.mode == "TEXT":
         op.prompt = effective_prompt(settings)
         op.resolution = settings.text_resolution
@@ -52,11 +56,11 @@ def fill(op: Any, settings: KilnGenerateSettings) -> None:
     op.webhook_url = settings.webhook_url
 
 
-def fill_generate(op: Any, settings: KilnGenerateSettings) -> None:
+def fill_generate(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context) -> None:
     """Give the Generate button the panel's inputs. When the library's copy is this session's own
     result (no offer is shown for it), pressing Generate again asks for another one: it sends."""
-    fill(op, settings)
-    entry, own = _match(settings)
+    fill(op, settings, context)
+    entry, own = _match(settings, context)
     if entry is not None and own:
         op.reuse = "NEVER"
 
@@ -64,7 +68,7 @@ def fill_generate(op: Any, settings: KilnGenerateSettings) -> None:
 def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings) -> None:
     """Two buttons under Generate when the panel's request is already in the library (from earlier
     work: never the result this session has just made)."""
-    entry, own = _match(settings)
+    entry, own = _match(settings, context)
     if entry is None or own:
         return
     box = layout.box()
@@ -72,16 +76,16 @@ def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnG
     use_it, anyway = text(words.USE_IT_FREE), text(words.GENERATE_ANYWAY)
     row = buttons_row(box, context, use_it, anyway, boxes=1)
     use = row.operator(operator_id(settings), text=use_it, icon="APPEND_BLEND")
-    fill(use, settings)
+    fill(use, settings, context)
     use.reuse = "ALWAYS"
     send = row.operator(operator_id(settings), text=anyway, icon="PLAY")
-    fill(send, settings)
+    fill(send, settings, context)
     send.reuse = "NEVER"
 
 
-def _match(settings: KilnGenerateSettings) -> tuple[Entry | None, bool]:
+def _match(settings: KilnGenerateSettings, context: bpy.types.Context | None) -> tuple[Entry | None, bool]:
     """The library's copy of the panel's request, and whether this session has just made it."""
-    key = _key(settings)
+    key = _key(settings, context)
     if key is None:
         return None, False
     now = time.monotonic()
@@ -94,11 +98,9 @@ def _match(settings: KilnGenerateSettings) -> tuple[Entry | None, bool]:
     return cached[1], cached[2]
 
 
-def _key(settings: KilnGenerateSettings) -> str | None:
+def _key(settings: KilnGenerateSettings, context: bpy.types.Context | None) -> str | None:
+    request = request_of(settings, context)
     if settings.mode == "TEXT":
-        request = text_request(
-            effective_prompt(settings), settings.text_resolution, settings.provider, settings.quality
-        )
         return request_key(request) if request.prompt else None
     if settings.image_source != "FILE" or not settings.image_path.strip():
         return None
@@ -106,7 +108,7 @@ def _key(settings: KilnGenerateSettings) -> str | None:
     digest = _file_digest(path)
     if digest is None:
         return None
-    return image_digest_key(digest.hex(), int(settings.image_resolution))
+    return image_digest_key(digest.hex(), request)
 
 
 def _file_digest(path: Path) -> bytes | None:

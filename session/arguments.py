@@ -17,9 +17,10 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 from .. import preferences
 from ..api.features.quality.options import GameOptions, parse_lods
 from ..api.jobs import JobRequest
-from ..api.services import DEFAULT_SERVICE, info, service_id
+from ..api.services import service_id
 from ..api.words import catalogue as words
 from ..options import declare
+from .job_requests import for_service
 from .placement import ImportOptions
 
 
@@ -172,21 +173,8 @@ class ServiceProperties:
     def with_service(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
         """``request`` going to the chosen service, with the tier and the options this call gave."""
         props = self.properties  # type: ignore[attr-defined]
-        sid = self.chosen_service(context)
         given = {name: getattr(self, name) for name in OPTION_ARGUMENTS if props.is_property_set(name)}
         if not given.get("polygons", 1):
             del given["polygons"]  # 0: the service's default
-        # The resolution arguments are the interface service's tiers; another service has its own.
-        resolution = request.resolution if sid == DEFAULT_SERVICE else None
-        return replace(
-            request,
-            service=sid,
-            tier=self.tier.strip() or request.tier,
-            resolution=resolution,
-            options=json.dumps(given, sort_keys=True) if given else "",
-        )
-
-
-def service_name(request: JobRequest) -> str:
-    """The name of the service a request goes to (a brand: said as it is)."""
-    return info(request.service_id).name
+        options = json.dumps(given, sort_keys=True) if given else ""
+        return for_service(request, self.chosen_service(context), self.tier.strip(), options)

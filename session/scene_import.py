@@ -162,6 +162,9 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     else:
         obj["kiln_image"] = job.request.blender_image or job.request.image_path or job.request.image_url
     obj["kiln_resolution"] = job.resolution or job.request.resolution or 0
+    obj["kiln_service"] = job.request.service_id
+    if job.request.tier:
+        obj["kiln_tier"] = job.request.tier
     stamp_agent(obj, job.request.agent)
 
 

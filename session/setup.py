@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import bpy
 
 from .. import preferences
+from ..api.services import DEFAULT_SERVICE
 from ..api.words import catalogue as words
 from ..language import tip
 
@@ -25,6 +26,8 @@ class Missing:
     online: bool = False
     #: Online access is off because Blender was started with ``--offline-mode``: no switch turns it on.
     offline_mode: bool = False
+    #: The service this is about (what the box names, and where its keys are made).
+    service: str = DEFAULT_SERVICE
 
     def __bool__(self) -> bool:
         return self.key or self.address or self.online
@@ -40,6 +43,7 @@ def missing(context: bpy.types.Context | None = None, service: str = "") -> Miss
         address=not chosen.base_url,
         online=offline,
         offline_mode=offline and bpy.app.online_access_override,
+        service=chosen.service,
     )
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from .. import fs
 from ..errors import StorageError
 from ..jobs import JobKind, JobRequest
+from ..services import DEFAULT_SERVICE
 from ..words import Message, message
 from ..words import catalogue as words
 
@@ -69,7 +70,10 @@ def normalise_prompt(prompt: str) -> str:
 
 
 def request_key(request: JobRequest, image_bytes: bytes | None = None) -> str | None:
-    """The key of an identical request, or None when the request cannot be matched (a URL, a task)."""
+    """The key of an identical request, or None when the request cannot be matched (a URL, a task).
+
+    The same prompt or image on another service, tier or options is another request; the interface
+    service's keys are what they always were (so its library keeps matching)."""
     if request.kind is JobKind.TEXT:
         parts = [
             normalise_prompt(request.prompt),
@@ -77,15 +81,19 @@ def request_key(request: JobRequest, image_bytes: bytes | None = None) -> str | 
             request.provider.strip().casefold(),
             request.quality.strip().casefold(),
         ]
+        if request.service_id != DEFAULT_SERVICE:
+            parts += [request.service_id, request.tier_id, request.options]
         return "text:" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()
     if request.kind is JobKind.IMAGE and image_bytes is not None:
-        return image_digest_key(hashlib.sha256(image_bytes).hexdigest(), request.resolution)
+        return image_digest_key(hashlib.sha256(image_bytes).hexdigest(), request)
     return None
 
 
-def image_digest_key(sha256_hex: str, resolution: int | None) -> str:
-    """The key of an image request from its bytes' sha256 (1536 is the service's default)."""
-    return f"image:{sha256_hex}:{resolution or 1536}"
+def image_digest_key(sha256_hex: str, request: JobRequest) -> str:
+    """The key of an image request from its bytes' sha256 (1536 is the interface service's default)."""
+    if request.service_id == DEFAULT_SERVICE:
+        return f"image:{sha256_hex}:{request.resolution or 1536}"
+    return f"image:{sha256_hex}:{request.service_id}:{request.tier_id}:{request.options}"
 
 
 def image_key(request: JobRequest) -> str | None:

@@ -5,7 +5,7 @@ Filled from Meshy's public API reference (https://docs.meshy.ai/api): the text-t
 (``/api/multi-image-to-3d``), errors (``/api/errors``), and the prices on https://www.meshy.ai/api
 ("Pricing"). Where the pages are silent, Meshy's own MCP server (``meshy-dev/meshy-mcp-server``,
 ``src/constants.ts``, ``src/utils/endpoints.ts``, ``src/tools/tasks.ts``, ``src/tools/balance.ts``)
-is the witness, named where it is used. Its wire is :mod:`.client`.
+is the witness, named where it is used. Its wire is ``client`` (:mod:`.client`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ from checkout import ROOT
 from hostile_server import HostileServer
 
 from api.errors import KilnError
-from api.service.client import Client, kiln_version
+from api.service.client import kiln_version
+from api.services.interface.client import Client
 
 KEY = "tsk_live_UserAgent0123456789abcd"
 
