@@ -29,6 +29,7 @@ from ..api.errors import KilnError
 from ..api.features.library_index import LibraryIndex, request_key
 from ..api.jobs import UPLOADS_DIR
 from ..api.jobs.disk import ensure_folder
+from ..api.services import DEFAULT_SERVICE, SERVICE_IDS
 from ..session import library
 from . import actions, views
 
@@ -44,6 +45,7 @@ class Plain:
 
     secrets: tuple[str, ...] = field(default=(), repr=False)
     text_cost: int | None = None
+    service: str = DEFAULT_SERVICE
     library: Path = Path()
 
 
@@ -59,10 +61,11 @@ class BlenderHost:
 
     def refresh(self, context: bpy.types.Context) -> None:
         """Main thread, each beat: the plain values workers answer from (replaced whole)."""
-        key = preferences.credentials(context).api_key
+        keys = (preferences.credentials(context, sid).api_key for sid in SERVICE_IDS)
         self._plain = Plain(
-            secrets=(key,) if key else (),
+            secrets=tuple(key for key in keys if key),
             text_cost=preferences.text_cost(context),
+            service=preferences.chosen_service(context),
             library=library.library_dir(context),
         )
 
@@ -72,6 +75,9 @@ class BlenderHost:
 
     def text_cost(self) -> int | None:
         return self._plain.text_cost
+
+    def default_service(self) -> str:
+        return self._plain.service
 
     # --- the library -------------------------------------------------------------------------------
     def library_match(self, ask: AgentRequest) -> LibraryMatch | None:

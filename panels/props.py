@@ -18,7 +18,7 @@ from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
-from ..session.job_requests import for_service, image_price_request, text_request
+from ..session.job_requests import image_price_request, text_request
 
 #: Each service's tier choices for a kind of job, made once (Blender needs the strings kept alive).
 _tier_items: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
@@ -114,7 +114,7 @@ def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None
     else:
         request = image_price_request(settings.image_resolution)
     service = preferences.chosen_service(context)
-    return for_service(request, service, chosen_tier(settings, service))
+    return request.to_service(service, chosen_tier(settings, service))
 
 
 def chosen_tier(settings: KilnGenerateSettings, service: str) -> str:

@@ -20,7 +20,6 @@ from ..api.jobs import JobRequest
 from ..api.services import service_id
 from ..api.words import catalogue as words
 from ..options import declare
-from .job_requests import for_service
 from .placement import ImportOptions
 
 
@@ -177,4 +176,4 @@ class ServiceProperties:
         if not given.get("polygons", 1):
             del given["polygons"]  # 0: the service's default
         options = json.dumps(given, sort_keys=True) if given else ""
-        return for_service(request, self.chosen_service(context), self.tier.strip(), options)
+        return request.to_service(self.chosen_service(context), self.tier.strip(), options)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import replace
 from pathlib import Path
 
 import bpy
@@ -19,7 +18,6 @@ from .. import preferences
 from ..api.errors import InputError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
-from ..api.services import DEFAULT_SERVICE
 from ..options import AUTO
 
 log = logging.getLogger(__name__)
@@ -46,13 +44,6 @@ def text_request(prompt: str, resolution_choice: str, provider: str = "", qualit
         provider=provider.strip(),
         quality=quality.strip(),
     )
-
-
-def for_service(request: JobRequest, service: str, tier: str = "", options: str = "") -> JobRequest:
-    """``request`` going to ``service`` at ``tier`` with ``options`` (JSON). The resolution choices
-    are the interface service's tiers; another service's request carries its own tier instead."""
-    resolution = request.resolution if service == DEFAULT_SERVICE else None
-    return replace(request, service=service, tier=tier, resolution=resolution, options=options)
 
 
 def save_blender_image(name: str) -> Path:

@@ -15,6 +15,7 @@ from ..checks.inputs import MAX_PROMPT_CHARS, MAX_URL_CHARS, check_prompt
 from ..errors import InputError, KilnError
 from ..features.credits import request_cost
 from ..jobs import JobRequest
+from ..services import SERVICE_IDS
 from ..services.interface import IMAGE_DEFAULT_RESOLUTION
 from . import images, words
 from .arguments import ArgumentError, Arguments, Choice, Number, Text
@@ -69,15 +70,25 @@ IMAGE_PATH = Text(
     check_with=_as_is,
 )
 IMAGE_FIELDS = {"image_base64": IMAGE_BASE64, "image_url": IMAGE_URL, "image_path": IMAGE_PATH}
+SERVICE = Choice(
+    "Which 3D generation service makes it: INTERFACE (the artist's own service by address), TRIPO, "
+    "MESHY or RODIN. Left out: the service the artist chose in Kiln. Each has its own prices; the "
+    "resolution applies to INTERFACE only (the others use their default quality).",
+    SERVICE_IDS,
+)
 
 TEXT_ARGUMENTS = Arguments(
-    {"prompt": PROMPT, "resolution": TEXT_RESOLUTION, "name": NAME, "reuse": REUSE}, required=("prompt",)
+    {"prompt": PROMPT, "resolution": TEXT_RESOLUTION, "name": NAME, "reuse": REUSE, "service": SERVICE},
+    required=("prompt",),
 )
-IMAGE_ARGUMENTS = Arguments({**IMAGE_FIELDS, "resolution": IMAGE_RESOLUTION, "name": NAME, "reuse": REUSE})
+IMAGE_ARGUMENTS = Arguments(
+    {**IMAGE_FIELDS, "resolution": IMAGE_RESOLUTION, "name": NAME, "reuse": REUSE, "service": SERVICE}
+)
 ESTIMATE_ARGUMENTS = Arguments(
     {
         "prompt": PROMPT,
         **IMAGE_FIELDS,
+        "service": SERVICE,
         "resolution": Choice(
             "Mesh resolution: 1024, 1536, or auto (the service's default: 1536 for an image).",
             (AUTO, "1024", "1536"),
@@ -112,14 +123,19 @@ def image_ask(call: Call, args: dict[str, Any], resolution: int | None) -> Agent
     else:
         url = args["image_url"]
     request = JobRequest(kind="image", image_url=url, resolution=resolution, name=name)
-    return AgentRequest(request, image, call.session.agent)
+    return AgentRequest(_to_service(call, args, request), image, call.session.agent)
 
 
 def text_ask(call: Call, args: dict[str, Any]) -> AgentRequest:
     request = JobRequest(
         kind="text", prompt=args["prompt"], resolution=_resolution(args["resolution"]), name=_name(args)
     )
-    return AgentRequest(request, None, call.session.agent)
+    return AgentRequest(_to_service(call, args, request), None, call.session.agent)
+
+
+def _to_service(call: Call, args: dict[str, Any], request: JobRequest) -> JobRequest:
+    """The request going to the service the agent named, or the artist's choice."""
+    return request.to_service(args.get("service") or call.host.default_service())
 
 
 def _library(match: LibraryMatch) -> dict[str, str]:

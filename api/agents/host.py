@@ -80,6 +80,10 @@ class AgentHost(Protocol):
         """Texts never to show or log (the API key); answered from a plain value, no bpy."""
         ...
 
+    def default_service(self) -> str:
+        """The service the artist chose: where a job goes when the agent names none."""
+        ...
+
     def text_cost(self) -> int | None:
         """The artist's figure for a text job's credits, or None when it is not set."""
         ...

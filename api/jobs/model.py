@@ -13,7 +13,7 @@ import hashlib
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +142,12 @@ class JobRequest:
     def service_id(self) -> str:
         """The service this job goes to, as ``api.services`` knows it."""
         return service_id(self.service)
+
+    def to_service(self, service: str, tier: str = "", options: str = "") -> JobRequest:
+        """This request going to ``service`` at ``tier`` with ``options`` (JSON). The resolution is the
+        interface service's tier; another service's request carries a tier of its own instead."""
+        resolution = self.resolution if service_id(service) == DEFAULT_SERVICE else None
+        return replace(self, service=service, tier=tier, resolution=resolution, options=options)
 
     @property
     def tier_id(self) -> str:

@@ -114,6 +114,9 @@ class StandInHost:
     def text_cost(self) -> int | None:
         return self.bridge.call(lambda: self.price_of_text)
 
+    def default_service(self) -> str:
+        return "INTERFACE"
+
     def library_match(self, ask: AgentRequest) -> LibraryMatch | None:
         def find() -> LibraryMatch | None:
             self._on_main()
