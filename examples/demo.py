@@ -1,9 +1,11 @@
 """`make demo`: Kiln end to end against the local sandbox — no key, no network.
 
-Starts the sandbox on a free loopback port, runs Blender headless (the bpy module) in its own
-throw-away user folder with Kiln enabled from this working tree, generates one text prompt,
-one concept image and a three-prompt batch, and writes to demo-out/: kiln-demo.blend, a
-rendered kiln-demo.png and summary.json. Prints a summary, stops the sandbox, exits 0.
+Starts the sandbox and the stand-ins of Tripo, Meshy and Hyper3D Rodin, each on a free loopback
+port, runs Blender headless (the bpy module) in its own throw-away user folder with Kiln enabled
+from this working tree, generates one text prompt, one concept image and a three-prompt batch on
+the interface document's service and one prompt through each other service, and writes to
+demo-out/: kiln-demo.blend, a rendered kiln-demo.png and summary.json. Prints a summary, stops the
+stand-ins, exits 0.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = ROOT / "examples" / "prompts.txt"
 TEXT_PROMPT = "a red armchair"
 DEMO_KEY = "sbx_live_kilndemo00000000"
+#: The other services: their stand-in, the key it takes, where Kiln reads both, the prompt sent there.
+OTHER_SERVICES = (
+    ("TRIPO", "tripo", "tsk_live_kilndemo00000000", "KILN_TRIPO", "a brass lantern"),
+    ("MESHY", "meshy", "msy_live_kilndemo00000000", "KILN_MESHY", "a wooden stool"),
+    ("RODIN", "rodin", "rodin_live_kilndemo0000000", "KILN_RODIN", "a stone garden lamp"),
+)
 GAP = 0.5
 WIDTH, HEIGHT = 960, 540
 MARGIN = 1.1
@@ -38,9 +46,12 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def start_sandbox(speed: float) -> tuple[subprocess.Popen[str], str]:
+def start_sandbox(
+    speed: float, service: str = "interface", key: str = DEMO_KEY
+) -> tuple[subprocess.Popen[str], str]:
     """`python -m sandbox` on a free port; returns the process and the base URL it printed."""
-    command = [sys.executable, "-m", "sandbox", "--port", "0", "--key", DEMO_KEY, "--speed", str(speed)]
+    command = [sys.executable, "-m", "sandbox", "--port", "0", "--key", key, "--speed", str(speed)]
+    command += ["--service", service]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     first = process.stdout.readline().strip()
@@ -58,10 +69,17 @@ def main() -> int:
     sandbox, base_url = start_sandbox(args.speed)
     print(f"Sandbox at {base_url} (speed {args.speed:g}x)", flush=True)
     os.environ["KILN_BASE_URL"], os.environ["KILN_API_KEY"] = base_url, DEMO_KEY
+    stand_ins = [sandbox]
     try:
+        for service, standin, key, variable, _prompt in OTHER_SERVICES:
+            process, url = start_sandbox(args.speed, standin, key)
+            stand_ins.append(process)
+            print(f"{service.title()} stand-in at {url}", flush=True)
+            os.environ[f"{variable}_BASE_URL"], os.environ[f"{variable}_API_KEY"] = url, key
         return run(args.out.resolve(), work)
     finally:
-        stop_sandbox(sandbox)
+        for process in stand_ins:
+            stop_sandbox(process)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -97,7 +115,11 @@ def run(out: Path, work: Path) -> int:
     print(f"Image: {image.name} (drawn by fixtures/concept_images.py)", flush=True)
     before = line_up(kiln, before)
     bpy.ops.kiln.generate_from_image(filepath=str(image), resolution="1024")
-    line_up(kiln, before)
+    before = line_up(kiln, before)
+    for service, _standin, _key, _variable, prompt in OTHER_SERVICES:
+        print(f"{kiln.api.services.info(service).name}: “{prompt}”", flush=True)
+        bpy.ops.kiln.generate_from_text(prompt=prompt, service=service)
+        before = line_up(kiln, before)
     print(f"Batch: {PROMPTS.relative_to(ROOT)}", flush=True)
     high = kiln.session.placement.world_bounds(kiln_objects(bpy))[1]
     bpy.context.scene.cursor.location = (high.x + GAP, high.y, 0.0)

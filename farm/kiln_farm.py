@@ -73,7 +73,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         cmd.add_argument("--output", type=Path, required=True, help="the job's shared output folder")
         cmd.add_argument("--kiln-zip", default="", help="the built Kiln extension zip")
         cmd.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
-        cmd.add_argument("--resolution", default="AUTO", help="AUTO, 1024 or 1536")
+        cmd.add_argument("--resolution", default="AUTO", help="AUTO, 1024 or 1536 (the INTERFACE service's)")
+        cmd.add_argument("--service", default="INTERFACE", help="INTERFACE, TRIPO, MESHY or RODIN")
     generate = sub.choices["generate"]
     generate.add_argument("--items", default="", help="prompt numbers of this task, e.g. 3-4 (all if empty)")
     generate.add_argument("--max-credits", type=int, default=0, help="cap over the whole job; 0 = none")
@@ -88,6 +89,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     estimate = sub.add_parser("estimate", help="what the whole prompt file will cost, before submitting")
     estimate.add_argument("prompts", type=Path)
     estimate.add_argument("--resolution", default="AUTO")
+    estimate.add_argument("--service", default="INTERFACE", help="INTERFACE, TRIPO, MESHY or RODIN")
     estimate.add_argument("--kiln-zip", default="", help="Kiln to read with (default: here)")
     estimate.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
     return parser.parse_args(argv)
@@ -189,8 +191,11 @@ def with_parts(api: ModuleType) -> ModuleType:
     return api
 
 
-def read_items(api: ModuleType, prompts: Path, resolution: str) -> list[Any]:
-    """The usable lines of the prompt file (Kiln's own batch parser); problems go to the log."""
+def read_items(api: ModuleType, prompts: Path, resolution: str, service: str) -> list[Any]:
+    """The usable lines of the prompt file (Kiln's own batch parser), each going to ``service``;
+    problems go to the log."""
+    if service.upper() not in api.services.SERVICE_IDS:
+        raise FarmError(f"Service {service!r} is not one of {', '.join(api.services.SERVICE_IDS)}.")
     try:
         res = api.features.batch.parse_resolution(resolution, None)
         batch = api.features.batch.read_batch(prompts, resolution=res)
@@ -200,7 +205,7 @@ def read_items(api: ModuleType, prompts: Path, resolution: str) -> list[Any]:
         log.warning("%s", note)
     for problem in batch.problems:
         log.warning("%s: skipped, %s", prompts.name, problem)
-    return list(batch.items)
+    return [replace(item, request=item.request.to_service(service.upper())) for item in batch.items]
 
 
 def asset_name(line: int, label: str) -> str:
@@ -290,8 +295,9 @@ class Output:
 # --------------------------------------------------------------------------------- generate (in Blender)
 
 
-def install_kiln(zip_path: Path) -> ModuleType:
-    """Install the zip into this task's Blender user folder and turn online access on."""
+def install_kiln(zip_path: Path, service: str) -> ModuleType:
+    """Install the zip into this task's Blender user folder and turn online access on; the workers'
+    environment must hold ``service``'s key."""
     import bpy
 
     if not zip_path.is_file():
@@ -302,15 +308,17 @@ def install_kiln(zip_path: Path) -> ModuleType:
     if prefs is None or ADDON not in sys.modules or ADDON not in prefs.addons:
         raise FarmError(f"Kiln from {zip_path} did not install and enable; see Blender's messages above.")
     prefs.system.use_online_access = True
-    if not os.environ.get("KILN_API_KEY"):
-        raise FarmError("KILN_API_KEY is not set on this worker: give workers the key in their environment.")
-    return sys.modules[ADDON]
+    kiln = sys.modules[ADDON]
+    key_env = importlib.import_module(f"{ADDON}.api.services").info(service).key_env
+    if not os.environ.get(key_env):
+        raise FarmError(f"{key_env} is not set on this worker: give workers the key in their environment.")
+    return kiln
 
 
 def generate(args: argparse.Namespace) -> int:
-    kiln = install_kiln(kiln_zip(args))
+    kiln = install_kiln(kiln_zip(args), args.service)
     api = with_parts(kiln.api)
-    items = read_items(api, args.prompts, args.resolution)
+    items = read_items(api, args.prompts, args.resolution, args.service)
     log.info("%s", check_credits(api, items, args.max_credits))
     mine = [items[i] for i in item_range(args.items, len(items))]
     out = Output(args.output)
@@ -463,7 +471,7 @@ def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> 
 def summarize(args: argparse.Namespace) -> int:
     """``summary.json``: one row per prompt of the whole file, from the task manifests and the disk."""
     api = api_from(kiln_zip(args))
-    items = read_items(api, args.prompts, args.resolution)
+    items = read_items(api, args.prompts, args.resolution, args.service)
     out = Output(args.output)
     reported: dict[str, dict[str, Any]] = {}
     for manifest in sorted(out.manifests.glob("lines-*.json")):
@@ -540,7 +548,7 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 def estimate(args: argparse.Namespace) -> int:
     api = api_from(kiln_zip(args, HERE.parent))
-    items = read_items(api, args.prompts, args.resolution)
+    items = read_items(api, args.prompts, args.resolution, args.service)
     sys.stdout.write(f"{check_credits(api, items, 0)}\nPromptCount: {len(items)}\n")
     return 0
 

@@ -10,11 +10,17 @@ from pathlib import Path
 from checkout import BLENDER_SCRIPTS
 
 
-def killed_after_a_submit(env: dict[str, str], repo: Path) -> str:
-    """Run ``submit_and_hang.py`` (Kiln enabled from ``repo``) until it reports its task id on disk,
-    kill it, and return the task id."""
+def killed_after_a_submit(env: dict[str, str], repo: Path, service: str = "") -> str:
+    """Run ``submit_and_hang.py`` (Kiln enabled from ``repo``, the job sent to ``service`` or the
+    preferences' choice) until it reports its task id on disk, kill it, and return the task id."""
     first = subprocess.Popen(
-        [sys.executable, str(BLENDER_SCRIPTS / "submit_and_hang.py"), "--", str(repo)],
+        [
+            sys.executable,
+            str(BLENDER_SCRIPTS / "submit_and_hang.py"),
+            "--",
+            str(repo),
+            *filter(None, [service]),
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -1,4 +1,5 @@
-"""Child Blender for the crash test: submit one job, report its task id, then hang until killed."""
+"""Child Blender for the crash test: submit one job (to the service named after the repository, if
+any), report its task id, then hang until killed."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bpy
 from harness import enable_kiln
 
-module = enable_kiln(Path(sys.argv[sys.argv.index("--") + 1]))
-bpy.ops.kiln.generate_from_text(prompt="a stone house", wait=False)
+arguments = sys.argv[sys.argv.index("--") + 1 :]
+module = enable_kiln(Path(arguments[0]))
+# The service is the second argument (the preferences' choice when there is none).
+service = {"service": arguments[1]} if len(arguments) > 1 else {}
+bpy.ops.kiln.generate_from_text(prompt="a stone house", wait=False, **service)
 engine = sys.modules[f"{module}.session.runtime"].engine()
 while not any(job.task_id for job in engine.jobs()):
     threading.Event().wait(0.05)
