@@ -71,6 +71,15 @@ def unregister() -> None:
         bpy.app.translations.unregister(__package__)
 
 
+def words_now() -> tuple[str, bool, bool, bool]:
+    """What Kiln's words depend on besides their values: Blender's language and its Translate
+    Interface, Tooltips and Reports switches (a cache of said words keys on it)."""
+    preferences = bpy.context.preferences
+    assert preferences is not None
+    view, locale = preferences.view, str(bpy.app.translations.locale)
+    return locale, view.use_translate_interface, view.use_translate_tooltips, view.use_translate_reports
+
+
 def _template(entry: Entry, lookup: Lookup, values: dict[str, Any]) -> str:
     """The entry's template in the artist's language (English when translation is off or missing)."""
     if not _handed_over:
