@@ -25,6 +25,8 @@ import bpy
 from .api.words import Entry, Message, Plural, fill
 from .api.words import catalogue as words
 from .api.words.translations import KILN_CONTEXT, plural_context, table
+from .drawing import tag_redraw
+from .main_thread import later
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +35,24 @@ Said = Entry | Message
 
 Lookup = Callable[..., Any]  # the stubs say pgettext_* return None; they return the text
 
-#: Each language's plural rule (count → form), filled at registration.
+#: Each language's plural rule (count → form), filled when the translations are handed over.
 _plural_rules: dict[str, Callable[[int], int]] = {}
+#: Whether Blender has Kiln's translations (False: not read yet, or Kiln is disabled).
+_handed_over = False
 
 
 def register() -> None:
-    """Hand Kiln's translations to Blender (kept until ``unregister``)."""
+    """Hand Kiln's translations to Blender soon after Kiln is enabled, not during it: reading the
+    seven languages' files costs tens of milliseconds Blender's start-up would wait for. The first
+    thing Kiln says (background mode has no timers) hands them over itself if the timer has not."""
+    later(_hand_over)
+
+
+def _hand_over() -> None:
+    global _handed_over
+    if _handed_over:
+        return
+    _handed_over = True
     try:
         texts, rules = table()
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # a damaged file: English, and said
@@ -46,16 +60,30 @@ def register() -> None:
         return
     _plural_rules.update(rules)
     bpy.app.translations.register(__package__, texts)
+    tag_redraw()  # labels drawn before now were English
 
 
 def unregister() -> None:
+    global _handed_over
+    _handed_over = False
     _plural_rules.clear()
-    with contextlib.suppress(ValueError, RuntimeError):  # never registered (the files were unreadable)
+    with contextlib.suppress(ValueError, RuntimeError):  # not handed over (not yet, or unreadable files)
         bpy.app.translations.unregister(__package__)
+
+
+def words_now() -> tuple[str, bool, bool, bool]:
+    """What Kiln's words depend on besides their values: Blender's language and its Translate
+    Interface, Tooltips and Reports switches (a cache of said words keys on it)."""
+    preferences = bpy.context.preferences
+    assert preferences is not None
+    view, locale = preferences.view, str(bpy.app.translations.locale)
+    return locale, view.use_translate_interface, view.use_translate_tooltips, view.use_translate_reports
 
 
 def _template(entry: Entry, lookup: Lookup, values: dict[str, Any]) -> str:
     """The entry's template in the artist's language (English when translation is off or missing)."""
+    if not _handed_over:
+        _hand_over()
     if not isinstance(entry, Plural):
         return str(lookup(entry, KILN_CONTEXT))
     count = int(values.get("n", 0))

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import bpy
 
-from ..api.agents import AgentServer, AgentServerError, AgentSettings, MainThreadBridge, SessionView
 from ..api.agents import status as agent_status
 from ..api.agents.environment import MIN_TOKEN_CHARS, PORT_VARIABLE, TOKEN_VARIABLE
 from ..api.agents.status import ServerStatus
@@ -30,8 +30,11 @@ from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
 from . import settings
-from .host import BlenderHost
 from .settings import Asked, EnvironmentUnusable, Wanted
+
+if TYPE_CHECKING:
+    from ..api.agents import AgentServer, AgentServerError, SessionView
+    from .host import BlenderHost
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +150,11 @@ def drain(budget: float, wait: float) -> bool:
 # --- inside --------------------------------------------------------------------------------------
 def _start(context: bpy.types.Context, wanted: Wanted) -> None:
     global _running, _failed
+    # Loaded when a server is first wanted: most Blenders never serve agents, and every start-up
+    # would pay for the HTTP server, the protocol and the tools.
+    from ..api.agents import AgentServer, AgentServerError, AgentSettings, MainThreadBridge
     from ..api.service.client import kiln_version
+    from .host import BlenderHost
 
     host = BlenderHost(MainThreadBridge())
     host.refresh(context)

@@ -206,7 +206,7 @@ class KILN_UL_jobs(bpy.types.UIList):
         rows = getattr(data, property)
         name, chosen = self.filter_name.lower(), data.kiln_job_filter
         key = (
-            engine.revision if engine else -1,
+            engine.standing if engine else -1,
             _mirror_roster,
             len(rows),
             name,
@@ -251,7 +251,7 @@ class KILN_PT_jobs(bpy.types.Panel):
             return
         layout.row().prop(wm, "kiln_job_filter", expand=True)
         layout.template_list("KILN_UL_jobs", "", wm, "kiln_jobs", wm, "kiln_job_index", rows=LIST_ROWS)
-        active = _active_job(wm, jobs)
+        active = _active_job(wm)
         if active is not None:
             _draw_details(layout.box(), context, active)
         clear, add = text(words.OP_CLEAR_FINISHED.name), text(words.OP_ADD_BY_ID.name)
@@ -286,12 +286,12 @@ def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context)
         wrapped_label(box, context, said(problem), icon="ERROR", boxes=1)
 
 
-def _active_job(wm: bpy.types.WindowManager, jobs: list[Job]) -> Job | None:
+def _active_job(wm: bpy.types.WindowManager) -> Job | None:
     rows, index = wm.kiln_jobs, wm.kiln_job_index  # type: ignore[attr-defined]
     if not 0 <= index < len(rows):
         return None
-    job_id = rows[index].job_id
-    return next((job for job in jobs if job.id == job_id), None)
+    engine = runtime.engine_if_started()
+    return engine.get(rows[index].job_id) if engine is not None else None
 
 
 def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:

@@ -1,8 +1,9 @@
 """A batch's session part: which lines the library answers, sending the rest into a grid, the summary.
 
-In the UI the operator (``operators.batch``) only sends the jobs; the watcher imports them as they
-land, each in its grid slot, and asks ``conclude_settled`` on every beat, which writes the summary
-once every job of a batch is settled. In background mode the operator waits and concludes itself.
+In the UI the operator (``operators.batch``, its flow ``batch_run``) only sends the jobs; the
+watcher imports them as they land, each in its grid slot, and asks ``conclude_settled`` on every
+beat, which writes the summary once every job of a batch is settled. In background mode the
+operator waits and concludes itself.
 """
 
 from __future__ import annotations

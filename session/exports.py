@@ -30,7 +30,6 @@ from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..finishing import game_ready
 from . import messenger, runtime
 
 log = logging.getLogger(__name__)
@@ -95,6 +94,8 @@ def _export_here(job: Job, options: GameOptions, context: bpy.types.Context) -> 
     context.scene.collection.children.link(holder)
     view_layer.active_layer_collection = view_layer.layer_collection.children[holder.name]
     before = set(bpy.data.objects)
+    from ..finishing import game_ready  # loaded on the first export with no helper: rare
+
     try:
         bpy.ops.import_scene.gltf(filepath=job.mesh_path)
         made = [obj for obj in bpy.data.objects if obj not in before]

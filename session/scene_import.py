@@ -24,7 +24,6 @@ from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
 from ..api.words import catalogue as words
 from ..api.words import english, message, shorten
-from ..finishing import game_ready
 from ..language import report
 from . import messenger, state
 from .arguments import preferred_options
@@ -60,6 +59,9 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
     how = replace(how, group=job.group, placeholder=job.request.placeholder, grid=grid)
     new_objects = _append_prepared(job, fall_back=preferences.get(context).import_in_place)
     if new_objects is None:
+        # Loaded on the first import in place: the helper does this work everywhere else.
+        from ..finishing import game_ready
+
         new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label)
         _say_in_place_once()
     if not new_objects:

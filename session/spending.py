@@ -19,7 +19,7 @@ from ..api.features import ledger
 from ..api.features.credits import CreditEstimate, Priced, estimate
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..language import report, said
+from ..language import report, said, words_now
 from . import runtime
 from .blocking import blocks
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
-_cached: tuple[tuple[int, int | None, int], Message | None] | None = None
+_cached: tuple[tuple[object, ...], str] | None = None
 
 
 def estimate_for(requests: Iterable[Priced], context: bpy.types.Context | None = None) -> CreditEstimate:
@@ -80,19 +80,18 @@ def ask_first(
 
 
 def spending_line() -> str:
-    """The panel's credits line, in plain numbers; recomputed only when a job changes (cheap to draw),
-    said at each draw (in the language Blender has now)."""
+    """The panel's credits line, in plain numbers and the artist's words: worked out again only when
+    a job's standing, the price or the month changes, or Blender's language (not at every draw)."""
     global _cached
     engine = runtime.engine_if_started()
     if engine is None:
         return ""
     text_cost = preferences.text_cost()
-    key = (engine.revision, text_cost, time.localtime().tm_mon)
+    key = (engine.standing, text_cost, time.localtime().tm_mon, words_now())
     if _cached is None or _cached[0] != key:
         jobs = engine.jobs()
         # This session's jobs are few: only they are asked whose they are (5,000 stored cost a draw ms).
         session = [job for job in ledger.sent_since(jobs, session_start) if engine.is_own(job)]
         spending = ledger.spending(session, jobs, text_cost, session_start)
-        _cached = (key, spending.message if session else None)
-    line = _cached[1]
-    return said(line) if line is not None else ""
+        _cached = (key, said(spending.message) if session else "")
+    return _cached[1]

@@ -33,12 +33,44 @@ This is the top room of ``api/``: it may use every room below it; nothing in ``a
 
 from __future__ import annotations
 
-from .bridge import BridgeClosed, HostBusy, MainThreadBridge
-from .budget import BudgetLimits, Spending
-from .host import AgentHost, AgentRequest, JobView, LibraryMatch
-from .security import new_token
-from .server import AgentServer, AgentServerError, AgentSettings
-from .sessions import SessionView
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .bridge import BridgeClosed, HostBusy, MainThreadBridge
+    from .budget import BudgetLimits, Spending
+    from .host import AgentHost, AgentRequest, JobView, LibraryMatch
+    from .security import new_token
+    from .server import AgentServer, AgentServerError, AgentSettings
+    from .sessions import SessionView
+
+#: Each name's module, loaded on first use: the server (HTTP, the protocol, the tools) is not needed
+#: to register the add-on, and most Blenders never serve agents.
+_LAZY = {
+    "BridgeClosed": ".bridge",
+    "HostBusy": ".bridge",
+    "MainThreadBridge": ".bridge",
+    "BudgetLimits": ".budget",
+    "Spending": ".budget",
+    "AgentHost": ".host",
+    "AgentRequest": ".host",
+    "JobView": ".host",
+    "LibraryMatch": ".host",
+    "new_token": ".security",
+    "AgentServer": ".server",
+    "AgentServerError": ".server",
+    "AgentSettings": ".server",
+    "SessionView": ".sessions",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AgentHost",

@@ -298,28 +298,9 @@ class ImportHelper:
             self._cancel_idle()
             child = self._ready_child(tuple(command), limits, cancelled)
             sent = time.monotonic()
-            picture = review_picture(blend)
-            request = {
-                "glb": str(glb),
-                "blend": str(part),
-                "game": game,
-                "label": label,
-                "picture": str(picture),
-            }
-            child.send({**request, "asset": asset} if asset else request)
-            answer = child.receive(
-                time.monotonic() + limits.seconds_per_mesh,
-                cancelled,
-                lambda: HelperTimedOut(limits.seconds_per_mesh),
-            )
-            self.peak_bytes = max(self.peak_bytes, child.peak, int(answer.get("peak_rss") or 0))
-            if not answer.get("ok"):
-                detail = str(answer.get("detail", ""))
-                raise (
-                    HelperOutOfMemory(child.ceiling, detail)
-                    if answer.get("error") == "memory" or child.ran_out_of_memory()
-                    else MeshRejected(details=detail)
-                )
+            request = {"glb": str(glb), "blend": str(part), "game": game, "label": label}
+            request["picture"] = str(review_picture(blend))
+            answer = self._ask(child, {**request, "asset": asset} if asset else request, limits, cancelled)
             if not part.is_file():
                 raise HelperCrashed(details="the helper answered but wrote no file")
             fs.replace(part, blend)
@@ -351,6 +332,26 @@ class ImportHelper:
             if self._child is not None:
                 self._arm_idle(limits.idle_seconds)
             self._busy.release()
+
+    def _ask(
+        self, child: _Child, request: dict[str, Any], limits: HelperLimits, cancelled: Callable[[], bool]
+    ) -> dict[str, Any]:
+        """One request to a ready helper and its answer; a refusal raised as the error it names."""
+        child.send(request)
+        answer = child.receive(
+            time.monotonic() + limits.seconds_per_mesh,
+            cancelled,
+            lambda: HelperTimedOut(limits.seconds_per_mesh),
+        )
+        self.peak_bytes = max(self.peak_bytes, child.peak, int(answer.get("peak_rss") or 0))
+        if not answer.get("ok"):
+            detail = str(answer.get("detail", ""))
+            raise (
+                HelperOutOfMemory(child.ceiling, detail)
+                if answer.get("error") == "memory" or child.ran_out_of_memory()
+                else MeshRejected(details=detail)
+            )
+        return answer
 
     def close(self) -> None:
         """End the helper now (add-on disabled, engine stopped, Blender quitting)."""

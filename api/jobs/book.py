@@ -45,9 +45,11 @@ class JobBook:
         #: Sentences about the job store the artist should read (damage recovered, disk trouble).
         self.problems: list[Message] = []
         self.on_taken: Callable[[Job], None] = lambda job: None
-        #: Bumped on every change (``revision``) and when a job comes or goes (``roster``): the panels
-        #: redo their work over 5,000 rows only when these move.
+        #: Bumped on every change (``revision``), on every change but a running job's progress and
+        #: note (``standing``: what the job list's filter and the credits line read), and when a job
+        #: comes or goes (``roster``): the panels redo their work over 5,000 rows only when these move.
         self.revision = 0
+        self.standing = 0
         self.roster = 0
         self._seq = itertools.count(1)
         self._last_seq = 0
@@ -114,8 +116,14 @@ class JobBook:
         """Make ``job`` the current value and hand it to the store thread; never waits."""
         with self.lock:
             self.revision += 1
-            if job.id not in self.jobs:
+            old = self.jobs.get(job.id)
+            if old is None:
                 self.roster += 1
+            if (
+                old is None
+                or replace(old, progress=job.progress, note=job.note, note_message=job.note_message) != job
+            ):
+                self.standing += 1
             self.keep(job)
             self.changed.notify_all()
             return self._save(job) if save else None
@@ -160,6 +168,7 @@ class JobBook:
             job = self.jobs.pop(job_id, None)
             self.open.discard(job_id)
             self.revision += 1
+            self.standing += 1
             self.roster += 1
             if job is not None and self.writer is not None:
                 self._last_seq = next(self._seq)
@@ -208,6 +217,7 @@ class JobBook:
                 self.open.discard(job_id)
                 fresh = self.jobs.pop(job_id, None) is not None or fresh
             self.revision += 1
+            self.standing += 1
             self.roster += fresh
             if len(self.jobs) > known:
                 ordered = sorted(self.jobs.values(), key=lambda j: (j.created_at, j.id))

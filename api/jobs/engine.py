@@ -324,6 +324,11 @@ class JobEngine:
         return self.book.revision
 
     @property
+    def standing(self) -> int:
+        """Changes whenever a job changes in more than its progress and note (what lists and sums read)."""
+        return self.book.standing
+
+    @property
     def roster(self) -> int:
         """Changes whenever a job is added to or removed from the list."""
         return self.book.roster

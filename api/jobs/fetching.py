@@ -20,7 +20,7 @@ from ..words import catalogue as words
 from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
-from .model import JobState, cache_name, sentence
+from .model import Job, JobState, cache_name, sentence
 from .sending import order_of
 from .step_context import Step, WorkerStep
 
@@ -138,6 +138,28 @@ class Fetcher(WorkerStep):
             return
         name = cache_name(job)
         mesh, preview = self.host.cache_dir / f"{name}.glb", self.host.cache_dir / f"{name}.png"
+        if not self._fetched(job, client, mesh):
+            return
+        preview_ok = fetch_preview(client, job.preview_url, preview)
+        blend = self._prepared(job, mesh, self.host.cache_dir / f"{name}.blend")
+        if blend is None:
+            return
+        with book.lock:
+            if book.current(job_id, JobState.DOWNLOADING) is None:
+                book.discard(blend)
+                return
+            self._failures.pop(job_id, None)
+            shown = str(preview) if preview_ok else ""
+            book.put(
+                replace(book.jobs[job_id], mesh_path=str(mesh), blend_path=blend, preview_path=shown),
+                save=False,
+            )
+            book.settle(job_id, JobState.READY)
+
+    def _fetched(self, job: Job, client: GenerationService, mesh: Path) -> bool:
+        """The job's mesh in the cache, checked; False when it is not (the job was told why, or will
+        try again)."""
+        job_id = job.id
         cancel = self.host.deadlines.watch(job_id, job.deadline)
         try:
             if not mesh.is_file():  # a mesh in the cache was checked before it was renamed there
@@ -146,10 +168,10 @@ class Fetcher(WorkerStep):
                 )
         except InvalidMeshError as exc:
             self._fail(job_id, exc.message, JobState.DOWNLOADING)
-            return
+            return False
         except CancelledError:
             self._interrupted(job_id, Step.DOWNLOAD)
-            return
+            return False
         except KilnError as exc:
             attempt = self._failures.get(job_id, 0) + 1
             if self.host.policy.download_again(exc, attempt):
@@ -160,44 +182,34 @@ class Fetcher(WorkerStep):
                 self._fail(job_id, said, JobState.DOWNLOADING)
             else:  # a link refused, an address Kiln will not open, the disk here: said as it is
                 self._fail(job_id, exc.message, JobState.DOWNLOADING)
-            return
+            return False
         finally:
             self.host.deadlines.done(job_id)
-        preview_ok = fetch_preview(client, job.preview_url, preview)
+        return True
+
+    def _prepared(self, job: Job, mesh: Path, blend: Path) -> str | None:
+        """The helper's .blend of the mesh ("" when it is imported in place), or None when the job
+        ends here (failed, cancelled, or the engine is stopping: it then resumes next start)."""
         config = self.host.config
         assert config is not None
+        job_id = job.id
         try:
-            blend = prepare_import(
+            return prepare_import(
                 config,
                 self.host.import_helper,
                 mesh,
-                self.host.cache_dir / f"{name}.blend",
+                blend,
                 job.triangles,
                 cancelled=lambda: self._gone(job_id),
-                note=lambda said: book.note(job_id, said),
+                note=lambda said: self.book.note(job_id, said),
                 game=job.request.game,
                 label=job.request.label,
             )
         except CancelledError:
-            return  # cancelled, or the engine is stopping (the job then resumes here next start)
+            return None
         except IsolationError as exc:
             self._fail(job_id, exc.message, JobState.DOWNLOADING)
-            return
-        with book.lock:
-            if book.current(job_id, JobState.DOWNLOADING) is None:
-                book.discard(blend)
-                return
-            self._failures.pop(job_id, None)
-            book.put(
-                replace(
-                    book.jobs[job_id],
-                    mesh_path=str(mesh),
-                    blend_path=blend,
-                    preview_path=str(preview) if preview_ok else "",
-                ),
-                save=False,
-            )
-            book.settle(job_id, JobState.READY)
+            return None
 
     def _progress(self, job_id: str) -> Callable[[int, int | None], None]:
         def report(done: int, total: int | None) -> None:

@@ -1,0 +1,126 @@
+"""The batch operator's flow: the prompt file read and weighed, the cost asked about, the jobs sent
+and followed (the UI) or waited for and imported (background mode).
+
+``operators.batch`` hands over what it was given as plain values (:class:`Given`) and returns what
+:func:`run` says; the pieces a beat of the watcher needs (sending into a grid, the summary) are in
+``batches``, below the watcher, so this module sits above both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import bpy
+
+from ..api.errors import InputError, KilnError
+from ..api.features import batch
+from ..api.features.quality.options import GameOptions
+from ..api.words import catalogue as words
+from ..language import said
+from . import batches, library, spending, state, watcher
+from .blocking import blocks
+from .launching import tell_not_in_scene, wait_then_import
+from .messenger import refuse, tell
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the batch operator was given, read once on the main thread."""
+
+    path: Path
+    resolution: int | None
+    reuse: str
+    max_credits: int
+    #: Where the summary goes (absolute), "" for none.
+    summary_path: str
+    game: GameOptions
+    #: The artist has seen the cost and said yes (the UI asks once, through the operator's invoke).
+    confirmed: bool = False
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """A prompt file's usable lines, those the library answers, and what the rest will cost."""
+
+    items: list[batch.BatchItem]
+    reused: dict[int, library.Entry]
+
+    @property
+    def to_send(self) -> list[batch.BatchItem]:
+        return [item for index, item in enumerate(self.items) if index not in self.reused]
+
+
+def read(given: Given) -> batch.Batch | None:
+    """The prompt file, or None when it cannot be read (``run`` says why)."""
+    try:
+        return batch.read_batch(given.path, resolution=given.resolution)
+    except InputError:
+        return None
+
+
+def weigh(items: list[batch.BatchItem], reuse: str, context: bpy.types.Context) -> Weighed:
+    """Which lines the library answers (a batch never stops to ask: ASK uses them)."""
+    return Weighed(items, batches.reusable(items, reuse, context))
+
+
+def run(
+    op: bpy.types.Operator, context: bpy.types.Context, given: Given, ask_first: Callable[[], None]
+) -> set[OperatorResult]:
+    """The whole batch for ``op``: refused with every reason, sent after the cost was asked about
+    (``ask_first`` starts the operator's own question in the UI), followed or waited for."""
+    try:
+        parsed = batch.read_batch(given.path, resolution=given.resolution)
+    except InputError as exc:
+        return refuse(op, exc.message)
+    for problem in [*(line.said for line in parsed.problems), *parsed.notes]:
+        tell(op, "WARNING", problem)
+    if not parsed.items:
+        return refuse(op, words.BATCH_NOTHING_USABLE, file=given.path.name)
+    weighed = weigh(parsed.items, given.reuse, context)
+    cost = spending.estimate_for((item.request for item in weighed.to_send), context)
+    refusal = spending.over_limit(cost, given.max_credits)
+    if refusal:
+        return refuse(op, refusal)
+    if not given.confirmed and weighed.to_send and not blocks(op):
+        ask_first()  # in the UI a batch always says what it costs and asks first
+        return {"CANCELLED"}
+    sending = spending.cost_text(cost, for_report=True)
+    tell(op, "INFO", words.BATCH_SENDING, file=given.path.name, n=len(weighed.to_send), cost=sending)
+    if weighed.reused:
+        tell(op, "INFO", words.BATCH_FROM_LIBRARY, n=len(weighed.reused))
+    return _send(op, context, given, weighed)
+
+
+def _send(
+    op: bpy.types.Operator, context: bpy.types.Context, given: Given, weighed: Weighed
+) -> set[OperatorResult]:
+    name = given.path.name
+    try:
+        # Lines with an export but no folder given: export/ beside the prompt file.
+        game = (given.game, str(given.path.parent / "export"))
+        job_ids = batches.send(context, weighed.items, weighed.reused, game)
+    except KilnError as exc:  # the job list cannot be written: nothing was sent
+        return refuse(op, exc.message)
+    if not job_ids:
+        tell(op, "INFO", words.BATCH_ALL_FROM_LIBRARY, file=name)
+        return {"FINISHED"}
+    if not blocks(op):
+        batches.follow(state.FollowedBatch(name, job_ids, given.summary_path))
+        watcher.ensure_running()
+        tell(op, "INFO", words.BATCH_GENERATING, n=len(job_ids), file=name)
+        return {"FINISHED"}
+    try:
+        wait_then_import(context, job_ids)
+    except KilnError as exc:
+        return refuse(op, exc.message)
+    jobs, headline = batches.conclude(job_ids, given.summary_path)
+    if not tell_not_in_scene(op, jobs):
+        return refuse(op, words.BATCH_NONE_SUCCEEDED, file=name, outcome=said(headline))
+    tell(op, "INFO", words.BATCH_DONE, file=name, outcome=said(headline))
+    return {"FINISHED"}
