@@ -21,7 +21,7 @@ from ..api.words import catalogue as words
 from ..language import report
 from ..options import declare
 from ..session import batch_run, job_requests, spending
-from ..session.arguments import GameOutputProperties
+from ..session.arguments import GameOutputProperties, ServiceProperties
 from ..session.messenger import refuse
 from ..session.setup import OnlineOperator, setup_problems
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 
-class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
+class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOperator):
     """Generate a mesh for every line of a prompt file (.txt: a prompt a line; .csv: prompt or image)"""
 
     bl_idname = "kiln.generate_batch"
@@ -62,7 +62,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
         return {"RUNNING_MODAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problems = setup_problems(context)
+        problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
         if not self.filepath.strip():
@@ -84,6 +84,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             summary_path=summary,
             game=game,
             confirmed=self.confirmed,
+            **self.service_choice(),
         )
 
     def _ask_first(self) -> None:
@@ -97,6 +98,7 @@ class KILN_OT_generate_batch(GameOutputProperties, OnlineOperator):
             reuse=self.reuse,
             confirmed=True,
             **self.given_game_arguments(),
+            **self.given_service_arguments(),
         )
 
 

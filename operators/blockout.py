@@ -7,6 +7,7 @@ What a selection asks for, and cycling variants, is ``session.blockout``; these 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import bpy
@@ -14,11 +15,12 @@ from bpy.props import StringProperty
 
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest
+from ..api.jobs.sending import refusal_of
 from ..api.words import catalogue as words
 from ..language import report, tip
 from ..options import declare
 from ..session import job_requests, library, runtime, spending, variants, watcher
-from ..session.arguments import GameOutputProperties, ImportOptionProperties
+from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
 from ..session.blockout import (
     active_placeholder,
@@ -80,7 +82,9 @@ class KILN_OT_mark_placeholder(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperties, OnlineOperator):
+class KILN_OT_generate_from_selection(
+    ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+):
     """Generate a mesh for every selected placeholder and put it in the placeholder's place"""
 
     bl_idname = "kiln.generate_from_selection"
@@ -97,7 +101,8 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         """In the UI, sending placeholders always says how many jobs and what they cost, and asks."""
         chosen = job_requests.resolution(self.resolution)
-        requests = [r for r in (quick_request(o, chosen) for o in placeholders(context)) if r]
+        found = (quick_request(o, chosen) for o in placeholders(context))
+        requests = [self.with_service(r, context) for r in found if r]
         if not requests:
             return self.execute(context)  # refused there, with the reason
         again = with_results(requests)
@@ -105,7 +110,7 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
         return spending.ask_first(self, context, event, requests, words.CONFIRM_GENERATE.name, note)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problems = setup_problems(context)
+        problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
         chosen = job_requests.resolution(self.resolution)
@@ -113,6 +118,10 @@ class KILN_OT_generate_from_selection(ImportOptionProperties, GameOutputProperti
         skipped = planned.skipped + [why_not(obj) for obj in not_placeholders(context)]
         if not planned.requests:
             return refuse(self, words.BLOCKOUT_NOTHING_TO_SEND, *skipped[:3])
+        planned = replace(planned, requests=[self.with_service(r, context) for r in planned.requests])
+        refused = next(filter(None, map(refusal_of, planned.requests)), None)
+        if refused is not None:  # a placeholder the service cannot take: nothing is sent
+            return refuse(self, refused)
         # Identical earlier results come from the library (free); a selection never stops to ask.
         # A placeholder that already has a result asks for another variant: the library's copy
         # would only repeat a result, so it is always sent (whatever ``reuse`` says).

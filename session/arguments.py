@@ -169,11 +169,21 @@ class ServiceProperties:
             else preferences.chosen_service(context)
         )
 
-    def with_service(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
-        """``request`` going to the chosen service, with the tier and the options this call gave."""
+    def service_choice(self, context: bpy.types.Context | None = None) -> dict[str, str]:
+        """The service, the tier and the options (JSON) this call asks for, as ``to_service`` takes them."""
         props = self.properties  # type: ignore[attr-defined]
         given = {name: getattr(self, name) for name in OPTION_ARGUMENTS if props.is_property_set(name)}
         if not given.get("polygons", 1):
             del given["polygons"]  # 0: the service's default
         options = json.dumps(given, sort_keys=True) if given else ""
-        return request.to_service(self.chosen_service(context), self.tier.strip(), options)
+        return {"service": self.chosen_service(context), "tier": self.tier.strip(), "options": options}
+
+    def with_service(self, request: JobRequest, context: bpy.types.Context | None = None) -> JobRequest:
+        """``request`` going to the chosen service, with the tier and the options this call gave."""
+        return request.to_service(**self.service_choice(context))
+
+    def given_service_arguments(self) -> dict[str, object]:
+        """The service arguments this call was given (to pass on when it calls itself again)."""
+        props = self.properties  # type: ignore[attr-defined]
+        names = ("service", "tier", *OPTION_ARGUMENTS)
+        return {name: getattr(self, name) for name in names if props.is_property_set(name)}

@@ -9,7 +9,7 @@ and followed (the UI) or waited for and imported (background mode).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,8 @@ import bpy
 from ..api.errors import InputError, KilnError
 from ..api.features import batch
 from ..api.features.quality.options import GameOptions
+from ..api.jobs.sending import refusal_of
+from ..api.services import DEFAULT_SERVICE
 from ..api.words import catalogue as words
 from ..language import said
 from . import batches, library, spending, state, watcher
@@ -42,6 +44,10 @@ class Given:
     game: GameOptions
     #: The artist has seen the cost and said yes (the UI asks once, through the operator's invoke).
     confirmed: bool = False
+    #: Where every line goes (its tier and options too: ``JobRequest.to_service``).
+    service: str = DEFAULT_SERVICE
+    tier: str = ""
+    options: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,11 +63,20 @@ class Weighed:
 
 
 def read(given: Given) -> batch.Batch | None:
-    """The prompt file, or None when it cannot be read (``run`` says why)."""
+    """The prompt file, each line going to the given service, or None when it cannot be read
+    (``run`` says why)."""
     try:
-        return batch.read_batch(given.path, resolution=given.resolution)
+        return _to_service(batch.read_batch(given.path, resolution=given.resolution), given)
     except InputError:
         return None
+
+
+def _to_service(parsed: batch.Batch, given: Given) -> batch.Batch:
+    items = [
+        replace(item, request=item.request.to_service(given.service, given.tier, given.options))
+        for item in parsed.items
+    ]
+    return replace(parsed, items=items)
 
 
 def weigh(items: list[batch.BatchItem], reuse: str, context: bpy.types.Context) -> Weighed:
@@ -75,13 +90,16 @@ def run(
     """The whole batch for ``op``: refused with every reason, sent after the cost was asked about
     (``ask_first`` starts the operator's own question in the UI), followed or waited for."""
     try:
-        parsed = batch.read_batch(given.path, resolution=given.resolution)
+        parsed = _to_service(batch.read_batch(given.path, resolution=given.resolution), given)
     except InputError as exc:
         return refuse(op, exc.message)
     for problem in [*(line.said for line in parsed.problems), *parsed.notes]:
         tell(op, "WARNING", problem)
     if not parsed.items:
         return refuse(op, words.BATCH_NOTHING_USABLE, file=given.path.name)
+    refused = next(filter(None, (refusal_of(item.request) for item in parsed.items)), None)
+    if refused is not None:  # a line the service cannot take: nothing of the batch is sent
+        return refuse(op, refused)
     weighed = weigh(parsed.items, given.reuse, context)
     cost = spending.estimate_for((item.request for item in weighed.to_send), context)
     refusal = spending.over_limit(cost, given.max_credits)

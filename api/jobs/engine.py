@@ -24,7 +24,6 @@ from .. import fs
 from ..errors import InputError, KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import DEFAULT_POLICY, RetryPolicy
-from ..services import info, refusal
 from ..words import Message, as_message, message
 from ..words import catalogue as words
 from .book import JobBook, claimed
@@ -43,7 +42,7 @@ from .model import (
 )
 from .owner import this_process
 from .scheduler import Scheduler
-from .sending import request_order
+from .sending import refusal_of
 from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread
@@ -428,11 +427,3 @@ def _as_store_error(store: JobStore, exc: Exception) -> StoreError:
     from .disk import store_error
 
     return exc if isinstance(exc, StoreError) else store_error(store.folder, exc)
-
-
-def refusal_of(request: JobRequest) -> Message | None:
-    """Why the request's service cannot take it, in a sentence (None: it can)."""
-    if request.kind is JobKind.TASK:
-        return None
-    service = info(request.service_id)
-    return refusal(service.capabilities, service.name, request_order(request))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
 from ..service.models import Task
-from ..services import Order
+from ..services import Order, info, refusal
 from ..words import Message, message
 from ..words import catalogue as words
 from .disk import StoreError
@@ -177,3 +177,11 @@ def order_of(job: Job) -> Order:
     """What the job asks its service to make at its current stage (the task the stage before made)."""
     order = request_order(job.request)
     return replace(order, stage=job.stage, previous_task_id=job.task_id) if job.stage else order
+
+
+def refusal_of(request: JobRequest) -> Message | None:
+    """Why the request's service cannot take it, in a sentence (None: it can); nothing is sent then."""
+    if request.kind is JobKind.TASK:
+        return None
+    service = info(request.service_id)
+    return refusal(service.capabilities, service.name, request_order(request))

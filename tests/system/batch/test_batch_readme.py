@@ -16,6 +16,7 @@ from concepts import CONCEPTS
 
 README = ROOT / "README.md"
 SECTIONS = ROOT / "docs" / "scripting.md"
+TRIPO_KEY = "tsk_live_scriptingpage000"
 
 
 def blocks(language: str, page: Path = SECTIONS) -> list[str]:
@@ -49,13 +50,24 @@ def test_readme_python_is_run_with_the_scripting_page() -> None:
 
 
 def test_python_snippets_run_in_blender(
-    service: Any, blender: Any, workdir: Path, capsys: pytest.CaptureFixture[str]
+    service: Any,
+    blender: Any,
+    workdir: Path,
+    capsys: pytest.CaptureFixture[str],
+    sandbox_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    tripo = sandbox_factory(service="tripo", keys=[TRIPO_KEY])
+    monkeypatch.setenv("KILN_TRIPO_BASE_URL", tripo.base_url)
+    monkeypatch.setenv("KILN_TRIPO_API_KEY", TRIPO_KEY)
     snippets = blocks("python")
-    assert len(snippets) == 6
+    assert len(snippets) == 7
     for snippet in snippets:
         exec(compile(snippet, str(SECTIONS), "exec"), {"__name__": "__snippet__"})
-    objects = [obj for obj in blender.data.objects if "kiln_task_id" in obj]
+    assert tripo.submit_count == 1, "the other service's snippet went to Tripo"
+    objects = [
+        obj for obj in blender.data.objects if "kiln_task_id" in obj and obj["kiln_service"] == "INTERFACE"
+    ]
     # one prompt, one image, three + two batch lines, two waited-for jobs, two placeholders; the CSV's
     # image line asks for the same bytes and resolution as the image snippet, so it is the library's
     # copy (not sent)
