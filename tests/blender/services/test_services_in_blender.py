@@ -7,6 +7,7 @@ the job in the list and nothing sent twice; each key is seen by its own service'
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,3 +215,76 @@ def test_each_key_is_seen_by_its_own_service_only(
             if r.method == "GET" and not r.headers.get("authorization")
         ]
         assert all("authorization" not in r.headers for r in files)
+
+
+#: What Generate says a prompt costs on each service at its default tier (Rodin publishes half
+#: credits, which Kiln does not round: its price is unknown, never free).
+BUTTONS = {
+    "INTERFACE": "price unknown",
+    "TRIPO": "20 credits",
+    "MESHY": "30 credits",
+    "RODIN": "price unknown",
+}
+
+
+@pytest.mark.parametrize("stand", STANDS, ids=[s.service for s in STANDS])
+def test_the_panel_names_the_service_and_its_price_on_generate(
+    services: dict[str, Sandbox], blender: Any, kiln_module: Any, stand: Stand
+) -> None:
+    from recording_layout import draw
+
+    preferences = kiln_module("preferences")
+    preferences.get().service = stand.service
+    try:
+        blender.context.scene.kiln.prompt = "a red chair"
+        layout = draw(kiln_module("panels.generate").KILN_PT_generate, blender.context)
+        (button,) = [c for c in layout.of("operator") if c.args[0] == "kiln.generate_from_text"]
+        assert button.enabled and BUTTONS[stand.service] in button.text
+        assert button.props.service == stand.service
+        shown = [c.args[1] for c in layout.of("prop")]
+        assert "service" in shown
+        assert ("tier" in shown) == (stand.service != "INTERFACE"), "the resolution is the custom service's"
+    finally:
+        preferences.get().service = "INTERFACE"
+
+
+@pytest.mark.parametrize("stand", NAMED, ids=[s.service for s in NAMED])
+def test_the_setup_box_links_to_where_the_services_keys_are_made(
+    blender: Any, fresh_jobs: Path, kiln_module: Any, stand: Stand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recording_layout import draw
+
+    monkeypatch.delenv(stand.key_env, raising=False)
+    preferences = kiln_module("preferences")
+    preferences.get().service = stand.service
+    try:
+        blender.context.scene.kiln.prompt = "a red chair"
+        layout = draw(kiln_module("panels.generate").KILN_PT_generate, blender.context)
+        assert "Add your API key" in layout.text()
+        assert "Add the service address" not in layout.text(), "a known service needs no address"
+        (link,) = layout.operators("wm.url_open")
+        assert link.props.url == kiln_module("api.services").info(stand.service).keys_page
+        assert link.text == f"Get a {stand.name} API Key"
+    finally:
+        preferences.get().service = "INTERFACE"
+
+
+@pytest.mark.parametrize("stand", NAMED, ids=[s.service for s in NAMED])
+def test_test_connection_names_the_service_and_its_balance(
+    services: dict[str, Sandbox], blender: Any, kiln_module: Any, stand: Stand
+) -> None:
+    preferences = kiln_module("preferences")
+    check = kiln_module("api.features.connection_check").current
+    preferences.get().service = stand.service
+    try:
+        check.reset()
+        assert blender.ops.kiln.test_connection() == {"FINISHED"}
+        deadline = time.monotonic() + 20
+        while check.state.name == "RUNNING" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert check.state.name == "OK", check.message
+        assert check.message.startswith(f"{stand.name}: connected")
+        assert re.search(r"[\d,.]+ credits? left", check.message), check.message
+    finally:
+        check.reset()
+        preferences.get().service = "INTERFACE"
