@@ -116,7 +116,9 @@ def run() -> dict[str, Any]:
         some = engine.jobs()[0].id
         words = addon.module("api.words")
         draws = []
-        for n in range(DRAWS):  # a job changes before every draw, as while jobs run: nothing cached helps
+        # A running job's note changes before every draw, as while jobs run; the rows and the details
+        # are drawn from it anew, the filter and the credits line only when a job's standing changes.
+        for n in range(DRAWS):
             engine.book.note(some, words.message(words.catalogue.NOTE_DOWNLOADING, percent=n))
             draws.append(_time(lambda: _draw_all_panels(bpy)))
         results["draw"] = summary_ms(draws)

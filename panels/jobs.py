@@ -127,6 +127,44 @@ def _thumbnail(job: Job) -> int | None:
     return thumbnails.job_icon(job.id, job.preview_path) if job.preview_path else None
 
 
+def _draw_row(
+    layout: bpy.types.UILayout, context: bpy.types.Context, job: Job, thumb: int | None, *, elsewhere: bool
+) -> None:
+    """One line a row: the name, shortened in the middle to what fits (the details show all of it),
+    with the state's icon; an active job's progress bar beside it while there is room."""
+    agent = agents.mark(job)  # an agent asked for it
+    fixed = float(elsewhere) + float(agent is not None)  # icons after the name
+    with_bar = job.state.is_active
+    if with_bar:
+        name_room = text_room(
+            context, share=NAME_SHARE, icon=True, inset_units=LIST_INSET_UNITS, fixed_units=fixed
+        )
+        with_bar = name_room is None or name_room >= MIN_NAME_UNITS * unit(context)
+    row = layout.split(factor=NAME_SHARE) if with_bar else layout
+    name_row = row.row(align=True) if with_bar else row
+    share = NAME_SHARE if with_bar else 1.0
+    name = fit(
+        context, job.request.label, share=share, icon=True, inset_units=LIST_INSET_UNITS, fixed_units=fixed
+    )
+    if thumb is None:
+        name_row.label(text=name, icon=_state_icon(job))
+    else:
+        name_row.label(text=name, icon_value=thumb)
+    if elsewhere:
+        name_row.label(text="", icon=ELSEWHERE_ICON)  # another Blender works on it
+    if agent is not None:
+        name_row.label(text="", icon=agent)
+    if with_bar:
+        shown = fit(
+            context,
+            said(progress_text(job)),
+            text(words.BAR_PERCENT, percent=f"{job.progress:.0f}"),
+            share=1.0 - NAME_SHARE,
+            inset_units=LIST_INSET_UNITS,
+        )
+        row.progress(factor=job.progress / 100.0, type="BAR", text=shown)
+
+
 class KILN_UL_jobs(bpy.types.UIList):
     """Kiln's jobs, newest first"""
 
@@ -153,46 +191,7 @@ class KILN_UL_jobs(bpy.types.UIList):
             else:
                 layout.label(text="", icon_value=thumb)
             return
-        # One line a row: the name, shortened in the middle to what fits (the details show all of
-        # it), with the state's icon; an active job's progress bar beside it while there is room.
-        elsewhere = engine is not None and bool(engine.where(job))
-        agent = agents.mark(job)  # an agent asked for it
-        fixed = float(elsewhere) + float(agent is not None)  # icons after the name
-        with_bar = job.state.is_active
-        if with_bar:
-            name_room = text_room(
-                context, share=NAME_SHARE, icon=True, inset_units=LIST_INSET_UNITS, fixed_units=fixed
-            )
-            with_bar = name_room is None or name_room >= MIN_NAME_UNITS * unit(context)
-        row = layout.split(factor=NAME_SHARE) if with_bar else layout
-        name_row = row.row(align=True) if with_bar else row
-        share = NAME_SHARE if with_bar else 1.0
-        name = fit(
-            context,
-            job.request.label,
-            share=share,
-            icon=True,
-            inset_units=LIST_INSET_UNITS,
-            fixed_units=fixed,
-        )
-        if thumb is None:
-            name_row.label(text=name, icon=_state_icon(job))
-        else:
-            name_row.label(text=name, icon_value=thumb)
-        if elsewhere:
-            name_row.label(text="", icon=ELSEWHERE_ICON)  # another Blender works on it
-        if agent is not None:
-            name_row.label(text="", icon=agent)
-        if with_bar:
-            share = 1.0 - NAME_SHARE
-            shown = fit(
-                context,
-                said(progress_text(job)),
-                text(words.BAR_PERCENT, percent=f"{job.progress:.0f}"),
-                share=share,
-                inset_units=LIST_INSET_UNITS,
-            )
-            row.progress(factor=job.progress / 100.0, type="BAR", text=shown)
+        _draw_row(layout, context, job, thumb, elsewhere=engine is not None and bool(engine.where(job)))
 
     def filter_items(  # type: ignore[override]
         self, context: bpy.types.Context, data: Any | None, property: str

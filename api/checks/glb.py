@@ -67,6 +67,26 @@ def check_glb(path: str | Path) -> GlbInfo:
 
 
 def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
+    _check_header(f, size)
+    json_length, document, bin_start, bin_length = _read_chunks(f, size)
+
+    def peek(buffer: int, at: int, count: int) -> bytes:
+        return _peek(f, document, bin_start, buffer, at, count)
+
+    check_document(document, bin_length, size, peek)
+    asset = document.get("asset")
+    meshes = document.get("meshes")
+    return GlbInfo(
+        size=size,
+        json_length=json_length,
+        bin_length=bin_length,
+        asset_version=_string_field(asset, "version"),
+        generator=_string_field(asset, "generator"),
+        meshes=len(meshes) if isinstance(meshes, list) else 0,
+    )
+
+
+def _check_header(f: BinaryIO, size: int) -> None:
     if size < _HEADER.size + _CHUNK_HEADER.size:
         raise InvalidMeshError(problem=f"the file is only {size} bytes, too short to be a GLB")
     magic, version, length = _HEADER.unpack(f.read(_HEADER.size))
@@ -79,8 +99,13 @@ def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
             problem=f"the header says {length} bytes but the file has {size} (truncated or padded)"
         )
 
-    # Blender reads the JSON chunk, then a BIN chunk only as the second chunk, and ignores the
-    # rest; chunk lengths need not be multiples of 4 for it (trimesh writes such files).
+
+def _read_chunks(f: BinaryIO, size: int) -> tuple[int, dict[str, object], int | None, int | None]:
+    """The JSON chunk's length and document, and where the BIN chunk starts and how long it is.
+
+    Blender reads the JSON chunk, then a BIN chunk only as the second chunk, and ignores the
+    rest; chunk lengths need not be multiples of 4 for it (trimesh writes such files).
+    """
     offset = _HEADER.size
     index = 0
     json_length = 0
@@ -113,21 +138,7 @@ def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
             bin_start, bin_length = start, chunk_length
         offset = start + chunk_length
         index += 1
-
-    def peek(buffer: int, at: int, count: int) -> bytes:
-        return _peek(f, document, bin_start, buffer, at, count)
-
-    check_document(document, bin_length, size, peek)
-    asset = document.get("asset")
-    meshes = document.get("meshes")
-    return GlbInfo(
-        size=size,
-        json_length=json_length,
-        bin_length=bin_length,
-        asset_version=_string_field(asset, "version"),
-        generator=_string_field(asset, "generator"),
-        meshes=len(meshes) if isinstance(meshes, list) else 0,
-    )
+    return json_length, document, bin_start, bin_length
 
 
 def _peek(

@@ -286,11 +286,7 @@ class ImportHelper:
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.
         """
-        if not command:
-            raise HelperUnavailable(words.MESHES_OPEN_HERE_NO_PROGRAM, details=NO_BLENDER_PROGRAM)
-        if tuple(command) in self._unstartable:
-            # It failed to start once this session: do not make every job wait for it again.
-            raise HelperUnavailable(details=self._unstartable[tuple(command)])
+        self._refuse_unstartable(command)
         self._take_turn(cancelled)
         generation = self._generation
         part = blend.with_name(blend.name + ".part")
@@ -325,13 +321,24 @@ class ImportHelper:
             self._discard()
             raise
         finally:
-            # Blender saves through "<name>@" and renames; a killed helper may leave either behind.
-            for leftover in (part, part.with_name(part.name + "@")):
-                if leftover.exists():
-                    fs.discard(leftover)
-            if self._child is not None:
-                self._arm_idle(limits.idle_seconds)
-            self._busy.release()
+            self._tidy(part, limits)
+
+    def _refuse_unstartable(self, command: Sequence[str]) -> None:
+        if not command:
+            raise HelperUnavailable(words.MESHES_OPEN_HERE_NO_PROGRAM, details=NO_BLENDER_PROGRAM)
+        if tuple(command) in self._unstartable:
+            # It failed to start once this session: do not make every job wait for it again.
+            raise HelperUnavailable(details=self._unstartable[tuple(command)])
+
+    def _tidy(self, part: Path, limits: HelperLimits) -> None:
+        """After a request, whatever came of it: no part file left, the helper kept warm, the turn over."""
+        # Blender saves through "<name>@" and renames; a killed helper may leave either behind.
+        for leftover in (part, part.with_name(part.name + "@")):
+            if leftover.exists():
+                fs.discard(leftover)
+        if self._child is not None:
+            self._arm_idle(limits.idle_seconds)
+        self._busy.release()
 
     def _ask(
         self, child: _Child, request: dict[str, Any], limits: HelperLimits, cancelled: Callable[[], bool]
