@@ -29,6 +29,7 @@ from ..drawing import (
 )
 from ..language import said, text
 from ..main_thread import cancel, later
+from ..options import SERVICE_CHOICES
 from ..session import results_here, runtime, spending
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import agents, quality, thumbnails
@@ -262,6 +263,16 @@ class KILN_PT_jobs(bpy.types.Panel):
             wrapped_label(layout, context, credits_line)
 
 
+#: Each service's name as the service choice says it, by its id.
+SERVICE_LABELS = dict(SERVICE_CHOICES)
+
+
+def service_label(job: Job) -> str:
+    """The name of the service the job went to, as the service choice says it (a brand, or "Custom
+    Service" in the artist's language)."""
+    return text(SERVICE_LABELS[job.request.service_id].name)
+
+
 def _state_icon(job: Job) -> IconItems:
     if job.state is JobState.IMPORTED and not results_here.is_here(job):
         return IMPORTED_ELSEWHERE_ICON
@@ -300,6 +311,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     if thumb is not None:
         col.template_icon(icon_value=thumb, scale=PREVIEW_SCALE)
     wrapped_label(col, context, job.request.label, icon=_state_icon(job), boxes=1)
+    wrapped_label(col, context, text(words.JOB_SENT_TO, service=service_label(job)), icon="WORLD", boxes=1)
     if job.state.is_active:
         # The bar carries a few words; why the job waits goes below it, whole.
         bar = fit(context, said(progress_text(job)), boxes=1)

@@ -18,11 +18,15 @@ def job_details(job: Job) -> str:
     request = job.request
     lines = [
         ("Kiln job", job.id),
+        ("Service", request.service_id),
         ("Service task", job.task_id),
         ("Service task Kiln refused to follow (escaped)", job.refused_task_id),
         ("State", job.state.value),
         ("Kind", str(request.kind)),
         ("Resolution", str(job.resolution or request.resolution or "service default")),
+        ("Tier", request.tier),
+        ("Options", request.options),
+        ("Stage", str(job.stage + 1) if job.stage else ""),
         ("Prompt" if request.prompt else "Image", request.prompt or request.image_path or request.image_url),
         ("Retries", str(job.attempt) if job.attempt else ""),
         ("Created", _when(job.created_at)),

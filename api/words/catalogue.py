@@ -1160,6 +1160,7 @@ ARG_STYLE = Label("Style", "One of the service's own styles; empty: none")
 OPTION_TIER = Label("Quality", "The service's quality tier for this job; the price on Generate follows it")
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
+JOB_SENT_TO = "Sent to {service}"
 CONNECTED_TO_SERVICE = "{service}: connected, your API key works."
 CONNECTED_WITH_BALANCE = Plural(
     "{service}: connected, {amount} credit left.", "{service}: connected, {amount} credits left."
