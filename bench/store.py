@@ -36,14 +36,21 @@ class _Layout:
 
 
 def seed(folder: Path, count: int = HISTORY) -> None:
-    """``count`` finished jobs as months of use leave them (prompt, task id, files, objects)."""
+    """``count`` finished jobs as months of use leave them (prompt, task id, files, objects), spread
+    over the four services."""
     jobs, store_module = addon.module("api.jobs"), addon.module("api.jobs.store")
     owner = jobs.Owner(pid=1, started=1_700_000_000.0, label="another Blender window")
+    services = addon.module("api.services").SERVICE_IDS
     records = []
     for n in range(count):
         job = jobs.Job(
             id=f"h{n:011d}",
-            request=jobs.JobRequest(kind="text", prompt=f"a weathered oak chair, variant {n}, carved legs"),
+            # Spread over every service, as an artist with several accounts leaves them.
+            request=jobs.JobRequest(
+                kind="text",
+                prompt=f"a weathered oak chair, variant {n}, carved legs",
+                service=services[n % len(services)],
+            ),
             origin=f"/projects/set_{n % 40}/scene.blend",
             state=jobs.JobState.IMPORTED,
             task_id=f"task_{n:032x}",
