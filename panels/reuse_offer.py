@@ -39,7 +39,9 @@ def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | N
     going where the panel showed even if the preference changes before it is pressed)."""
     service = preferences.chosen_service(context)
     op.service = service
-    op.tier = chosen_tier(settings, service)
+    tier = chosen_tier(settings, service)
+    if tier:
+        op.tier = tier
     if settings.mode == "TEXT":
         op.prompt = effective_prompt(settings)
         op.resolution = settings.text_resolution

@@ -36,6 +36,7 @@ def silent_server() -> Iterator[str]:
 def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
     layout = draw_prefs(ui)
     assert layout.props() == [
+        "service",
         "api_key",
         "base_url",
         "poll_interval",
