@@ -44,6 +44,7 @@ const SETTINGS = {
   kiln_zip: "/farm/kiln-0.1.0.zip",
   farm_script: "/farm/kiln/farm/kiln_farm.py",
   resolution: "1536",
+  service: "TRIPO",
   chunk_size: 2,
   max_credits: 40,
   fix_merge: false,
@@ -84,7 +85,7 @@ test("five prompts in chunks of two: three Blender tasks, then a summary that wa
   const first = generate[0].commands[0].parameters.args;
   assert.deepEqual(plain(first.slice(3)), [
     "generate", "--prompts", SETTINGS.prompts_file, "--output", SETTINGS.output_dir,
-    "--kiln-zip", SETTINGS.kiln_zip, "--resolution", "1536", "--max-credits", "40",
+    "--kiln-zip", SETTINGS.kiln_zip, "--resolution", "1536", "--service", "TRIPO", "--max-credits", "40",
     "--fix-merge", "0", "--fix-normals", "1", "--fix-loose", "0.01", "--triangles", "5000",
     "--lods=0.5,0.25", "--collision", "HULL", "--engine", "UNREAL", "--items", "1-2",
   ]);
