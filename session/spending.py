@@ -93,5 +93,5 @@ def spending_line() -> str:
         # This session's jobs are few: only they are asked whose they are (5,000 stored cost a draw ms).
         session = [job for job in ledger.sent_since(jobs, session_start) if engine.is_own(job)]
         spending = ledger.spending(session, jobs, text_cost, session_start)
-        _cached = (key, said(spending.message) if session else "")
+        _cached = (key, "; ".join(said(line) for line in spending.messages) if session else "")
     return _cached[1]

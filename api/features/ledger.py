@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..jobs import Job, JobKind
+from ..services import SERVICE_IDS, info
 from ..words import Message, english_message, message
 from ..words import catalogue as words
 from .credits import CreditEstimate, request_cost
@@ -55,10 +56,13 @@ def month_start(now: float | None = None) -> float:
 @dataclass(frozen=True)
 class Spending:
     """What was spent this session (the line the panel shows) and this month on this computer (for a
-    tooltip or a second line: every Kiln's jobs here, not the account's balance)."""
+    tooltip or a second line: every Kiln's jobs here, not the account's balance). Each service counts
+    in its own credits, so a session on several services is said service by service."""
 
     session: CreditEstimate
     month: CreditEstimate
+    #: This session's spending on each service it used (its name, its estimate), when more than one.
+    by_service: tuple[tuple[str, CreditEstimate], ...] = ()
 
     @property
     def message(self) -> Message:
@@ -66,6 +70,16 @@ class Spending:
         if not self.session.jobs:
             return message(words.SPENT_NOTHING_THIS_SESSION)
         return _spent(self.session, words.SPENT_THIS_SESSION, words.SPENT_THIS_SESSION_UNPRICED)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The session's line, or one line per service when it used several ("Tripo: 2 jobs, 40 credits")."""
+        if len(self.by_service) < 2:
+            return [self.message]
+        return [
+            _spent(value, words.SPENT_ON_SERVICE, words.SPENT_ON_SERVICE_UNPRICED, service=name)
+            for name, value in self.by_service
+        ]
 
     @property
     def month_message(self) -> Message:
@@ -76,21 +90,28 @@ class Spending:
         return english_message(self.message)
 
 
-def _spent(value: CreditEstimate, entry: str, unpriced_entry: str) -> Message:
+def _spent(value: CreditEstimate, entry: str, unpriced_entry: str, **named: str) -> Message:
     """A spending line in plain numbers; its counts are messages of their own, said first."""
     jobs = message(words.JOBS_COUNT, n=value.jobs)
     credits = message(words.CREDITS_COUNT, n=value.known)
     if not value.unpriced:
-        return message(entry, jobs=jobs, credits=credits)
+        return message(entry, jobs=jobs, credits=credits, **named)
     unpriced = message(words.UNPRICED_JOBS, n=value.unpriced)
-    return message(unpriced_entry, jobs=jobs, credits=credits, unpriced=unpriced)
+    return message(unpriced_entry, jobs=jobs, credits=credits, unpriced=unpriced, **named)
 
 
 def spending(
     session_jobs: Iterable[Job], all_jobs: Iterable[Job], text_cost: int | None, session_start: float
 ) -> Spending:
     """This session (this Blender's jobs since Kiln started in it) and this month (every Kiln's)."""
+    session = list(session_jobs)
+    used = sorted({job.request.service_id for job in session}, key=SERVICE_IDS.index)
+    by_service = tuple(
+        (info(sid).name, spent([job for job in session if job.request.service_id == sid], text_cost))
+        for sid in used
+    )
     return Spending(
-        spent(session_jobs, text_cost, since=session_start),
+        spent(session, text_cost, since=session_start),
         spent(all_jobs, text_cost, since=month_start()),
+        by_service if len(by_service) > 1 else (),
     )

@@ -1161,6 +1161,9 @@ OPTION_TIER = Label("Quality", "The service's quality tier for this job; the pri
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
 JOB_SENT_TO = "Sent to {service}"
+#: This session's spending on one service, when it used several (each counts in its own credits).
+SPENT_ON_SERVICE = "{service}: {jobs}, {credits}"
+SPENT_ON_SERVICE_UNPRICED = "{service}: {jobs}, {credits}, and {unpriced}"
 CONNECTED_TO_SERVICE = "{service}: connected, your API key works."
 CONNECTED_WITH_BALANCE = Plural(
     "{service}: connected, {amount} credit left.", "{service}: connected, {amount} credits left."

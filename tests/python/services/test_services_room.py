@@ -1,0 +1,141 @@
+"""The services room as the rest of Kiln reads it: the registry, capabilities and prices, refusals,
+where a service's key and address come from, and what a job keeps of its service."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from api.features import ledger, secrets
+from api.features.credits import request_cost
+from api.features.library_index import request_key
+from api.jobs import Job, JobRequest, JobState, ServiceConfig
+from api.jobs.engine import JobEngine
+from api.jobs.model import Account
+from api.jobs.sending import refusal_of
+from api.services import DEFAULT_SERVICE, SERVICE_IDS, all_services, info, service_id
+
+
+def test_the_registry_knows_four_services_each_with_its_own_package_and_variables() -> None:
+    found = all_services()
+    assert [s.id for s in found] == list(SERVICE_IDS) == ["INTERFACE", "TRIPO", "MESHY", "RODIN"]
+    assert len({s.key_env for s in found}) == len({s.base_url_env for s in found}) == 4
+    assert [s.needs_address for s in found] == [True, False, False, False]
+    assert all(s.api_origin.startswith("https://") for s in found if not s.needs_address)
+    assert all(s.capabilities.takes("text") and s.capabilities.takes("image") for s in found)
+    assert service_id("") == service_id("nonsense") == DEFAULT_SERVICE and service_id("tripo") == "TRIPO"
+
+
+@pytest.mark.parametrize("service", SERVICE_IDS)
+def test_each_services_default_tier_is_one_of_its_tiers(service: str) -> None:
+    capabilities = info(service).capabilities
+    for kind in ("text", "image"):
+        assert capabilities.tier(kind, "") is not None, (service, kind)
+
+
+def test_a_price_is_the_services_own_or_unknown_never_free() -> None:
+    text = JobRequest(kind="text", prompt="a chair")
+    assert request_cost(text) is None and request_cost(text, text_cost=3) == 3  # the artist's figure
+    assert request_cost(text.to_service("TRIPO")) == 20
+    assert request_cost(text.to_service("TRIPO"), text_cost=3) == 20, "the artist's text price is INTERFACE's"
+    assert request_cost(text.to_service("MESHY")) == 30  # a preview and a refine
+    assert request_cost(text.to_service("RODIN")) is None  # half credits are not rounded to a price
+    image = JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1024)
+    assert request_cost(image) == 2 and request_cost(image.to_service("TRIPO")) == 30
+
+
+def test_a_resolution_is_the_interface_services_tier_only() -> None:
+    request = JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1024)
+    assert request.tier_id == "1024"
+    moved = request.to_service("MESHY")
+    assert moved.resolution is None and moved.tier_id == "" and refusal_of(moved) is None
+
+
+def test_what_a_service_cannot_take_is_refused_in_its_own_name() -> None:
+    quad = JobRequest(kind="text", prompt="a chair", options=json.dumps({"quad": True})).to_service(
+        "TRIPO", options=json.dumps({"quad": True})
+    )
+    said = refusal_of(quad)
+    assert said is not None and "Tripo" in str(said.values) + said.name
+    url = JobRequest(kind="image", image_url="https://x.example/a.png").to_service("RODIN")
+    assert refusal_of(url) is not None
+    views = JobRequest(kind="image", image_path="front.png", views=("back.png",))
+    assert refusal_of(views) is not None, "the custom service takes one image"
+    assert refusal_of(JobRequest(kind="text", prompt="a chair", tier="nope").to_service("MESHY", "nope"))
+
+
+def test_the_engine_records_nothing_a_service_cannot_take(tmp_path: object) -> None:
+    engine = JobEngine(tmp_path)  # type: ignore[arg-type]
+    request = JobRequest(kind="image", image_url="https://x.example/a.png").to_service("RODIN")
+    with pytest.raises(Exception) as caught:
+        engine.record(request)
+    assert "Hyper3D Rodin" in str(caught.value)
+    assert engine.jobs() == []
+
+
+def test_each_services_key_and_address_come_from_its_own_variables() -> None:
+    environ = {"KILN_TRIPO_API_KEY": "tsk_live_fromenv0000", "KILN_MESHY_BASE_URL": "http://127.0.0.1:9"}
+    tripo = secrets.credentials("", "", environ, "TRIPO")
+    assert (tripo.api_key, tripo.base_url) == ("tsk_live_fromenv0000", "https://api.tripo3d.ai")
+    assert tripo.key_from_environment and not tripo.url_from_environment
+    meshy = secrets.credentials("msy_live_typed000000", "", environ, "MESHY")
+    assert (meshy.api_key, meshy.base_url, meshy.url_from_environment) == (
+        "msy_live_typed000000",
+        "http://127.0.0.1:9",
+        True,
+    )
+    assert secrets.credentials("k", "", environ, "INTERFACE").base_url == "", (
+        "the custom service has no origin"
+    )
+    assert secrets.service_secret("INTERFACE") == secrets.API_KEY
+    assert len({secrets.service_secret(s).account for s in SERVICE_IDS}) == 4, "a key kept per service"
+
+
+def test_the_config_gives_each_service_its_own_account() -> None:
+    config = ServiceConfig(
+        "https://custom.example",
+        "sbx_live_custom0000",
+        accounts=(Account("TRIPO", "https://api.tripo3d.ai", "tsk_live_x0000000"),),
+    )
+    assert config.account("INTERFACE").api_key == "sbx_live_custom0000"
+    assert config.account("TRIPO").api_key == "tsk_live_x0000000"
+    assert config.account("MESHY").api_key == "", "a service not set up has no key"
+
+
+def test_a_job_keeps_its_service_tier_handle_and_stage_on_disk_and_older_records_mean_interface() -> None:
+    job = Job(
+        id="j1",
+        request=JobRequest(kind="text", prompt="a chair", service="RODIN", tier="Gen-2", views=("b.png",)),
+        task_id="uuid-1",
+        task_handle="subscription-key",
+        stage=1,
+    )
+    again = Job.from_json(json.loads(json.dumps(job.to_json())))
+    assert again == job and again.request.views == ("b.png",)
+    old = job.to_json()
+    for name in ("service", "tier", "options", "views"):
+        del old["request"][name]
+    del old["task_handle"], old["stage"]
+    assert Job.from_json(old).request.service_id == "INTERFACE"
+
+
+def test_the_same_prompt_on_another_service_is_another_request() -> None:
+    text = JobRequest(kind="text", prompt="a chair")
+    keys = {request_key(text.to_service(s)) for s in SERVICE_IDS}
+    assert len(keys) == 4
+    assert request_key(text) == request_key(text.to_service("INTERFACE")), "the custom service's keys stay"
+
+
+def test_a_session_on_several_services_is_said_service_by_service() -> None:
+    now = time.time()
+
+    def sent(service: str) -> Job:
+        request = JobRequest(kind="text", prompt="a chair").to_service(service)
+        return Job(id=service, request=request, state=JobState.IMPORTED, task_id="t", submitted_at=now)
+
+    one = ledger.spending([sent("TRIPO")], [], None, now - 1)
+    assert [str(m.name) for m in one.messages] == ["SPENT_THIS_SESSION"]
+    both = ledger.spending([sent("TRIPO"), sent("MESHY")], [], None, now - 1)
+    assert [m.values["service"] for m in both.messages] == ["Tripo", "Meshy"]
