@@ -21,6 +21,8 @@ Bottom first:
 * ``watcher`` — the heartbeat: a ``bpy.app.timers`` function that applies what the workers did.
 * ``launching`` — what every networked operator checks first; launching and following a job.
 * ``batches``, ``blockout``, ``exports`` — the session's part of a batch, a blockout and an export.
+* ``provenance``, ``disclosure`` — where a result came from, in the files Kiln writes and in the
+  project's AI disclosure report.
 """
 
 from __future__ import annotations

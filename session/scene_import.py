@@ -19,6 +19,7 @@ import bpy
 
 from .. import preferences
 from ..api.features.blockout import Fit, ImportOptions
+from ..api.features.provenance import iso_date
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
@@ -26,7 +27,7 @@ from ..api.words import catalogue as words
 from ..api.words import english, message, shorten
 from ..helper_blender import game_ready
 from ..language import report
-from . import messenger, state
+from . import messenger, provenance, state
 from .arguments import preferred_options
 from .placement import Placement, append_blend, place
 
@@ -60,8 +61,11 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
     how = replace(how, group=job.group, placeholder=job.request.placeholder, grid=grid)
     new_objects = _append_prepared(job, fall_back=preferences.get(context).import_in_place)
     if new_objects is None:
-        new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label)
+        record = provenance.export_record(job, game, context)
+        new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label, record)
         _say_in_place_once()
+    else:  # the helper exported it (if asked) before the job's provenance was known here
+        provenance.stamp_exports_later(job, game, new_objects)
     if not new_objects:
         raise ImportFailed(words.IMPORT_NOTHING, details=f"task {job.task_id}: no object in {job.mesh_path}")
     # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
@@ -162,6 +166,7 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     else:
         obj["kiln_image"] = job.request.blender_image or job.request.image_path or job.request.image_url
     obj["kiln_resolution"] = job.resolution or job.request.resolution or 0
+    obj["kiln_date"] = iso_date(job.created_at)
     stamp_agent(obj, job.request.agent)
 
 

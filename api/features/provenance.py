@@ -29,6 +29,8 @@ from typing import Any
 
 from .. import fs
 from ..services import DEFAULT_SERVICE, info, service_id
+from ..words import catalogue as words
+from ..words import english
 
 EXTENSION = "KHR_xmp_json_ld"
 #: IPTC NewsCodes, Digital Source Type: media made by a trained algorithm (generative AI).
@@ -140,11 +142,27 @@ class Provenance:
 
     def description(self) -> str:
         """One English line a store's reviewer reads (files are for stores: not translated)."""
-        made = f"Created with AI: made by {self.service} from "
-        made += f"the prompt “{self.prompt}”" if self.prompt else f"the image {self.request}"
-        made += f", task {self.task_id}"
-        made += f", on {self.date[:10]}" if self.date else ""
-        return made + ", with Kiln."
+        if self.prompt:
+            return english(
+                words.PROVENANCE_FROM_PROMPT, service=self.service, prompt=self.prompt, task=self.task_id
+            )
+        return english(
+            words.PROVENANCE_FROM_IMAGE, service=self.service, image=self.request, task=self.task_id
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """The record as an agent's tools report it (``api.agents.results.JOB_SCHEMA``)."""
+        return {
+            "digital_source_type": DIGITAL_SOURCE_TYPE,
+            "service": self.service,
+            "service_id": self.service_id,
+            "request": self.request,
+            "task_id": self.task_id,
+            "date": self.date,
+            "kiln_version": self.kiln_version,
+            "credit": self.credit,
+            "done_since": list(self.history),
+        }
 
     def properties(self) -> dict[str, str]:
         """The record as flat custom properties (FBX user properties, a library asset's data)."""

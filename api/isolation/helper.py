@@ -279,9 +279,11 @@ class ImportHelper:
         game: str = "",
         label: str = "",
         asset: dict[str, Any] | None = None,
+        provenance: str = "",
     ) -> Prepared:
         """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.features.quality``);
-        with ``asset`` (what describes it, plain values) ``blend`` holds the result as a library asset.
+        with ``asset`` (what describes it, plain values) ``blend`` holds the result as a library asset;
+        ``provenance`` (``api.features.provenance``, JSON) goes into an export it writes.
 
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.
@@ -306,6 +308,8 @@ class ImportHelper:
                 "label": label,
                 "picture": str(picture),
             }
+            if provenance:
+                request["provenance"] = provenance
             child.send({**request, "asset": asset} if asset else request)
             answer = child.receive(
                 time.monotonic() + limits.seconds_per_mesh,
