@@ -141,9 +141,9 @@ def record_history(obj: bpy.types.Object, done: Sequence[Message]) -> None:
     disclosure report; nothing done leaves it as it was."""
     if not done:
         return
-    before = obj.get(provenance.HISTORY_PROPERTY)
+    before: Any = obj.get(provenance.HISTORY_PROPERTY)  # the stubs type ID.get() as returning None
     try:
-        kept = json.loads(before) if isinstance(before, str) else []
+        kept: list[Any] = json.loads(before) if isinstance(before, str) else []
     except ValueError:
         kept = []
     obj[provenance.HISTORY_PROPERTY] = json.dumps([*kept, *(m.to_json() for m in done)], ensure_ascii=False)

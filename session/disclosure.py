@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -73,7 +73,8 @@ def library_rows(context: bpy.types.Context) -> list[Found]:
             continue
         before = set(bpy.data.libraries)
         try:
-            with bpy.data.libraries.load(str(blend), link=True) as (source, target):
+            load: Any = bpy.data.libraries.load  # the stubs miss its context manager (as placement says)
+            with load(str(blend), link=True) as (source, target):
                 target.objects = list(source.objects)
             for obj in target.objects:
                 record = provenance.object_record(obj, credit, version) if obj is not None else None
