@@ -141,7 +141,8 @@ def record_history(obj: bpy.types.Object, done: Sequence[Message]) -> None:
     disclosure report; nothing done leaves it as it was."""
     if not done:
         return
-    before: Any = obj.get(provenance.HISTORY_PROPERTY)  # the stubs type ID.get() as returning None
+    holder: Any = obj  # the stubs type ID.get() as returning None
+    before = holder.get(provenance.HISTORY_PROPERTY)
     try:
         kept: list[Any] = json.loads(before) if isinstance(before, str) else []
     except ValueError:
