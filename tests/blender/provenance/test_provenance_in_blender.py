@@ -235,3 +235,35 @@ def test_a_library_asset_says_it_was_made_with_ai_and_the_report_lists_it(
 def test_a_report_needs_a_file(blender: Any) -> None:
     with pytest.raises(RuntimeError, match="Choose where to write the disclosure report"):
         blender.ops.kiln.disclosure_report(filepath="")
+
+
+def test_the_helper_blender_writes_the_record_it_is_handed_into_its_exports(
+    blender: Any, kiln_module: Any, tmp_path: Path
+) -> None:
+    isolation, provenance = kiln_module("api.isolation"), kiln_module("api.features.provenance")
+    game = kiln_module("api.features.quality.options").GameOptions
+    record = provenance.Provenance(
+        task_id="t-helper", service_id="MESHY", prompt="an iron key", date="2026-11-27"
+    )
+    mesh = tmp_path / "key.glb"
+    shutil.copyfile(CHEST, mesh)
+    helper = isolation.ImportHelper()
+    try:
+        for engine in ("GODOT", "UNITY"):
+            helper.prepare(
+                isolation.module_helper_command(),
+                isolation.HelperLimits(),
+                mesh,
+                tmp_path / f"{engine}.blend",
+                cancelled=lambda: False,
+                game=game(engine=engine, export_dir=str(tmp_path / "out")).to_text(),
+                label="an iron key",
+                provenance=record.to_json(),
+            )
+    finally:
+        helper.close()
+    found = packet(kiln_module, tmp_path / "out" / "IronKey.glb")
+    assert (found["kiln:taskId"], found["kiln:service"]) == ("t-helper", "Meshy")
+    assert found["kiln:history"] == {"@list": ["Exported as IronKey.glb."]}
+    fbx = (tmp_path / "out" / "IronKey.fbx").read_bytes()
+    assert b"kiln_digital_source_type" in fbx and b"t-helper" in fbx and b"IronKey" in fbx
