@@ -176,7 +176,7 @@ class Provenance:
             "kiln_date": self.date,
             "kiln_version": self.kiln_version,
             "kiln_credit": self.credit,
-            "kiln_history": "; ".join(self.history),
+            "kiln_done_since": "; ".join(self.history),
             PROPERTY: self.to_json(),
         }
         return {key: value for key, value in flat.items() if value}

@@ -70,6 +70,9 @@ def test_a_stored_record_and_its_history_survive_the_round_trip() -> None:
     assert back == done
     assert done.packet()["kiln:history"] == {"@list": ["Fix-ups merged 3 vertices."]}
     assert done.properties()["kiln_created_with_ai"] == "CreatedWithAI"
+    # The flat properties never overwrite an object's own list of what was done to it.
+    assert provenance.HISTORY_PROPERTY not in done.properties()
+    assert done.properties()["kiln_done_since"] == "Fix-ups merged 3 vertices."
 
 
 def test_a_stamped_glb_declares_the_extension_and_carries_the_packet(tmp_path: Path) -> None:
