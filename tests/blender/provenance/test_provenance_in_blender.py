@@ -277,3 +277,23 @@ def test_the_helper_blender_writes_the_record_it_is_handed_into_its_exports(
     assert found["kiln:history"] == {"@list": ["Exported as IronKey.glb."]}
     fbx = (tmp_path / "out" / "IronKey.fbx").read_bytes()
     assert b"kiln_digital_source_type" in fbx and b"t-helper" in fbx and b"IronKey" in fbx
+
+
+def test_a_glb_the_helper_exported_before_the_job_was_known_gets_its_packet_on_import(
+    blender: Any, kiln_module: Any, tmp_path: Path
+) -> None:
+    """What ``scene_import`` does for a result appended from the helper's .blend (its export was
+    written without a record): the GLB is stamped afterwards, with what was done to the objects."""
+    provenance, game_ready = kiln_module("api.features.provenance"), kiln_module("helper_blender.game_ready")
+    game = kiln_module("api.features.quality.options").GameOptions(
+        engine="GODOT", export_dir=str(tmp_path / "out")
+    )
+    job = finished_job(kiln_module, tmp_path, "a copper bell", "t-bell", game.to_text())
+    blender.ops.import_scene.gltf(filepath=job.mesh_path)
+    objects, said = game_ready.finish(list(blender.data.objects), game, job.request.label)  # no record
+    (glb,) = said["exported"]
+    assert provenance.packet_of(provenance.read_glb_json(Path(glb))) is None
+    kiln_module("session.provenance").stamp_exports_later(job, game, objects)
+    found = packet(kiln_module, Path(glb))
+    assert (found["kiln:taskId"], found["kiln:prompt"]) == ("t-bell", "a copper bell")
+    assert found["kiln:history"] == {"@list": ["Exported as CopperBell.glb."]}
