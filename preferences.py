@@ -119,6 +119,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     text_cost: declare("text_cost")  # type: ignore[valid-type]
     ask_above: declare("ask_above")  # type: ignore[valid-type]
     library_dir: declare("library_dir")  # type: ignore[valid-type]
+    credit_line: declare("credit_line")  # type: ignore[valid-type]
     log_level: declare("log_level", update=_apply_log_level)  # type: ignore[valid-type]
     allow_agents: declare("allow_agents")  # type: ignore[valid-type]
     agent_port: declare("agent_port")  # type: ignore[valid-type]
@@ -167,6 +168,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "text_cost")
         col.prop(self, "ask_above")
         layout.column(heading=language.text(words.PREFS_LIBRARY)).prop(self, "library_dir")
+        layout.column(heading=language.text(words.PREFS_PROVENANCE)).prop(self, "credit_line")
         self._draw_cache(layout.column())
         layout.prop(self, "log_level")
         self._draw_agents(layout, context)

@@ -17,6 +17,7 @@ from ..api.agents import JobView
 from ..api.features.credits import request_cost
 from ..api.jobs import Job, JobKind, JobState
 from ..session import runtime
+from ..session.provenance import job_provenance
 from ..session.quality_report import job_report
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def view(context: bpy.types.Context, engine: JobEngine, job: Job) -> JobView:
         reasons=tuple(report.reasons) if report is not None else (),
         has_preview=bool(job.preview_path),
         waits_for_import=job.state is JobState.READY and not (lands_here and engine.is_own(job)),
+        provenance=job_provenance(job, context),
     )
 
 

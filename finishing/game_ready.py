@@ -9,6 +9,7 @@ bmesh and the Decimate modifier.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from ..api.features import provenance
 from ..api.features.quality import hull, naming
 from ..api.features.quality import options as game_options
 from ..api.features.quality import report as quality
@@ -34,15 +36,22 @@ MERGE_DISTANCE = 1e-4
 #: surface along UV seams and hard edges: only vertices within a micrometre (Blender 4.2's
 #: remove_doubles joins nothing at a distance of 1e-9, even exact copies).
 WELD_DISTANCE = 1e-6
+#: The engines whose export is an FBX file (the others get a GLB).
+FBX_ENGINES = ("UNREAL", "UNITY")
 
 
 def finish(
-    objects: Sequence[bpy.types.Object], options: game_options.GameOptions, label: str
+    objects: Sequence[bpy.types.Object],
+    options: game_options.GameOptions,
+    label: str,
+    provenance: str = "",
 ) -> tuple[list[bpy.types.Object], dict[str, Any]]:
     """Everything ``options`` asks of a result, then its report on every object.
 
     Returns the result's objects now (joined ones gone, LODs and hull added) and
-    ``{"quality": report JSON, "exported": [paths]}`` for the helper's answer.
+    ``{"quality": report JSON, "exported": [paths]}`` for the helper's answer. ``provenance``
+    (``api.features.provenance.Provenance`` as JSON; "" when not known here) goes into the export,
+    with what was done; every object keeps what was done to it as ``kiln_history``.
     """
     fixes: list[Message] = []
     meshes = _meshes(objects)
@@ -68,6 +77,7 @@ def finish(
     report.fixes = [fix.to_json() for fix in fixes]
     outputs: list[bpy.types.Object] = list(meshes)
     exported: list[str] = []
+    own: dict[str, list[Message]] = {}  # what was done to one object only (an LOD, the hull)
     if options.builds_outputs and meshes:
         lod0 = meshes[0]
         lods = [_lod(lod0, ratio) for ratio in options.lods]
@@ -75,29 +85,63 @@ def finish(
         names = naming.engine_names(options.engine, naming.asset_name(label), len(lods))
         for obj, name in zip([lod0, *lods], names.lods, strict=True):
             obj.name = obj.data.name = name
+        for number, (obj, ratio) in enumerate(zip(lods, options.lods, strict=True), start=1):
+            own[obj.name] = [message(words.DONE_LOD, n=number, percent=round(ratio * 100))]
         if collider is not None:
             collider.name = collider.data.name = names.collision
+            own[collider.name] = [message(words.DONE_COLLISION)]
         outputs = [lod0, *lods, *([collider] if collider is not None else [])]
     # Stamped before the export: a folder that cannot be written still leaves the report on the result.
     stamp([*others, *outputs], report)
+    for obj in [*others, *outputs]:
+        record_history(obj, [*fixes, *own.get(obj.name, [])])
     if options.builds_outputs and meshes and options.export_dir:
-        exported.append(export(outputs, options.engine, Path(options.export_dir) / names.file))
+        path = Path(options.export_dir) / names.file
+        done = [str(fix) for fix in fixes] + [str(m) for obj in outputs for m in own.get(obj.name, [])]
+        done.append(str(message(words.DONE_EXPORTED, file=path.name)))
+        record = provenance_of(provenance, done)
+        exported.append(export(outputs, options.engine, path, record))
     return [*others, *outputs], {"quality": report.to_json(), "exported": exported}
 
 
 def finish_in_place(
-    objects: list[bpy.types.Object], options: game_options.GameOptions, label: str
+    objects: list[bpy.types.Object], options: game_options.GameOptions, label: str, provenance: str = ""
 ) -> list[bpy.types.Object]:
     """:func:`finish` in the artist's Blender, for a mesh it imported itself (no helper could, or
     the artist chose so); a failure leaves the mesh as imported and is logged."""
     try:
-        finished, said = finish(objects, options, label)
+        finished, said = finish(objects, options, label, provenance)
     except Exception:
         log.exception("Kiln could not finish the imported mesh; it stays as the service made it")
         return objects
     for path in said["exported"]:
         log.info("Exported %s", path)
     return finished
+
+
+def record_history(obj: bpy.types.Object, done: Sequence[Message]) -> None:
+    """What was done to ``obj`` (stored messages, JSON) after what was done before, kept for the
+    disclosure report; nothing done leaves it as it was."""
+    if not done:
+        return
+    holder: Any = obj  # the stubs type ID.get() as returning None
+    before = holder.get(provenance.HISTORY_PROPERTY)
+    try:
+        kept: list[Any] = json.loads(before) if isinstance(before, str) else []
+    except ValueError:
+        kept = []
+    obj[provenance.HISTORY_PROPERTY] = json.dumps([*kept, *(m.to_json() for m in done)], ensure_ascii=False)
+
+
+def provenance_of(text: str, done: Sequence[str]) -> provenance.Provenance | None:
+    """The record handed in, with what was done for this export; None when none was handed in."""
+    if not text:
+        return None
+    try:
+        return provenance.Provenance.from_json(text).with_history(*done)
+    except (ValueError, TypeError):
+        log.warning("The provenance handed to the export does not read; the file goes without it")
+        return None
 
 
 def stamp(objects: Iterable[bpy.types.Object], report: quality.QualityReport) -> None:
@@ -330,10 +374,21 @@ class ExportFailed(Exception):
     """The export could not be written; the message is a sentence for the job."""
 
 
-def export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> str:
-    """Write ``objects`` with Blender's own exporter: FBX for Unreal and Unity, GLB otherwise."""
+def export(
+    objects: Sequence[bpy.types.Object], engine: str, path: Path, record: provenance.Provenance | None = None
+) -> str:
+    """Write ``objects`` with Blender's own exporter: FBX for Unreal and Unity, GLB otherwise;
+    ``record`` goes in as the GLB's XMP packet or as the FBX objects' custom properties."""
     try:
+        if record is not None and engine in FBX_ENGINES:
+            for obj in objects:
+                for key, value in record.properties().items():
+                    obj[key] = value
         _export(objects, engine, path)
+        if record is not None and engine not in FBX_ENGINES:
+            provenance.stamp_glb(path, record)
+    except provenance.NotAGlb as exc:  # Blender's exporter wrote something else: the file stays
+        log.warning("The export %s was not stamped with its provenance: %s", path, exc)
     except OSError as exc:
         raise ExportFailed(f"the export to {path} could not be written ({exc.strerror or exc})") from exc
     except RuntimeError as exc:  # the exporter's own report, its last line the reason
@@ -349,9 +404,14 @@ def _export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> Non
         obj.select_set(obj in objects)
     view_layer.objects.active = objects[0]
     if engine == "UNREAL":
+        # use_custom_props: the objects' custom properties (the provenance) as FBX user properties.
         # Unreal reads the file's axes and units ("Convert Scene"): metres as 100 units, Z up.
         bpy.ops.export_scene.fbx(
-            filepath=str(path), use_selection=True, object_types={"MESH"}, mesh_smooth_type="FACE"
+            filepath=str(path),
+            use_selection=True,
+            object_types={"MESH"},
+            mesh_smooth_type="FACE",
+            use_custom_props=True,
         )
     elif engine == "UNITY":
         # Unity: scale 1 with every scale applied, and the axis change baked into the data, so
@@ -363,6 +423,7 @@ def _export(objects: Sequence[bpy.types.Object], engine: str, path: Path) -> Non
             mesh_smooth_type="FACE",
             apply_scale_options="FBX_SCALE_ALL",
             bake_space_transform=True,
+            use_custom_props=True,
         )
     else:
         # Only the scene being finished: by default the exporter writes every scene of the file.

@@ -37,16 +37,17 @@ def convert(
     label: str = "",
     picture: str = "",
     asset: dict[str, Any] | None = None,
+    provenance: str = "",
 ) -> dict[str, Any]:
     """Import ``glb`` into an empty file, finish it (report, fix-ups, outputs: ``game`` is
     ``JobRequest.game``; a review picture to ``picture`` when asked), and save it, textures packed,
     as ``blend`` — or, with ``asset``, write it to ``blend`` as the Kiln library's asset; returns
-    what finishing said."""
+    what finishing said. ``provenance``: the result's record (JSON) for its export."""
     # The factory startup file, emptied: a fresh file each time, a fifth of read_factory_settings'
     # cost (that one also resets the preferences and reloads every add-on).
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     bpy.ops.import_scene.gltf(filepath=glb)
-    finished = finish(game, label, picture)
+    finished = finish(game, label, picture, provenance)
     bpy.ops.file.pack_all()
     if asset:
         keep_as_asset(asset, Path(blend))
@@ -69,12 +70,12 @@ def keep_as_asset(about: dict[str, Any], blend: Path) -> None:
     library_asset.write(asset, blend)
 
 
-def finish(game: str, label: str, picture: str) -> dict[str, Any]:
+def finish(game: str, label: str, picture: str, provenance: str = "") -> dict[str, Any]:
     """The game-ready work; a failure there (an export folder that cannot be written) is said in
     the answer, never a failed import: the mesh itself is fine."""
     try:
         options = game_ready.game_options.GameOptions.from_text(game)
-        objects, said = game_ready.finish(list(bpy.data.objects), options, label)
+        objects, said = game_ready.finish(list(bpy.data.objects), options, label, provenance)
         if options.review and picture:
             said["picture"] = review_picture.render_picture(objects, picture)
         return dict(said)
@@ -104,6 +105,7 @@ def serve(memory_limit: int) -> None:
                 request.get("label", ""),
                 request.get("picture", ""),
                 request.get("asset"),
+                request.get("provenance", ""),
             )
         except Exception as exc:  # the importer's own errors: a sentence on the job, not a crash
             detail = f"{type(exc).__name__}: {exc}"

@@ -7,6 +7,7 @@ What they set in motion lives in ``session/``. Each module holds operators:
 * ``blockout`` — generate into selected placeholders; cycle and keep their variants.
 * ``job_actions`` — cancel, retry, import, remove, resume a job; wait for jobs (scripts).
 * ``export_job`` — export a finished job for a game engine.
+* ``disclosure`` — the project's AI disclosure report (CSV and HTML).
 * ``prefs_actions`` — the preferences' buttons: test the connection, clear the cache.
 * ``announce`` — the status bar's door for sentences said outside an operator.
 * ``agents`` — the agents' buttons (copy a client configuration, a new token, disconnect) and the
@@ -16,7 +17,7 @@ What they set in motion lives in ``session/``. Each module holds operators:
 from __future__ import annotations
 
 from ..registration import classes_factory
-from . import agents, announce, batch, blockout, export_job, generate, job_actions, prefs_actions
+from . import agents, announce, batch, blockout, disclosure, export_job, generate, job_actions, prefs_actions
 
 classes = (
     *announce.classes,
@@ -26,6 +27,7 @@ classes = (
     *job_actions.classes,
     *prefs_actions.classes,
     *export_job.classes,
+    *disclosure.classes,
     *agents.classes,
 )
 register, unregister = classes_factory(classes)

@@ -258,6 +258,7 @@ class KILN_PT_jobs(bpy.types.Panel):
         row = buttons_row(layout, context, clear, add)
         row.operator("kiln.clear_finished", text=clear, icon="TRASH")
         row.operator("kiln.resume_task", text=add, icon="RECOVER_LAST")
+        layout.operator("kiln.disclosure_report", text=text(words.OP_DISCLOSURE_REPORT.name), icon="TEXT")
         credits_line = spending.spending_line()
         if credits_line:
             wrapped_label(layout, context, credits_line)

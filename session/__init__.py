@@ -23,6 +23,8 @@ Bottom first:
 * ``launching`` — what every networked operator checks first; launching and following a job.
 * ``batches``, ``blockout``, ``exports`` — the session's part of a batch, a blockout and an export;
   ``batch_run`` — the batch operator's whole flow, above the watcher.
+* ``provenance``, ``disclosure`` — where a result came from, in the files Kiln writes and in the
+  project's AI disclosure report.
 """
 
 from __future__ import annotations

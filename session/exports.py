@@ -30,7 +30,7 @@ from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from . import messenger, runtime
+from . import messenger, provenance, runtime
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ def export_in_helper(job: Job, options: GameOptions, context: bpy.types.Context)
     config = preferences.service_config(context)
     helper = runtime.engine(context).import_helper
     mesh, game, label = Path(job.mesh_path), options.to_text(), job.request.label
+    record, image = provenance.job_record(job, context), provenance.job_image(job)
 
     def work() -> Outcome:
         scratch = Path(tempfile.mkdtemp(prefix="kiln-export-"))
@@ -61,6 +62,7 @@ def export_in_helper(job: Job, options: GameOptions, context: bpy.types.Context)
                 cancelled=lambda: False,
                 game=game,
                 label=label,
+                provenance=provenance.with_digest(record, image).to_json(),
             )
         except HelperUnavailable:
             return None, ""
@@ -99,7 +101,9 @@ def _export_here(job: Job, options: GameOptions, context: bpy.types.Context) -> 
     try:
         bpy.ops.import_scene.gltf(filepath=job.mesh_path)
         made = [obj for obj in bpy.data.objects if obj not in before]
-        _objects, said = game_ready.finish(made, options, job.request.label)
+        _objects, said = game_ready.finish(
+            made, options, job.request.label, provenance.export_record(job, options, context)
+        )
         return list(said["exported"]), ""
     except (RuntimeError, OSError) as exc:  # the importer or an exporter refused; the folder is unwritable
         log.warning("Export of %s failed: %s", job.mesh_path, exc)

@@ -34,15 +34,17 @@ from ..api.features.library_index import (
     shelf,
     temp_name,
 )
+from ..api.features.provenance import AI_TAG
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
-from ..api.jobs import Job, JobKind
+from ..api.jobs import Job
+from ..api.service.client import kiln_version
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
 from ..finishing import library_asset
 from ..language import Said
 from ..main_thread import follow
-from . import library, runtime
+from . import library, provenance, runtime
 from .blocking import blocks
 from .messenger import announce
 from .scene_import import NAME_CHARS
@@ -79,12 +81,15 @@ def asset_about(job: Job, catalog_id: str, objects: list[bpy.types.Object]) -> d
     """What describes the result as an asset, as plain values (``library_asset.describe``)."""
     request = job.request
     first: Any = objects[0]  # its custom properties (the stubs type ID.items() as returning None)
+    # Stores ask for AI disclosure (docs/provenance.md): the tag Fab and Sketchfab read, and the record.
+    made = provenance.object_record(first, provenance.credit(), kiln_version()) or provenance.job_record(job)
     return {
         "name": first.name if len(objects) == 1 else shorten(f"Kiln {request.label}", NAME_CHARS),
-        "description": request.prompt if request.kind is JobKind.TEXT else request.label,
+        "description": made.description(),
         "catalog_id": catalog_id,
-        "tags": ["Kiln", str(request.kind)],
+        "tags": ["Kiln", str(request.kind), AI_TAG],
         "properties": {
+            **made.properties(),
             "kiln_task_id": job.task_id,
             "kiln_resolution": job.resolution or request.resolution or 0,
             "kiln_triangles": job.triangles or 0,

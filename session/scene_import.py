@@ -19,13 +19,14 @@ import bpy
 
 from .. import preferences
 from ..api.features.blockout import Fit
+from ..api.features.provenance import iso_date
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
 from ..api.words import catalogue as words
 from ..api.words import english, message, shorten
 from ..language import report
-from . import messenger, state
+from . import messenger, provenance, state
 from .arguments import preferred_options
 from .placement import ImportOptions, Placement, append_blend, place
 
@@ -62,8 +63,11 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
         # Loaded on the first import in place: the helper does this work everywhere else.
         from ..finishing import game_ready
 
-        new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label)
+        record = provenance.export_record(job, game, context)
+        new_objects = game_ready.finish_in_place(_import_glb(job), game, job.request.label, record)
         _say_in_place_once()
+    else:  # the helper exported it (if asked) before the job's provenance was known here
+        provenance.stamp_exports_later(job, game, new_objects)
     if not new_objects:
         raise ImportFailed(words.IMPORT_NOTHING, details=f"task {job.task_id}: no object in {job.mesh_path}")
     # A blockout result is named after its placeholder instead, and game outputs (LODs, a hull,
@@ -167,6 +171,7 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     obj["kiln_service"] = job.request.service_id
     if job.request.tier:
         obj["kiln_tier"] = job.request.tier
+    obj["kiln_date"] = iso_date(job.created_at)
     stamp_agent(obj, job.request.agent)
 
 

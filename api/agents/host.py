@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..jobs import JobKind, JobRequest, JobState
 
@@ -64,6 +64,8 @@ class JobView:
     #: Ready, and nothing brings it into the scene until import_job is called (it was started from
     #: another .blend than the open one, or automatic import is off).
     waits_for_import: bool = False
+    #: Where the result came from (``api.features.provenance.Provenance.summary``), once it has a task.
+    provenance: dict[str, Any] | None = None
 
     @property
     def settled(self) -> bool:

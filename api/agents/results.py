@@ -75,6 +75,23 @@ JOB_SCHEMA: dict[str, Any] = {
             "required": ["verdict", "reasons"],
         },
         "has_preview": {"type": "boolean"},
+        "provenance": {
+            "type": ["object", "null"],
+            "description": "Where the result came from, as Kiln writes it into every file it exports.",
+            "properties": {
+                "digital_source_type": {"type": "string", "description": "IPTC: trainedAlgorithmicMedia."},
+                "service": {"type": "string"},
+                "service_id": {"type": "string"},
+                "request": {"type": "string", "description": "The prompt, or the image's name and SHA-256."},
+                "task_id": {"type": "string"},
+                "date": {"type": "string"},
+                "kiln_version": {"type": "string"},
+                "credit": {"type": "string"},
+                "done_since": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["digital_source_type", "service", "service_id", "request", "task_id", "date"],
+            "additionalProperties": False,
+        },
     },
     "required": ["job_id", "state", "kind", "label", "progress", "settled", "objects", "has_preview"],
 }
@@ -160,6 +177,7 @@ def job_json(view: JobView) -> dict[str, Any]:
         "triangles": view.triangles,
         "quality": quality,
         "has_preview": view.has_preview,
+        "provenance": view.provenance,
     }
 
 

@@ -279,9 +279,11 @@ class ImportHelper:
         game: str = "",
         label: str = "",
         asset: dict[str, Any] | None = None,
+        provenance: str = "",
     ) -> Prepared:
         """Have the helper write ``blend`` from ``glb``, finished as ``game`` asks (``api.features.quality``);
-        with ``asset`` (what describes it, plain values) ``blend`` holds the result as a library asset.
+        with ``asset`` (what describes it, plain values) ``blend`` holds the result as a library asset;
+        ``provenance`` (``api.features.provenance``, JSON) goes into an export it writes.
 
         Raises HelperUnavailable (import in place instead), another IsolationError (a sentence for
         the job; the helper is restarted for the next mesh) or CancelledError.
@@ -296,6 +298,8 @@ class ImportHelper:
             sent = time.monotonic()
             request = {"glb": str(glb), "blend": str(part), "game": game, "label": label}
             request["picture"] = str(review_picture(blend))
+            if provenance:
+                request["provenance"] = provenance
             answer = self._ask(child, {**request, "asset": asset} if asset else request, limits, cancelled)
             if not part.is_file():
                 raise HelperCrashed(details="the helper answered but wrote no file")

@@ -1115,6 +1115,53 @@ MODULES_MISSING = Plural(
     "includes them; on Debian or Ubuntu install {packages}, then restart Blender.",
 )
 
+# ------------------------------------------------------------------ provenance
+# Where a result came from, in the files Kiln writes and in the disclosure report (docs/provenance.md).
+# What goes into a file (the description, what was done) is written in English: files are for stores.
+
+OPTION_CREDIT_LINE = Label(
+    "Credit Line",
+    "Your name or studio: written as the creator into every file Kiln exports and into the disclosure "
+    "report (optional)",
+)
+PREFS_PROVENANCE = "Disclosure"
+PROVENANCE_FROM_PROMPT = "Created with AI: made by {service} from the prompt “{prompt}” (its job {task})."
+PROVENANCE_FROM_IMAGE = "Created with AI: made by {service} from the image {image} (its job {task})."
+DONE_LOD = "Made as LOD {n} with {percent}% of the triangles."
+DONE_COLLISION = "Made as its collision hull."
+DONE_EXPORTED = "Exported as {file}."
+OP_DISCLOSURE_REPORT = Label(
+    "AI Disclosure Report…",
+    "Write a table of every result Kiln made in this file (its service, request, job, date, credit and what "
+    "was done to it since), as CSV and HTML, for a store's AI disclosure",
+)
+ARG_DISCLOSURE_FILE = Label("File", "Where the report is written: a .csv, and an .html beside it")
+ARG_DISCLOSURE_LIBRARY = Label("Include the Library", "List every asset of the Kiln asset library as well")
+DISCLOSURE_CHOOSE_FILE = "Choose where to write the disclosure report."
+DISCLOSURE_WRITTEN = Plural(
+    "The disclosure report lists {n} result made with AI: {files}.",
+    "The disclosure report lists {n} results made with AI: {files}.",
+)
+DISCLOSURE_NOT_WRITTEN = (
+    "The disclosure report could not be written to {folder}: see the system console for why."
+)
+DISCLOSURE_TITLE = "Made with AI: {project}"
+DISCLOSURE_INTRO = (
+    "Every asset below was created with generative AI (IPTC digital source type: trained algorithmic "
+    "media) through Kiln, a Blender extension: the service that made it, what it was asked for, the "
+    "service's own job number, when, the artist's credit line, and what was done to it since."
+)
+DISCLOSURE_NONE = "Nothing in this file was made with Kiln."
+DISCLOSURE_COL_NAME = "Name"
+DISCLOSURE_COL_WHERE = "Where"
+DISCLOSURE_COL_SERVICE = "Service"
+DISCLOSURE_COL_REQUEST = "Request"
+DISCLOSURE_COL_JOB = "Job"
+DISCLOSURE_COL_DATE = "Date"
+DISCLOSURE_COL_CREDIT = "Credit"
+DISCLOSURE_COL_DONE = "Done since"
+DISCLOSURE_COL_SOURCE = "Digital source type"
+
 # ------------------------------------------------------------------ the services
 # Said of any service; ``{service}`` is its own name (Tripo, Meshy, Hyper3D Rodin: never translated).
 

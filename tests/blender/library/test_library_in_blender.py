@@ -38,8 +38,10 @@ def test_an_imported_result_is_an_asset_with_its_preview_and_metadata_in_a_regis
     assets = [a for a in (*target.objects, *target.collections) if a is not None]
     assert len(assets) == 1
     data = assets[0].asset_data
-    assert data.description == "a red chair"
-    assert {"Kiln", "text"} <= {tag.name for tag in data.tags}
+    assert "a red chair" in data.description and data.description.startswith("Created with AI")
+    assert {"Kiln", "text", "CreatedWithAI"} <= {tag.name for tag in data.tags}
+    assert data["kiln_digital_source_type"].endswith("/trainedAlgorithmicMedia")
+    assert data["kiln_service"] == "INTERFACE"
     assert data["kiln_task_id"] == job.task_id
     assert data["kiln_resolution"] == job.resolution
     assert data["kiln_triangles"] == job.triangles
@@ -177,7 +179,8 @@ def test_a_result_of_several_objects_is_one_collection_asset_and_the_scene_is_le
         assert list(source.collections) and not list(source.objects)
         target.collections = list(source.collections)
     (asset,) = target.collections
-    assert asset.asset_data.description == "a cube and a ball"
+    assert "“a cube and a ball”" in asset.asset_data.description
+    assert "CreatedWithAI" in {tag.name for tag in asset.asset_data.tags}
     assert sorted(o.name.split(".")[0] for o in asset.objects) == sorted(names)  # appended: Cube.001
     # The asset sits at the origin: the first object's place is subtracted from all of them.
     assert sorted(round(o.location.x, 3) for o in asset.objects) == [0.0, 2.0]

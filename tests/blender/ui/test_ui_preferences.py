@@ -59,6 +59,7 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "text_cost",
         "ask_above",
         "library_dir",
+        "credit_line",
         "log_level",
         "allow_agents",
         "agent_port",
