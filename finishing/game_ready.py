@@ -53,26 +53,9 @@ def finish(
     (``api.features.provenance.Provenance`` as JSON; "" when not known here) goes into the export,
     with what was done; every object keeps what was done to it as ``kiln_history``.
     """
-    fixes: list[Message] = []
     meshes = _meshes(objects)
     others = [obj for obj in objects if obj not in meshes]  # empties, cameras: stamped, never joined
-    if options.fix_merge:
-        merged = sum(_merge(obj, MERGE_DISTANCE) for obj in meshes)
-        fixes.append(message(words.FIXED_MERGED, n=merged))
-    if options.fix_loose > 0.0:
-        removed = _remove_loose(meshes, options.fix_loose)
-        fixes.append(message(words.FIXED_LOOSE, n=removed))
-    if options.fix_normals:
-        turned = _face_out(meshes)
-        fixes.append(message(words.FIXED_FACES, n=turned))
-    if options.builds_outputs and len(meshes) > 1:
-        meshes = [_join(meshes)]
-    if options.triangles > 0:
-        before = triangle_count(meshes)
-        if before > options.triangles:
-            for obj in meshes:
-                decimate(obj, options.triangles / before)
-            fixes.append(message(words.FIXED_TRIANGLES, before=before, after=triangle_count(meshes)))
+    meshes, fixes = _fix_up(meshes, options)
     report = measure(meshes)
     report.fixes = [fix.to_json() for fix in fixes]
     outputs: list[bpy.types.Object] = list(meshes)
@@ -102,6 +85,32 @@ def finish(
         record = provenance_of(provenance, done)
         exported.append(export(outputs, options.engine, path, record))
     return [*others, *outputs], {"quality": report.to_json(), "exported": exported}
+
+
+def _fix_up(
+    meshes: list[bpy.types.Object], options: game_options.GameOptions
+) -> tuple[list[bpy.types.Object], list[Message]]:
+    """The fix-ups ``options`` asks for, in order; the meshes after them (joined when outputs are
+    built) and what each did, as stored messages."""
+    fixes: list[Message] = []
+    if options.fix_merge:
+        merged = sum(_merge(obj, MERGE_DISTANCE) for obj in meshes)
+        fixes.append(message(words.FIXED_MERGED, n=merged))
+    if options.fix_loose > 0.0:
+        removed = _remove_loose(meshes, options.fix_loose)
+        fixes.append(message(words.FIXED_LOOSE, n=removed))
+    if options.fix_normals:
+        turned = _face_out(meshes)
+        fixes.append(message(words.FIXED_FACES, n=turned))
+    if options.builds_outputs and len(meshes) > 1:
+        meshes = [_join(meshes)]
+    if options.triangles > 0:
+        before = triangle_count(meshes)
+        if before > options.triangles:
+            for obj in meshes:
+                decimate(obj, options.triangles / before)
+            fixes.append(message(words.FIXED_TRIANGLES, before=before, after=triangle_count(meshes)))
+    return meshes, fixes
 
 
 def finish_in_place(
