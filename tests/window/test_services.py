@@ -13,7 +13,7 @@ every text measured against the real Sidebar (``tests/support/sidebar_measure.py
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,6 +104,7 @@ def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]
         blender.call(
             f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts, sidebar_measure"
         )
+        SPOTS.clear()
         yield blender
     except BaseException:
         print(f"--- Blender log {blender.log_path}\n{blender.log()[-6000:]}")
@@ -113,19 +114,79 @@ def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]
         screen.stop()
 
 
+@pytest.fixture(autouse=True)
+def log_on_failure(window: Window, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Blender's log with a failed test's report (the window outlives the test)."""
+    yield
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        print(f"--- Blender log {window.log_path}\n{window.log()[-6000:]}")
+
+
 # ------------------------------------------------------------------ reading and using the Sidebar
+
+
+#: Where the Generate panel's service menu, prompt field and Generate button are, found once: the rows
+#: above Generate are the same whatever the service (its menu, Text/Image, the prompt, its quality).
+SPOTS: dict[str, tuple[int, int]] = {}
+
+
+def copied_now(window: Window, x: int, y: int) -> str:
+    """What Ctrl+C copies at x, y now ("" over what copies nothing: the clipboard is emptied first)."""
+    window.call("bpy.context.window_manager.clipboard = ''")
+    return copied_under(window, x, y)
+
+
+def spot(window: Window, name: str, wanted: str, find: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+    """``name``'s point, where Ctrl+C copies ``wanted``: where it was last time, else found by ``find``."""
+    known = SPOTS.get(name)
+    if known is None or wanted not in copied_now(window, *known):
+        SPOTS[name] = find()
+    return SPOTS[name]
 
 
 def service_menu(window: Window) -> tuple[int, int]:
     """The Generate panel's service menu: the first point down the Sidebar where Ctrl+C copies a
     service's id (a menu copies the value it shows)."""
+
+    def find() -> tuple[int, int]:
+        bar = window.call("result = sidebar()")
+        x = bar["x"] + bar["width"] // 2
+        window.call("bpy.context.window_manager.clipboard = ''")
+        for y in range(bar["y"] + 6, bar["y"] + bar["height"] // 2, 6):
+            if copied_under(window, x, y) in BY_ID:
+                return x, y
+        raise WindowError("no service menu in the Kiln tab")
+
+    known = SPOTS.get("menu")
+    if known is None or copied_now(window, *known) not in BY_ID:
+        SPOTS["menu"] = find()
+    return SPOTS["menu"]
+
+
+def below(window: Window, point: tuple[int, int]) -> dict[str, int]:
+    """The Sidebar from ``point`` down (a scan for a button starts there)."""
     bar = window.call("result = sidebar()")
-    x = bar["x"] + bar["width"] // 2
-    window.call("bpy.context.window_manager.clipboard = ''")
-    for y in range(bar["y"] + 6, bar["y"] + bar["height"] // 2, 6):
-        if copied_under(window, x, y) in BY_ID:
-            return x, y
-    raise WindowError("no service menu in the Kiln tab")
+    return {**bar, "y": point[1], "height": bar["y"] + bar["height"] - point[1]}
+
+
+def generate_button(window: Window) -> tuple[int, int]:
+    wanted = "bpy.ops.kiln.generate_from_text"
+    return spot(
+        window, "generate", wanted, lambda: find_in(window, below(window, service_menu(window)), wanted)
+    )
+
+
+def keys_link(window: Window) -> tuple[int, int]:
+    """The setup box's link to where the service's keys are made (under Generate)."""
+    wanted = "bpy.ops.wm.url_open"
+    return spot(
+        window, "keys", wanted, lambda: find_in(window, below(window, generate_button(window)), wanted, 8)
+    )
+
+
+def prompt_field(window: Window) -> tuple[int, int]:
+    return spot(window, "prompt", "", lambda: find_field(window, "bpy.context.scene.kiln.prompt"))
 
 
 def choose_service(window: Window, stand: Stand) -> None:
@@ -161,13 +222,6 @@ def cut_texts(window: Window) -> list[str]:
     )
 
 
-def below_menu(window: Window) -> dict[str, int]:
-    """The Sidebar from its service menu down (a scan for a button starts there)."""
-    bar = window.call("result = sidebar()")
-    top = service_menu(window)[1]
-    return {**bar, "y": top, "height": bar["y"] + bar["height"] - top}
-
-
 def give_key(window: Window, stand: Stand) -> None:
     """The key typed into Kiln's preferences' API Key field (shown for the chosen service)."""
     window.call(f"{PREFS}.api_key = {stand.key!r}")
@@ -180,18 +234,19 @@ def give_key(window: Window, stand: Stand) -> None:
 @pytest.mark.parametrize("stand", STANDS, ids=[stand.service for stand in STANDS])
 def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Window, stand: Stand) -> None:
     if window.call("result = bpy.context.scene.kiln.prompt") != PICTURE_PROMPT:
-        type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PICTURE_PROMPT)
+        type_into_field(window, *prompt_field(window), PICTURE_PROMPT)
     choose_service(window, stand)
 
     # No key for this service: the setup box says so, links to where its keys are made.
     assert window.call("result = sys.modules[MODULE + '.session.setup'].missing().key")
     texts = drawn(window)
     assert menu_shows(window) == stand.name
+    assert copied_now(window, *service_menu(window)) == stand.service
     assert "Before Kiln can make a mesh:" in texts and "Add your API key" in texts, texts
     assert "Open Kiln Preferences" in texts, texts
     if stand.keys_page:
         assert f"Get a {stand.name} API Key" in texts, texts
-        link = copied_under(window, *find_in(window, below_menu(window), "bpy.ops.wm.url_open", step=6))
+        link = copied_now(window, *keys_link(window))
         assert stand.keys_page in link, link
     else:
         assert not [text for text in texts if text.startswith("Get a ")], texts
@@ -204,7 +259,7 @@ def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Wind
     assert "Before Kiln can make a mesh:" not in texts, texts
     assert f"Generate · {stand.price}" in texts, texts
     assert ("Quality" in texts) == (stand.service != "INTERFACE"), texts
-    generate = copied_under(window, *find_in(window, below_menu(window), "bpy.ops.kiln.generate_from_text"))
+    generate = copied_now(window, *generate_button(window))
     assert f"service='{stand.service}'" in generate and PICTURE_PROMPT in generate, generate
     assert cut_texts(window) == []
     sidebar_picture(window, f"sidebar-service-{stand.slug}")
@@ -220,10 +275,12 @@ def test_a_job_through_tripo_end_to_end(window: Window, stand_ins: dict[str, San
     give_key(window, tripo)
     for server in stand_ins.values():
         server.requests.clear()
-    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), JOB_PROMPT)
+    type_into_field(window, *prompt_field(window), JOB_PROMPT)
     assert window.call("result = bpy.context.scene.kiln.prompt") == JOB_PROMPT
 
-    window.display.click(*find_in(window, below_menu(window), "bpy.ops.kiln.generate_from_text"))
+    generate = copied_now(window, *generate_button(window))
+    assert "service='TRIPO'" in generate and JOB_PROMPT in generate, generate
+    window.display.click(*generate_button(window))
     window.wait_for(
         f"[j for j in kiln_jobs() if j['prompt'] == {JOB_PROMPT!r} and j['state'] == 'imported']", timeout=90
     )
