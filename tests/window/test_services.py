@@ -212,12 +212,18 @@ def menu_shows(window: Window) -> str:
 
 
 def cut_texts(window: Window) -> list[str]:
-    """Texts of the Generate panel wider than the room the real Sidebar gives them."""
+    """Texts of the Generate panel wider than the room the real Sidebar gives them, the service's name
+    in its menu among them (right of the label's share, beside the menu's arrow)."""
     return list(
         window.call(
+            "d = sys.modules[MODULE + '.drawing']\n"
             "with in_view3d('UI'):\n"
             "    found = sidebar_measure.measure(bpy.types.KILN_PT_generate, bpy.context)\n"
-            "result = [f'{m.kind} {m.text!r}: {m.width:.0f} > {m.room:.0f}' for m in found if m.overflows]"
+            f"    name = bpy.types.UILayout.enum_item_name({PREFS}, 'service', {PREFS}.service)\n"
+            "    room = d.text_room(bpy.context, share=1 - d.LABEL_SHARE, fixed_units=d.ICON_UNITS)\n"
+            "    width = d.text_width(name, d.font_pixels(bpy.context))\n"
+            "result = [f'{m.kind} {m.text!r}: {m.width:.0f} > {m.room:.0f}' for m in found if m.overflows]\n"
+            "result += [f'menu {name!r}: {width:.0f} > {room:.0f}'] if width > room else []"
         )
     )
 
