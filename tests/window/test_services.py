@@ -190,10 +190,17 @@ def prompt_field(window: Window) -> tuple[int, int]:
 
 
 def choose_service(window: Window, stand: Stand) -> None:
-    """A click on the service menu, then the letter it underlines in the service's name."""
-    window.display.click(*service_menu(window))
-    window.display.xdotool("sleep", "0.3", "key", stand.letter)
-    window.wait_for(f"{PREFS}.service == {stand.service!r}", timeout=10)
+    """A click on the service menu, then the letter it underlines in the service's name (again, when
+    the menu was slow to open on a busy machine and the letter came before it)."""
+    for attempt in range(3):
+        window.display.click(*service_menu(window))
+        window.display.xdotool("sleep", str(0.4 + 0.4 * attempt), "key", stand.letter)
+        try:
+            window.wait_for(f"{PREFS}.service == {stand.service!r}", timeout=3)
+            return
+        except WindowError:
+            continue
+    raise WindowError(f"the service menu never chose {stand.name}")
 
 
 def drawn(window: Window, panel: str = "KILN_PT_generate") -> list[str]:
