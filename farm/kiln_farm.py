@@ -445,7 +445,7 @@ def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> 
     finished and reported on there), or, where no helper ran, the GLB imported and finished here."""
     import bpy
 
-    game_ready = kiln.finishing.game_ready
+    game_ready = importlib.import_module(f"{kiln.__name__}.finishing.game_ready")  # loaded on first use
     if job.blend_path and Path(job.blend_path).is_file():
         bpy.ops.wm.open_mainfile(filepath=job.blend_path, load_ui=False)
         objects = list(bpy.data.objects)

@@ -44,6 +44,8 @@ class GlbInfo:
     asset_version: str | None
     generator: str | None
     meshes: int
+    #: Triangles the meshes draw, read from the accessors' counts (None where the file does not say).
+    triangles: int | None = None
 
 
 def check_glb(path: str | Path) -> GlbInfo:
@@ -83,7 +85,44 @@ def _check_glb_stream(f: BinaryIO, size: int) -> GlbInfo:
         asset_version=_string_field(asset, "version"),
         generator=_string_field(asset, "generator"),
         meshes=len(meshes) if isinstance(meshes, list) else 0,
+        triangles=_triangles(document),
     )
+
+
+#: Triangles drawn by ``count`` vertices in each primitive mode that draws triangles (glTF 2.0
+#: ``mesh.primitive.mode``: 4 triangles, the default; 5 a strip; 6 a fan).
+_TRIANGLES_IN_MODE = {
+    4: lambda count: count // 3,
+    5: lambda count: max(count - 2, 0),
+    6: lambda count: max(count - 2, 0),
+}
+
+
+def _triangles(document: dict[str, object]) -> int | None:
+    """The triangles a checked document's meshes draw (instances counted once), from accessor counts
+    (indices, else positions): what a service that does not say its count made. None when unsure."""
+    meshes, accessors = document.get("meshes"), document.get("accessors")
+    if not isinstance(meshes, list) or not isinstance(accessors, list):
+        return None
+    total = 0
+    for mesh in meshes:
+        primitives = mesh.get("primitives") if isinstance(mesh, dict) else None
+        for primitive in primitives if isinstance(primitives, list) else []:
+            if not isinstance(primitive, dict):
+                return None
+            mode = primitive.get("mode", 4)
+            attributes = primitive.get("attributes")
+            index = primitive.get(
+                "indices", attributes.get("POSITION") if isinstance(attributes, dict) else None
+            )
+            if mode not in _TRIANGLES_IN_MODE:
+                continue
+            accessor = accessors[index] if isinstance(index, int) and 0 <= index < len(accessors) else None
+            count = accessor.get("count") if isinstance(accessor, dict) else None
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                return None
+            total += _TRIANGLES_IN_MODE[mode](count)
+    return total
 
 
 def _check_header(f: BinaryIO, size: int) -> None:

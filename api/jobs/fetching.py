@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..checks.glb import check_glb, check_preview
+from ..checks.glb import GlbInfo, check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..isolation import IsolationError
 from ..service.models import Task, TaskStatus
@@ -156,6 +156,14 @@ class Fetcher(WorkerStep):
             )
             book.settle(job_id, JobState.READY)
 
+    def _count(self, job_id: str, triangles: int | None) -> None:
+        """The mesh's triangles, where the service did not say them, kept with the job (saved when it
+        is ready)."""
+        with self.book.lock:
+            current = self.book.current(job_id, JobState.DOWNLOADING)
+            if current is not None:
+                self.book.put(replace(current, triangles=triangles), save=False)
+
     def _fetched(self, job: Job, client: GenerationService, mesh: Path) -> bool:
         """The job's mesh in the cache, checked; False when it is not (the job was told why, or will
         try again)."""
@@ -163,9 +171,16 @@ class Fetcher(WorkerStep):
         cancel = self.host.deadlines.watch(job_id, job.deadline)
         try:
             if not mesh.is_file():  # a mesh in the cache was checked before it was renamed there
+                checked: list[GlbInfo] = []
                 client.download(
-                    job.mesh_url, mesh, progress=self._progress(job_id), check=check_glb, cancel=cancel
+                    job.mesh_url,
+                    mesh,
+                    progress=self._progress(job_id),
+                    check=lambda part: checked.append(check_glb(part)),
+                    cancel=cancel,
                 )
+                if job.triangles is None and checked:  # a service that does not say: the file does
+                    self._count(job_id, checked[0].triangles)
         except InvalidMeshError as exc:
             self._fail(job_id, exc.message, JobState.DOWNLOADING)
             return False

@@ -139,3 +139,23 @@ def test_a_session_on_several_services_is_said_service_by_service() -> None:
     assert [str(m.name) for m in one.messages] == ["SPENT_THIS_SESSION"]
     both = ledger.spending([sent("TRIPO"), sent("MESHY")], [], None, now - 1)
     assert [m.values["service"] for m in both.messages] == ["Tripo", "Meshy"]
+
+
+def test_a_mesh_whose_service_gives_no_count_is_counted_from_its_file() -> None:
+    """Rodin says no triangle count: the GLB's accessors do (indices, else positions; strips too)."""
+    from api.checks.glb import _triangles
+
+    document = {
+        "accessors": [{"count": 36}, {"count": 8}, {"count": 10}],
+        "meshes": [
+            {"primitives": [{"attributes": {"POSITION": 1}, "indices": 0}]},
+            {
+                "primitives": [
+                    {"attributes": {"POSITION": 2}, "mode": 5},
+                    {"attributes": {"POSITION": 1}, "mode": 1},
+                ]
+            },
+        ],
+    }
+    assert _triangles(document) == 12 + 8  # 36 indices; a strip of 10; lines draw none
+    assert _triangles({"meshes": [{"primitives": [{"indices": 9}]}], "accessors": []}) is None

@@ -67,10 +67,11 @@ def test_demo_writes_the_blend_the_picture_and_the_summary(blender: Any, tmp_pat
     result = run_child([str(ROOT / "examples" / "demo.py"), "--out", str(out), "--speed", "20"], cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["imported"] == 5 and summary["failed"] == 0
+    assert summary["imported"] == 8 and summary["failed"] == 0  # 5 on the custom service, 1 on each other
     for row in summary["jobs"]:
         assert row["task_id"] in result.stdout and f"{row['triangles']:,} triangles" in result.stdout
-    assert "5 of 5 jobs imported" in result.stdout
+    assert "8 of 8 jobs imported" in result.stdout
+    assert all(f"{name} stand-in at" in result.stdout for name in ("Tripo", "Meshy", "Rodin"))
     assert png_size(out / "kiln-demo.png") == (960, 540)
     task_ids = kiln_task_ids(blender, out / "kiln-demo.blend")
     assert sorted(set(task_ids)) == sorted(row["task_id"] for row in summary["jobs"])
