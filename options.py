@@ -147,6 +147,7 @@ TABLE: dict[str, Option] = {
     # Credits, the library and the console.
     "text_cost": Option(words.OPTION_TEXT_COST, 0, 0),
     "ask_above": Option(words.OPTION_ASK_ABOVE, 0, 0),
+    "ask_unknown_price": Option(words.OPTION_ASK_UNKNOWN_PRICE, True),
     "library_dir": Option(words.OPTION_LIBRARY_DIR, "", subtype="DIR_PATH"),
     "credit_line": Option(words.OPTION_CREDIT_LINE, ""),
     "log_level": Option(

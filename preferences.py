@@ -118,6 +118,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     triangles: declare("triangles")  # type: ignore[valid-type]
     text_cost: declare("text_cost")  # type: ignore[valid-type]
     ask_above: declare("ask_above")  # type: ignore[valid-type]
+    ask_unknown_price: declare("ask_unknown_price")  # type: ignore[valid-type]
     library_dir: declare("library_dir")  # type: ignore[valid-type]
     credit_line: declare("credit_line")  # type: ignore[valid-type]
     log_level: declare("log_level", update=_apply_log_level)  # type: ignore[valid-type]
@@ -167,6 +168,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col = layout.column(heading=language.text(words.PREFS_CREDITS))
         col.prop(self, "text_cost")
         col.prop(self, "ask_above")
+        limit = self.ask_above
+        said = language.text(words.ASK_ABOVE_ON, n=limit) if limit else language.text(words.ASK_ABOVE_OFF)
+        wrapped_label(col, context, said, icon="INFO")
+        col.prop(self, "ask_unknown_price")
         layout.column(heading=language.text(words.PREFS_LIBRARY)).prop(self, "library_dir")
         layout.column(heading=language.text(words.PREFS_PROVENANCE)).prop(self, "credit_line")
         self._draw_cache(layout.column())

@@ -26,14 +26,19 @@ if TYPE_CHECKING:
 
 
 def _confirm_spend(
-    op: bpy.types.Operator, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest
+    op: spending.PriceQuestion, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest
 ) -> set[OperatorResult]:
-    """The invoke of a generate operator: ask first when the artist wants to confirm this much."""
+    """The invoke of a generate operator: ask first when the artist wants to confirm this much, or
+    before the session's first job of unknown price."""
+    assert isinstance(op, bpy.types.Operator)
     cost = spending.estimate_for([request], context)
-    free = library.reusable(request, op.reuse, context) is not None  # type: ignore[attr-defined]
-    if free or not spending.should_ask(cost, context):
-        return op.execute(context)
-    return spending.ask_first(op, context, event, [request], words.CONFIRM_GENERATE.name)
+    if library.reusable(request, op.reuse, context) is not None:  # type: ignore[attr-defined]
+        return op.execute(context)  # free
+    if spending.should_ask(cost, context):
+        return spending.ask_first(op, context, event, [request], words.CONFIRM_GENERATE.name)
+    if spending.asks_unknown_price(cost, context):
+        return op.ask_price(context)
+    return op.execute(context)
 
 
 def _send_or_reuse(
@@ -50,7 +55,7 @@ def _send_or_reuse(
 
 
 class KILN_OT_generate_from_text(
-    ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+    spending.PriceQuestion, ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
 ):
     """Generate a 3D mesh from a text prompt and put it in the scene when it is ready"""
 
@@ -73,6 +78,7 @@ class KILN_OT_generate_from_text(
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
+        self.price_answered(context)
         try:
             inputs.check_prompt(self.prompt)
         except InputError as exc:
@@ -82,9 +88,12 @@ class KILN_OT_generate_from_text(
     def _request(self) -> JobRequest:
         return self.with_service(text_request(self.prompt, self.resolution, self.provider, self.quality))
 
+    def priced_request(self) -> JobRequest:
+        return self._request()
+
 
 class KILN_OT_generate_from_image(
-    ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+    spending.PriceQuestion, ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
 ):
     """Generate a 3D mesh from one concept image (file, Blender image or URL)"""
 
@@ -104,12 +113,16 @@ class KILN_OT_generate_from_image(
     reuse: declare("reuse")  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        return _confirm_spend(self, context, event, self.with_service(image_price_request(self.resolution)))
+        return _confirm_spend(self, context, event, self.priced_request())
+
+    def priced_request(self) -> JobRequest:
+        return self.with_service(image_price_request(self.resolution))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
+        self.price_answered(context)
         try:
             request = self._request()
         except KilnError as exc:  # unusable input, or the image cannot be saved for upload

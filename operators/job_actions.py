@@ -12,8 +12,8 @@ from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest, JobState, job_details
 from ..api.jobs.disk import ensure_folder
 from ..api.words import catalogue as words
-from ..language import said
-from ..session import runtime, watcher
+from ..language import report, said
+from ..session import runtime, spending, watcher
 from ..session.blocking import blocks
 from ..session.launching import job_outcome, wait_then_import
 from ..session.messenger import refuse, tell
@@ -63,7 +63,21 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
     bl_options = {"INTERNAL"}
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        return context.window_manager.invoke_confirm(self, event)
+        """Say what the new job costs and that the earlier one's result stays, then ask."""
+        try:
+            job = _job(context, self.job_id)
+        except KilnError as exc:
+            return refuse(self, exc.message)
+        if job.request.kind is JobKind.TASK:
+            return self.execute(context)  # a followed task is only asked about again: free
+        in_scene = job.state is JobState.IMPORTED
+        return context.window_manager.invoke_confirm(
+            self,
+            event,
+            title=report(words.RETRY_TITLE),
+            message=spending.retry_question(job.request.label, [job.request], in_scene),
+            confirm_text=report(words.OP_RETRY.name),
+        )
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problems = setup_problems(context)

@@ -2,8 +2,9 @@
 
 Every estimate uses the artist's text price when it is set (``preferences.text_cost``); a job of
 unknown price is never counted as free: a run of more than one job whose price is unknown asks (in
-the UI) or is refused by ``max_credits``. Background mode never asks (there is nobody to answer): a
-script sets ``max_credits=`` instead.
+the UI) or is refused by ``max_credits``, and the first single job of unknown price in a session asks
+once, saying why and how to set it (:class:`PriceQuestion`, unless the artist said not to).
+Background mode never asks (there is nobody to answer): a script sets ``max_credits=`` instead.
 """
 
 from __future__ import annotations
@@ -13,13 +14,17 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import bpy
+from bpy.props import BoolProperty
 
 from .. import preferences
 from ..api.features import ledger
 from ..api.features.credits import CreditEstimate, Priced, estimate
+from ..api.jobs import JobKind
+from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..language import report, said, words_now
+from ..drawing import wrapped_label
+from ..language import report, said, text, words_now
 from . import runtime
 from .blocking import blocks
 
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
 _cached: tuple[tuple[object, ...], str] | None = None
+#: The question about a job of unknown price was answered in this session: it asks once.
+_unknown_price_answered = False
 
 
 def estimate_for(requests: Iterable[Priced], context: bpy.types.Context | None = None) -> CreditEstimate:
@@ -77,6 +84,70 @@ def ask_first(
         message=f"{question} {note}".strip(),
         confirm_text=report(confirm),
     )
+
+
+def asks_unknown_price(cost: CreditEstimate, context: bpy.types.Context | None = None) -> bool:
+    """The first job of unknown price in this session asks once (unless the artist said not to)."""
+    return (
+        cost.unpriced > 0
+        and not _unknown_price_answered
+        and not blocks()
+        and preferences.get(context).ask_unknown_price
+    )
+
+
+class PriceQuestion:
+    """Mixin for a generate operator: the question asked before the first job of unknown price."""
+
+    asked_price: BoolProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+    dont_ask_again: BoolProperty(  # type: ignore[valid-type]
+        name=words.DONT_ASK_AGAIN.name, description=words.DONT_ASK_AGAIN.tip, options={"SKIP_SAVE"}
+    )
+
+    def priced_request(self) -> Priced:
+        """The request whose price is asked about (each operator says which)."""
+        raise NotImplementedError
+
+    def ask_price(self, context: bpy.types.Context) -> set[OperatorResult]:
+        """Ask, in a dialog that says why the price is unknown and how to set it."""
+        self.asked_price = True
+        return context.window_manager.invoke_props_dialog(
+            self,  # type: ignore[arg-type]
+            width=360,
+            title=report(words.UNKNOWN_PRICE_TITLE),
+            confirm_text=report(words.CONFIRM_GENERATE.name),
+        )
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout  # type: ignore[attr-defined]
+        request = self.priced_request()
+        name = info(request.service_id).name
+        wrapped_label(layout, context, text(words.UNKNOWN_PRICE_WHY, service=name), icon="QUESTION")
+        settable = request.service_id == DEFAULT_SERVICE and str(request.kind) == JobKind.TEXT
+        look_up = text(words.UNKNOWN_PRICE_LOOK_IT_UP, service=name)
+        how = text(words.UNKNOWN_PRICE_SET_IT) if settable else look_up
+        wrapped_label(layout, context, how)
+        wrapped_label(layout, context, text(words.UNKNOWN_PRICE_SEND))
+        layout.prop(self, "dont_ask_again")
+
+    def price_answered(self, context: bpy.types.Context) -> None:
+        """The artist answered the question (sent): it is not asked again this session, or ever."""
+        global _unknown_price_answered
+        if not self.asked_price:
+            return
+        _unknown_price_answered = True
+        if self.dont_ask_again:
+            preferences.get(context).ask_unknown_price = False
+
+
+def retry_question(name: str, requests: Sequence[Priced], in_scene: bool) -> str:
+    """What Retry will cost, and that the earlier job's result stays, in the artist's words."""
+    cost = estimate_for(requests)
+    if cost.unpriced:
+        question = report(words.RETRY_QUESTION_UNPRICED, name=name)
+    else:
+        question = report(words.RETRY_QUESTION, name=name, cost=cost_text(cost, for_report=True))
+    return f"{question} {report(words.RETRY_KEEPS_RESULT)}" if in_scene else question
 
 
 def spending_line() -> str:

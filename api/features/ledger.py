@@ -1,9 +1,10 @@
 """Credits spent, read from the job list itself: no second file that could drift from it.
 
 Every job that reached the service (its submit left, or it has a task id) was paid when it was
-sent; each Retry sent it again and was paid again. Following a task by its id (``task`` jobs)
-costs nothing. A job removed from the list leaves the ledger with it: the figures are Kiln's
-own record of what it sent, not the service's balance.
+sent; each Retry sent it again and was paid again, except a last attempt the service itself
+failed on a service that gives those credits back (``Capabilities.refunds_failed``). Following a
+task by its id (``task`` jobs) costs nothing. A job removed from the list leaves the ledger with
+it: the figures are Kiln's own record of what it sent, not the service's balance.
 """
 
 from __future__ import annotations
@@ -12,19 +13,39 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..jobs import Job, JobKind
+from ..jobs import Job, JobKind, JobState
 from ..services import SERVICE_IDS, info
 from ..words import Message, english_message, message
 from ..words import catalogue as words
 from .credits import CreditEstimate, request_cost
 
+#: The failures the service itself reports: what a refunding service gives back.
+SERVICE_FAILURES = frozenset({"TASK_FAILED", "TASK_REFUSED"})
+
+
+def failed_by_service(job: Job) -> bool:
+    """The job's last attempt failed on the service's side (not on the way home)."""
+    error = job.error_message
+    return job.state is JobState.FAILED and error is not None and error.name in SERVICE_FAILURES
+
+
+def refunded(job: Job) -> bool:
+    """The job's last attempt failed on a service that gives a failed job's credits back."""
+    return failed_by_service(job) and info(job.request.service_id).capabilities.refunds_failed
+
+
+def reached_service(job: Job) -> bool:
+    """The job was sent to the service (a followed task never was: it was paid when it was sent)."""
+    return job.request.kind is not JobKind.TASK and bool(job.submit_sent or job.task_id)
+
 
 def job_cost(job: Job, text_cost: int | None = None) -> int | None:
     """Credits ``job`` has cost so far: 0 if never sent, None when its price is unknown."""
-    if job.request.kind is JobKind.TASK or not (job.submit_sent or job.task_id):
+    if not reached_service(job):
         return 0
+    paid = job.attempt + (0 if refunded(job) else 1)
     price = request_cost(job.request, text_cost)
-    return None if price is None else price * (job.attempt + 1)
+    return None if price is None and paid else (price or 0) * paid
 
 
 def sent_since(jobs: Iterable[Job], since: float) -> list[Job]:
@@ -38,7 +59,7 @@ def spent(jobs: Iterable[Job], text_cost: int | None = None, *, since: float = 0
     known = unpriced = sent = 0
     for job in sent_since(jobs, since):
         cost = job_cost(job, text_cost)
-        if job.request.kind is not JobKind.TASK and (job.submit_sent or job.task_id):
+        if reached_service(job):
             sent += 1
         if cost is None:
             unpriced += 1
@@ -63,6 +84,9 @@ class Spending:
     month: CreditEstimate
     #: This session's spending on each service it used (its name, its estimate), when more than one.
     by_service: tuple[tuple[str, CreditEstimate], ...] = ()
+    #: This session's failed jobs that cost nothing (refunded) and that are counted at their price.
+    failed_free: int = 0
+    failed_counted: int = 0
 
     @property
     def message(self) -> Message:
@@ -73,13 +97,20 @@ class Spending:
 
     @property
     def messages(self) -> list[Message]:
-        """The session's line, or one line per service when it used several ("Tripo: 2 jobs, 40 credits")."""
+        """The session's line, or one line per service when it used several ("Tripo: 2 jobs, 40 credits"),
+        then what its failed jobs cost ("1 failed job cost nothing: …")."""
         if len(self.by_service) < 2:
-            return [self.message]
-        return [
-            _spent(value, words.SPENT_ON_SERVICE, words.SPENT_ON_SERVICE_UNPRICED, service=name)
-            for name, value in self.by_service
-        ]
+            lines = [self.message]
+        else:
+            lines = [
+                _spent(value, words.SPENT_ON_SERVICE, words.SPENT_ON_SERVICE_UNPRICED, service=name)
+                for name, value in self.by_service
+            ]
+        if self.failed_free:
+            lines.append(message(words.FAILED_JOBS_REFUNDED, n=self.failed_free))
+        if self.failed_counted:
+            lines.append(message(words.FAILED_JOBS_COUNTED, n=self.failed_counted))
+        return lines
 
     @property
     def month_message(self) -> Message:
@@ -110,8 +141,12 @@ def spending(
         (info(sid).name, spent([job for job in session if job.request.service_id == sid], text_cost))
         for sid in used
     )
+    failed = [job for job in session if job.state is JobState.FAILED and reached_service(job)]
+    free = sum(1 for job in failed if refunded(job))
     return Spending(
         spent(session, text_cost, since=session_start),
         spent(all_jobs, text_cost, since=month_start()),
         by_service if len(by_service) > 1 else (),
+        failed_free=free,
+        failed_counted=len(failed) - free,
     )

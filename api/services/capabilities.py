@@ -62,6 +62,8 @@ class Capabilities:
     cancel: bool = False
     balance: bool = False
     webhooks: bool = False
+    #: A job the service itself fails costs nothing there (its own documentation says so).
+    refunds_failed: bool = False
     #: The service can re-texture a mesh it is sent (issue 40 fills what it takes).
     retexture: bool = False
 

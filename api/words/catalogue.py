@@ -98,14 +98,18 @@ OPTION_EXPORT_ENGINE_GODOT = Label("Godot (GLB)", "-convcolonly collision, a GLB
 OPTION_EXPORT_ENGINE_GLB = Label("GLB (web)", "Plain names, a GLB file")
 OPTION_EXPORT_DIR = Label("Export Folder", "Export each result to this folder as well (optional)")
 OPTION_TEXT_COST = Label(
-    "Text-to-3D Price",
-    "Credits one text-to-3D job costs you; the service does not publish it. "
-    "0: not set, so estimates say the price is unknown",
+    "Text Job Price",
+    "Credits one text job costs you, from your service's dashboard; the service does not publish it. "
+    "0 = not set: Generate says price unknown",
 )
 OPTION_ASK_ABOVE = Label(
-    "Ask Before Spending More Than",
-    "Ask before sending anything estimated above this many credits, or of unknown price when it is "
-    "more than one job (0: never ask). Scripts in background mode are never asked",
+    "Ask Above",
+    "Ask before sending a click estimated above this many credits, or of unknown price when it is "
+    "more than one job. 0 = off: never ask about a single click. Scripts in background mode are never asked",
+)
+OPTION_ASK_UNKNOWN_PRICE = Label(
+    "Ask at Unknown Price",
+    "Ask once each session before sending a job whose price the service does not publish",
 )
 OPTION_LIBRARY_DIR = Label(
     "Library Folder",
@@ -845,18 +849,48 @@ BLOCKOUT_SKIPPED = "“{name}” was skipped: {reason}"
 SPEND_TITLE = "Spend Credits?"
 SPEND_QUESTION = Plural("Send {n} job? It costs {cost}.", "Send {n} jobs? Together they cost {cost}.")
 SPEND_QUESTION_UNPRICED = Plural(
-    "Send {n} job? Its price is unknown: set the Text-to-3D Price in Kiln's preferences to see it.",
-    "Send {n} jobs? Their price is unknown: set the Text-to-3D Price in Kiln's preferences to see it.",
+    "Send {n} job? Its price is unknown: set the Text Job Price in Kiln's preferences to see it.",
+    "Send {n} jobs? Their price is unknown: set the Text Job Price in Kiln's preferences to see it.",
+)
+UNKNOWN_PRICE_TITLE = "Send at an Unknown Price?"
+UNKNOWN_PRICE_WHY = "{service} does not publish what this job costs, so Kiln cannot say its price."
+UNKNOWN_PRICE_SET_IT = (
+    "Set your Text Job Price in Kiln's preferences (Credits), from your service's dashboard: "
+    "Generate then shows it and Kiln counts it."
+)
+UNKNOWN_PRICE_LOOK_IT_UP = "Its price is on {service}'s own pricing page; Kiln counts it as price unknown."
+UNKNOWN_PRICE_SEND = "Send it?"
+DONT_ASK_AGAIN = Label(
+    "Don't Ask Again",
+    "From now on, send a job of unknown price without this question "
+    "(Kiln's preferences: Ask at Unknown Price)",
+)
+RETRY_TITLE = "Retry: Pay Again?"
+RETRY_QUESTION = "Send “{name}” again as a new job? It costs {cost}."
+RETRY_QUESTION_UNPRICED = "Send “{name}” again as a new job? Its price is unknown."
+RETRY_KEEPS_RESULT = "What the earlier job put in your scene stays."
+FAILED_JOBS_REFUNDED = Plural(
+    "{n:,} failed job cost nothing: the service gives its credits back",
+    "{n:,} failed jobs cost nothing: the service gives their credits back",
+)
+FAILED_JOBS_COUNTED = Plural(
+    "{n:,} failed job is counted at its price: the service does not say it gives credits back",
+    "{n:,} failed jobs are counted at their price: the service does not say it gives credits back",
+)
+ASK_ABOVE_OFF = "0 = off: a single click is sent without asking (a batch and a blockout always ask)."
+ASK_ABOVE_ON = Plural(
+    "Kiln asks before a click that costs more than {n:,} credit.",
+    "Kiln asks before a click that costs more than {n:,} credits.",
 )
 OVER_LIMIT = Plural(
-    "This would cost {cost}, more than the {n:,} credit allowed (max_credits), so nothing was sent.",
-    "This would cost {cost}, more than the {n:,} credits allowed (max_credits), so nothing was sent.",
+    "This would cost {cost}, more than the {n:,} credit allowed (Max Credits), so nothing was sent.",
+    "This would cost {cost}, more than the {n:,} credits allowed (Max Credits), so nothing was sent.",
 )
 OVER_LIMIT_UNKNOWN_PRICE = Plural(
     "The price of {n} text job is unknown, so Kiln cannot tell whether the run stays within the {limit:,} "
-    "credits allowed (max_credits): nothing was sent. Set the Text-to-3D Price in Kiln's preferences.",
+    "credits allowed (Max Credits): nothing was sent. Set the Text Job Price in Kiln's preferences.",
     "The price of {n} text jobs is unknown, so Kiln cannot tell whether the run stays within the {limit:,} "
-    "credits allowed (max_credits): nothing was sent. Set the Text-to-3D Price in Kiln's preferences.",
+    "credits allowed (Max Credits): nothing was sent. Set the Text Job Price in Kiln's preferences.",
 )
 OP_MARK_PLACEHOLDER = Label(
     "Mark as Placeholder",
@@ -918,8 +952,8 @@ IMAGE_URL_FETCHED = "The service fetches this address itself."
 CHOOSE_IMAGE_FILE = "Choose an image file (PNG, JPEG or WebP)."
 CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included)."
 GENERATE_WITH_COST = "Generate · {cost}"
-TEXT_PRICE_UNKNOWN = "The service does not publish its text price."
-SET_PRICE = "Set Text Price"
+TEXT_PRICE_UNKNOWN = "The service does not publish the price of a text job."
+SET_PRICE = "Set Text Job Price"
 SERVICE_VALUES_UNPUBLISHED = "Free text: the service does not list the values it takes."
 BATCH_FROM_FILE = "Batch from File…"
 BLOCKOUT_HINT = (

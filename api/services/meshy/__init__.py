@@ -132,6 +132,7 @@ INFO = ServiceInfo(
         # DELETE on the task's path (what Meshy's MCP server's meshy_cancel_task sends).
         cancel=True,
         balance=True,
+        refunds_failed=True,  # help.meshy.ai: "Why did my generation fail?"
         # Meshy's webhooks are set once in the account's API settings, not per job: Kiln polls.
         webhooks=False,
         # POST /openapi/v1/retexture (docs.meshy.ai/api/retexture) takes a model URL or a task id.

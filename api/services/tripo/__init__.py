@@ -178,6 +178,7 @@ INFO = ServiceInfo(
         idempotency=False,  # no Idempotency-Key documented: a lost submit stays "outcome unknown"
         cancel=False,  # "cancelled" is a state, but no cancel call is documented
         balance=True,
+        refunds_failed=True,  # Tripo's FAQ: a job that fails costs nothing
         webhooks=False,
         # import_model (free) then texture_model (10 credits): Pricing lists both.
         retexture=True,

@@ -55,3 +55,42 @@ def test_reuse_leaves_lines_already_in_the_library_out_of_the_estimate(
     with pytest.raises(RuntimeError, match="20 credits"):
         blender.ops.kiln.generate_batch(filepath=batch_file, max_credits=0, reuse="NEVER")
     assert service.submit_count == 1
+
+
+def test_the_first_job_of_unknown_price_asks_once_and_dont_ask_again_is_kept(
+    kiln_module: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spending = kiln_module("session.spending")
+    credits = kiln_module("api.features.credits")
+    prefs = kiln_module("preferences").get()
+    monkeypatch.setattr(spending, "blocks", lambda: False)  # as in the UI: somebody can answer
+    monkeypatch.setattr(spending, "_unknown_price_answered", False)
+    unknown = credits.CreditEstimate(0, 1, 1)
+    assert spending.asks_unknown_price(unknown)
+    assert not spending.asks_unknown_price(credits.CreditEstimate(4, 0, 1))  # a known price: no question
+
+    class Answer(spending.PriceQuestion):
+        asked_price = True
+        dont_ask_again = True
+
+    try:
+        Answer().price_answered(None)
+        assert not spending.asks_unknown_price(unknown)  # once a session
+        assert prefs.ask_unknown_price is False  # and, ticked, never again
+    finally:
+        prefs.ask_unknown_price = True
+
+
+def test_retry_says_what_it_costs_and_that_the_earlier_result_stays(kiln_module: Any) -> None:
+    spending = kiln_module("session.spending")
+    request = kiln_module("api.jobs").JobRequest(kind="image", resolution=1536)
+    assert spending.retry_question("a chair", [request], True) == (
+        "Send “a chair” again as a new job? It costs 4 credits. What the earlier job put in your scene stays."
+    )
+    assert spending.retry_question("a chair", [request], False) == (
+        "Send “a chair” again as a new job? It costs 4 credits."
+    )
+    text = kiln_module("api.jobs").JobRequest(kind="text", prompt="a chair")
+    assert spending.retry_question("a chair", [text], False) == (
+        "Send “a chair” again as a new job? Its price is unknown."
+    )

@@ -58,6 +58,7 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "triangles",
         "text_cost",
         "ask_above",
+        "ask_unknown_price",
         "library_dir",
         "credit_line",
         "log_level",

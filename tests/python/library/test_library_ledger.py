@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 
 from api.features.credits import CreditEstimate
-from api.features.ledger import job_cost, month_start, spending, spent
-from api.jobs import Job, JobRequest
+from api.features.ledger import job_cost, month_start, refunded, spending, spent
+from api.jobs import Job, JobRequest, JobState
+from api.services import info
+from api.words import Message, english_message
 
 
 def _job(kind: str = "image", resolution: int | None = 1536, **fields: object) -> Job:
@@ -66,3 +68,35 @@ def test_the_panel_line_names_session_and_month() -> None:
         "This month on this computer: 2 jobs, 4 credits, and 1 text job of unknown price"
     )
     assert str(spending([image], [image], 3, now - 5)) == "This session: 1 job, 4 credits"
+
+
+def _failed(service: str, error: str = "TASK_FAILED", **fields: object) -> Job:
+    request = JobRequest(kind="image", resolution=None, service=service)
+    failure = Message(error)
+    return Job(id="f", request=request, state=JobState.FAILED, error_message=failure, **fields)  # type: ignore[arg-type]
+
+
+def test_a_job_the_service_failed_costs_nothing_where_the_service_gives_credits_back() -> None:
+    assert refunded(_failed("tripo", task_id="t"))
+    assert job_cost(_failed("tripo", task_id="t")) == 0
+    assert job_cost(_failed("tripo", task_id="t", attempt=1)) == job_cost(
+        _failed("tripo", task_id="t", attempt=0), 0
+    ) + (info("tripo").capabilities.price("image", "") or 0)
+    # A download that failed after the service finished was paid: it stays counted.
+    assert not refunded(_failed("tripo", "DOWNLOAD_FAILED", task_id="t"))
+    # A service that does not say it refunds: counted at its price.
+    assert not refunded(_failed("rodin", task_id="t"))
+
+
+def test_the_session_line_says_what_failed_jobs_cost() -> None:
+    now = time.time()
+    free = _failed("tripo", task_id="t", submitted_at=now)
+    counted = _failed("rodin", task_id="r", submitted_at=now)
+    lines = [english_message(m) for m in spending([free, counted], [free, counted], None, now - 5).messages]
+    assert "1 failed job cost nothing: the service gives its credits back" in lines
+    assert "1 failed job is counted at its price: the service does not say it gives credits back" in lines
+    lines = [english_message(m) for m in spending([free], [free], None, now - 5).messages]
+    assert lines == [
+        "This session: 1 job, 0 credits",
+        "1 failed job cost nothing: the service gives its credits back",
+    ]
