@@ -229,10 +229,16 @@ class UnsafeAddressError(InputError):
 
 
 class TaskFailedError(KilnError):
-    """The service reported the task as failed; ``reason`` is its error as one sentence (details only)."""
+    """The service reported the task as failed; ``reason`` is its error as one sentence (details only).
+    ``plain`` is the service's own reason in plain words (a refused prompt, moderation), when it gave
+    one: the artist reads it, quoted as the service's, after Kiln's sentence; codes stay in the details."""
 
-    def __init__(self, task_id: str, reason: str) -> None:
-        super().__init__(words.TASK_FAILED, details=_joined(f"task {task_id}", f"the service said: {reason}"))
+    def __init__(self, task_id: str, reason: str, plain: str | None = None) -> None:
+        details = _joined(f"task {task_id}", f"the service said: {reason}")
+        if plain:
+            super().__init__(words.TASK_REFUSED, details=details, reason=plain)
+        else:
+            super().__init__(words.TASK_FAILED, details=details)
         self.task_id = task_id
         self.reason = reason
 
@@ -289,6 +295,11 @@ class StorageError(KilnError):
     """
 
     def __init__(self, path: Path, error: OSError, *, locked: bool = False) -> None:
-        super().__init__(_file_trouble(error, locked), details=f"{path}: {error.strerror or error}")
+        entry = _file_trouble(error, locked)
+        named: dict[str, str] = {}
+        if entry == words.FILES_NOT_A_FOLDER:  # the file in the way is named, and its folder opened
+            culprit = next((p for p in path.parents if p.exists()), path.parent)
+            named = {"name": culprit.name, "folder": str(culprit.parent)}
+        super().__init__(entry, details=f"{path}: {error.strerror or error}", **named)
         self.path = path
         self.locked = locked

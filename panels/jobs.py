@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ..api.jobs import Job, JobState
+from ..api.words import Message
 from ..api.words import catalogue as words
 from ..drawing import (
     LIST_INSET_UNITS,
@@ -295,6 +296,15 @@ def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context)
     box.alert = True
     for problem in problems:
         wrapped_label(box, context, said(problem), icon="ERROR", boxes=1)
+        draw_show_file(box, problem)
+
+
+def draw_show_file(layout: bpy.types.UILayout, problem: Message | None) -> None:
+    """The button that opens the folder of the file a sentence names (a file in a folder's way)."""
+    values = problem.values if problem is not None else {}
+    if isinstance(values.get("folder"), str) and isinstance(values.get("name"), str):
+        label = text(words.SHOW_FILE, name=values["name"])
+        layout.operator("wm.path_open", text=label, icon="FILE_FOLDER").filepath = values["folder"]
 
 
 def _active_job(wm: bpy.types.WindowManager) -> Job | None:
@@ -330,6 +340,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         alert.alert = True
         error = said(job.error_message) if job.error_message is not None else job.error
         wrapped_label(alert, context, error, icon="ERROR", boxes=1)
+        draw_show_file(col, job.error_message)
     elif job.note and not job.state.is_active:
         note = said(job.note_message) if job.note_message is not None else job.note
         wrapped_label(col, context, note, icon="INFO", boxes=1)

@@ -10,6 +10,7 @@ language, after Kiln's name.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 import bpy
@@ -34,8 +35,13 @@ _queued: list[Report] = []
 
 def sentence(what: Said, /, **values: Any) -> str:
     """What the status bar shows: the sentence in the artist's language after Kiln's name, the one
-    place that name is put before a sentence (``REPORT``), so the status bar says who is speaking."""
-    return said(words.REPORT, as_report=True, sentence=said(what, as_report=True, **values))
+    place that name is put before a sentence (``REPORT``), so the status bar says who is speaking;
+    a sentence that already opens with Kiln's name says it once ("Kiln cannot tell…", not
+    "Kiln: Kiln cannot tell…")."""
+    text = said(what, as_report=True, **values)
+    if re.match(r"Kiln(?![A-Za-z])", text):
+        return text
+    return said(words.REPORT, as_report=True, sentence=text)
 
 
 def refuse(op: bpy.types.Operator, *reasons: Said, **values: Any) -> set[OperatorResult]:

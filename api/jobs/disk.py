@@ -1,5 +1,6 @@
 """Disk trouble as sentences: why Kiln's folder cannot be written (read-only, full, not a folder,
-permission); which folder, and the system's own words, go to the details.
+permission); the system's own words go to the details. A file in the way of a folder is named in the
+sentence (``name``), and its folder rides along (``folder``) for the button that opens it.
 
 The engine catches ``OSError`` and ``sqlite3.Error`` where it touches the disk and raises or
 stores :class:`StoreError`, whose ``message`` every operator can say as it is.
@@ -14,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import KilnError
-from ..words import Entry, Message
+from ..words import Entry, Message, message
 from ..words import catalogue as words
 
 #: Below this much free space a failed write is put down to a full disk.
@@ -65,13 +66,24 @@ def cause(folder: Path, exc: BaseException | None = None) -> tuple[str, str]:
     return "other", said
 
 
+def in_the_way(folder: Path) -> Path:
+    """The file that stands where ``folder`` (or one of its parents) should be: the nearest existing
+    path, or ``folder`` itself when nothing of it can be seen."""
+    return _nearest_existing(folder) or folder
+
+
 def store_error(folder: Path, exc: BaseException, doing: str = RECORD_JOBS) -> StoreError:
     """The error for a failed write into ``folder`` (while Kiln tried to ``doing``); the folder, the
-    cause's facts and what Kiln was doing go to the details."""
+    cause's facts and what Kiln was doing go to the details. A file in the way is named."""
     kind, facts = cause(folder, exc)
     job_list, files = _CAUSES[kind]
     details = f"could not {doing} in {folder}: {facts}"
-    return StoreError(job_list if doing == RECORD_JOBS else files, folder, details=details)
+    entry = job_list if doing == RECORD_JOBS else files
+    if kind == "not a folder":
+        culprit = in_the_way(folder)
+        said = message(entry, name=culprit.name, folder=str(culprit.parent), details=details)
+        return StoreError(said, folder)
+    return StoreError(entry, folder, details=details)
 
 
 def ensure_folder(folder: Path, doing: str = RECORD_JOBS) -> None:

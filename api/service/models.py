@@ -93,6 +93,26 @@ def describe_error(value: object) -> str:
     return text if text[-1] in ".!?…" else text + "."
 
 
+#: The longest plain reason quoted to the artist; a longer text stays in the details.
+_MAX_PLAIN_CHARS = 160
+
+
+def plain_reason(value: object) -> str | None:
+    """The service's reason as a sentence an artist can read (a refused prompt, moderation), or None:
+    a text (or an object's message) in words, without a code, an id, an address or markup."""
+    if isinstance(value, Mapping):
+        value = next(
+            (value[k] for k in ("message", "msg", "reason", "detail") if isinstance(value.get(k), str)), None
+        )
+    if not isinstance(value, str):
+        return None
+    text = re.sub(r"\s+", " ", value).strip()
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    if len(words) < 2 or len(text) > _MAX_PLAIN_CHARS or re.search(r"[{}<>\[\]]|://|\b[0-9a-f]{8,}\b", text):
+        return None
+    return text
+
+
 _MESSAGE_KEYS = ("message", "detail", "details", "msg", "description", "reason", "error", "title", "errors")
 _CODE_KEYS = ("code", "type", "error_code")
 
@@ -212,6 +232,8 @@ class Task:
     poll_url: str | None = None
     result: Result | None = None
     error: str | None = None
+    #: The service's own reason for a failure in plain words (no codes, no ids), or None.
+    said: str | None = None
     #: What else than the id a service needs to follow its task (Rodin's subscription key, which of
     #: Meshy's endpoints made it), kept with the job; "" for most. Service text: never a path.
     handle: str = ""
@@ -253,6 +275,7 @@ class Task:
             poll_url=_as_str(links.get("poll")) if isinstance(links, Mapping) else None,
             result=Result.from_json(data.get("result")),
             error=error,
+            said=plain_reason(error_value) if status is TaskStatus.FAILED else None,
         )
 
     def redacted(self, key: str) -> Task:
@@ -272,12 +295,13 @@ class Task:
             poll_url=_masked(self.poll_url, key),
             result=result,
             error=_masked(self.error, key),
+            said=_masked(self.said, key),
         )
 
     def raise_if_failed(self) -> None:
         """Raise TaskFailedError (with the service's reason) when the task failed."""
         if self.status is TaskStatus.FAILED:
-            raise TaskFailedError(self.id, self.error or "The service gave no reason.")
+            raise TaskFailedError(self.id, self.error or "The service gave no reason.", self.said)
 
 
 def _masked(text: str | None, key: str) -> str | None:

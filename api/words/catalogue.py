@@ -264,6 +264,10 @@ TASK_FAILED = (
     "The service could not make a mesh from this prompt or image. "
     "Try other words or another image, or try again later."
 )
+TASK_REFUSED = (
+    "The service could not make a mesh from this prompt or image. "
+    "Try other words or another image, or try again later. The service said: “{reason}”"
+)
 OUTCOME_UNKNOWN = (
     "Kiln cannot tell whether the service received this request, so it did not send it again, to "
     "avoid paying twice. Check the service's dashboard before you press Retry."
@@ -463,8 +467,8 @@ JOB_LIST_NO_PERMISSION = (
     "Fix the folder's permissions, then try again."
 )
 JOB_LIST_NOT_A_FOLDER = (
-    "Kiln could not record its jobs because a file is where its folder should be. Nothing was sent. "
-    "Move that file away, then try again."
+    "Kiln could not record its jobs because a file named “{name}” is where its folder should be. "
+    "Nothing was sent. Press Show “{name}”, move that file away, then try again."
 )
 JOB_LIST_FAILED = (
     "Kiln could not record its jobs. Nothing was sent. Check free disk space and that Kiln's folder can "
@@ -510,9 +514,10 @@ FILES_NO_PERMISSION = (
     "Fix the folder's permissions, then try again."
 )
 FILES_NOT_A_FOLDER = (
-    "Kiln could not save a file because a file is where a folder should be. Move that file away, then "
-    "try again."
+    "Kiln could not save a file because a file named “{name}” is where a folder should be. "
+    "Press Show “{name}”, move that file away, then try again."
 )
+SHOW_FILE = "Show “{name}”"
 FILES_FOLDER_MISSING = (
     "Kiln could not save a file because its folder is not there. If it is on a network drive, "
     "connect the drive, then try again."

@@ -149,9 +149,13 @@ class Catalogue:
         )
 
     def unwrapped(self, report: str) -> str | None:
-        """What a report says after Kiln's name (the status bar's one prefix), or None without it."""
-        match = self.report.fullmatch(plain(report))
-        return match.group(1) if match else None
+        """What a report says after Kiln's name (the status bar's one prefix), or None without it; a
+        sentence that opens with Kiln's name is said without the prefix, so it is never said twice."""
+        text = plain(report)
+        match = self.report.fullmatch(text)
+        if match:
+            return None if match.group(1).startswith("Kiln") else match.group(1)  # "Kiln: Kiln …"
+        return text if text.startswith("Kiln") else None
 
     def problems(self, text: str, *, given: Iterable[str] = (), hidden: Iterable[str] = ()) -> list[str]:
         """What is wrong with a text an artist reads, [] when nothing.

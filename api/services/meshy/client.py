@@ -39,7 +39,7 @@ from ...errors import (
 from ...service.answers import error_for, parse_json, server_words
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error
+from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...words import Message, english_message, message
 from ...words import catalogue as words
 from ..order import Order
@@ -317,8 +317,10 @@ def _task(task_id: str, handle: str, data: Mapping[str, Any]) -> Task:
             triangles=int(faces) if faces is not None and 0 <= faces < 2**31 else None,
         )
     error = None
+    said = None
     if status is TaskStatus.FAILED:
         error = _failure(data.get("task_error"), word)
+        said = plain_reason(data.get("task_error"))
     return Task(
         id=task_id,
         status=status,
@@ -326,6 +328,7 @@ def _task(task_id: str, handle: str, data: Mapping[str, Any]) -> Task:
         progress=progress,
         result=result,
         error=error,
+        said=said,
         handle=handle,
     )
 

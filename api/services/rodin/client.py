@@ -40,7 +40,7 @@ from ...errors import (
 from ...service.answers import error_for, parse_json, parse_retry_after
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import check_task_id, shown_task_id, task_id_problem
-from ...service.models import Result, Task, TaskStatus, describe_error
+from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...service.origin import loggable
 from ...service.redact import redact
 from ...words import Message, english_message, message
@@ -219,6 +219,7 @@ class Client(ServiceClient):
         jobs = data.get("jobs")
         states = []
         failed: list[str] = []
+        said: str | None = None
         for job in jobs[:MAX_JOBS] if isinstance(jobs, list) else []:
             if not isinstance(job, Mapping):
                 continue
@@ -227,11 +228,12 @@ class Client(ServiceClient):
             states.append(word)
             if word.lower() in _FAILED_STATES:
                 reason = describe_error({k: job.get(k) for k in ("message", "error", "reason") if job.get(k)})
+                said = said or plain_reason(job.get("message") or job.get("reason"))
                 failed.append(f"job {_short(job.get('uuid'))} {word}: {reason}")
         lowered = [state.lower() for state in states]
         if failed:
             reason = "; ".join(failed)[:400]
-            return Task(task_id, TaskStatus.FAILED, STATE_FAILED, error=reason, handle=handle)
+            return Task(task_id, TaskStatus.FAILED, STATE_FAILED, error=reason, said=said, handle=handle)
         done = lowered.count(STATE_DONE.lower())
         if states and done == len(states):
             return Task(task_id, TaskStatus.COMPLETED, STATE_DONE, progress=100.0, handle=handle)

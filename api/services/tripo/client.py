@@ -39,7 +39,7 @@ from ...errors import (
 from ...service.answers import error_for, parse_json, parse_retry_after
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error
+from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...service.redact import redact
 from ...words import Entry, Message, message, shorten
 from ...words import catalogue as words
@@ -347,6 +347,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
             fmt = "glb" if mesh and urlsplit(mesh).path.lower().endswith(".glb") else None
             result = Result(mesh_url=mesh, preview_image_url=preview, format=fmt)
     error = _failure(word, data) if status is TaskStatus.FAILED else None
+    said = plain_reason(data.get("error_msg")) if status is TaskStatus.FAILED else None
     left = _number(data.get("running_left_time"))
     return Task(
         id=task_id,
@@ -356,6 +357,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
         eta_seconds=round(left) if left is not None and 0 <= left < 2**31 else None,
         result=result,
         error=error,
+        said=said,
     )
 
 

@@ -42,6 +42,7 @@ def test_the_measure_finds_sentences_that_are_not_wrapped(
     with ui_scale(1.0):
         result = report(SizedContext(WIDTH), blender)
     cut = {item["text"] for item in result["overflows"]}
-    assert any(text.startswith("The service does not publish the price of a text job") for text in cut)  # the cost
+    unpublished = "The service does not publish the price of a text job"
+    assert any(text.startswith(unpublished) for text in cut)  # the cost
     assert any("refused the connection" in text for text in cut)  # why a job waits
     assert any(text.startswith("The service could not make a mesh") for text in cut)  # why it failed

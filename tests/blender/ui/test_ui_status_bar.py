@@ -43,3 +43,13 @@ def test_the_beat_hands_each_sentence_on(service: Any, blender: Any, ui: Any, ca
     assert "Kiln: batch props.txt: 2 of 2 imported" in caplog.text
     assert f"Kiln: “a green lamp” is in the scene ({engine.get(job.id).triangles:,} triangles)" in caplog.text
     assert ui.watcher.tick(blender.context) == []  # each sentence is said once
+
+
+def test_kiln_is_named_once_before_a_sentence_that_opens_with_it(ui: Any, kiln_module: Any) -> None:
+    """ "Kiln: Kiln cannot tell whether …" read as a stutter: the one place the prefix is added
+    leaves it off a sentence that already opens with Kiln's name."""
+    words = kiln_module("api.words").catalogue
+    said = ui.messenger.sentence(words.OUTCOME_UNKNOWN)
+    assert said.startswith("Kiln cannot tell whether the service received this request")
+    assert "Kiln: Kiln" not in said
+    assert ui.messenger.sentence(words.TASK_FAILED).startswith("Kiln: The service could not make a mesh")

@@ -129,6 +129,10 @@ class World:
         engine = self.ui.runtime.engine_if_started()
         for job in engine.jobs() if engine is not None else []:
             self.given.add(job.request.label)
+            # The service's own reason, quoted as the service's (never Kiln's words, never translated).
+            reason = job.error_message.values.get("reason") if job.error_message is not None else None
+            if isinstance(reason, str):
+                self.given.add(reason)
             self.hidden |= {job.id, job.task_id or "", getattr(job, "refused_task_id", "") or ""}
         self.hidden.discard("")
         data = self.bpy.data

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from api.errors import KilnError, TaskFailedError
-from api.service.models import Result, Task, TaskStatus, describe_error
+from api.service.models import Result, Task, TaskStatus, describe_error, plain_reason
 
 
 @pytest.mark.parametrize(
@@ -147,8 +147,31 @@ def test_failed_task_error_text_and_raise() -> None:
     with pytest.raises(TaskFailedError) as caught:
         task.raise_if_failed()
     assert caught.value.task_id == "a"
-    assert "Prompt refused" in caught.value.details and "Prompt refused" not in caught.value.user_message
+    # The service's reason in plain words is quoted after Kiln's sentence; its code stays in the details.
+    assert "Prompt refused (code nsfw)" in caught.value.details
+    assert caught.value.user_message.endswith("The service said: “Prompt refused”")
+    assert "nsfw" not in caught.value.user_message and caught.value.message.name == "TASK_REFUSED"
     assert isinstance(caught.value, KilnError)
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ("Prompt rejected by moderation", "Prompt rejected by moderation"),
+        (
+            {"code": 2010, "message": "Your prompt violates our content policy"},
+            "Your prompt violates our content policy",
+        ),
+        ("E_MODERATION", None),  # a code, not words
+        ({"code": "nsfw"}, None),
+        ("see https://example.com/status/abc for more", None),
+        ("failed: {'trace': 1}", None),
+        ("worker 9f8e7d6c5b4a3f2e died", None),  # an id
+        ("x" * 30 + " " + "y" * 200, None),  # too long to quote
+    ],
+)
+def test_only_a_reason_in_plain_words_is_quoted(value: object, plain: str | None) -> None:
+    assert plain_reason(value) == plain
 
 
 def test_failed_without_error_still_has_a_sentence() -> None:

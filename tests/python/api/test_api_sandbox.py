@@ -311,9 +311,13 @@ def test_failed_task(sandbox_factory: MakeSandbox, sandbox_key: str, faults: str
     assert task.status is TaskStatus.FAILED and words in (task.error or "")
     with raises(TaskFailedError, sandbox_key) as caught:
         task.raise_if_failed()
-    # Kiln's own sentence, said once; the service's reason is the details.
-    assert words in caught.value.details and words not in caught.value.user_message
-    assert caught.value.message.name == "TASK_FAILED"
+    # Kiln's own sentence, then the service's reason in its plain words, quoted; the code stays in the
+    # details.
+    assert words in caught.value.details
+    plain = words.split(" (code")[0]
+    assert f"later. The service said: “{plain}" in caught.value.user_message
+    assert "generation_failed" not in caught.value.user_message
+    assert caught.value.message.name == "TASK_REFUSED"
 
 
 @pytest.mark.parametrize(

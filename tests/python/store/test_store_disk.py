@@ -28,8 +28,11 @@ def test_a_state_folder_that_is_a_file_refuses_to_start(
     engine = JobEngine(state)
     with pytest.raises(StoreError) as caught:
         engine.start(ServiceConfig(sandbox.base_url, sandbox_key))
-    assert "a file is where its folder should be" in caught.value.user_message
-    assert str(state) not in caught.value.user_message  # Kiln's own folder: named in the details
+    # The file in the way is named, with the button that shows it; its full path is in the details.
+    assert "a file named “kiln” is where its folder should be" in caught.value.user_message
+    assert "Press Show “kiln”" in caught.value.user_message
+    assert caught.value.message.values["folder"] == str(tmp_path)  # what Show “kiln” opens
+    assert str(state) not in caught.value.user_message
     assert str(state) in caught.value.details and "is a file, not a folder" in caught.value.details
     assert engine.threads == [] and state.read_text() == "someone's notes"
     with pytest.raises(KilnError, match="not running"):
@@ -50,8 +53,11 @@ def test_a_cache_folder_that_is_a_file_fails_the_job_with_a_sentence(
     assert engine.wait([job.id], timeout=60)
     failed = engine.get(job.id)
     assert failed.state is JobState.FAILED and failed.task_id, "the task id is kept for Resume"
-    assert "a file is where a folder should be" in failed.error and str(state) not in failed.error
+    assert (
+        "a file named “cache” is where a folder should be" in failed.error and str(state) not in failed.error
+    )
     assert failed.error_message is not None
+    assert failed.error_message.values == {"name": "cache", "folder": str(state)}  # Show “cache” opens it
     details = failed.error_message.details
     assert str(state / "cache") in details and "not a folder" in details
     assert (state / "cache").read_text() == "not a folder"
