@@ -140,12 +140,38 @@ class KilnPreferences(bpy.types.AddonPreferences):
             return
         layout.use_property_split = True
         layout.use_property_decorate = False
-        self._draw_service(layout.column(), context)
-        col = layout.column(heading=language.text(words.PREFS_JOBS))
+        sections = (
+            ("service", words.PREFS_SERVICE, self._draw_service),
+            ("jobs", words.PREFS_JOBS, self._draw_jobs),
+            ("credits", words.PREFS_CREDITS, self._draw_credits),
+            ("import", words.PREFS_IMPORT, self._draw_import),
+            ("agents", words.AGENTS_HEADING, self._draw_agents),
+        )
+        for name, heading, draw_section in sections:
+            body = section(layout, name, language.text(heading), closed=name in CLOSED_SECTIONS)
+            if body is not None:
+                draw_section(body, context)
+
+    def _draw_jobs(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
+        """How Kiln follows jobs, where it keeps their downloads, and how much it writes down."""
         col.prop(self, "poll_interval")
         col.prop(self, "max_in_flight")
         col.prop(self, "timeout_minutes")
-        col = layout.column(heading=language.text(words.PREFS_IMPORT))
+        self._draw_cache(col.column())
+        col.prop(self, "log_level")
+
+    def _draw_credits(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
+        """The text job's price, when to ask before spending, and what 0 means, said in words."""
+        col.prop(self, "text_cost")
+        col.prop(self, "ask_above")
+        limit = self.ask_above
+        said = language.text(words.ASK_ABOVE_ON, n=limit) if limit else language.text(words.ASK_ABOVE_OFF)
+        wrapped_label(col, context, said, icon="INFO")
+        col.prop(self, "ask_unknown_price")
+
+    def _draw_import(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+        """Where a result lands and how it is opened, shaped and fixed, kept and credited."""
+        col = layout.column()
         col.prop(self, "auto_import")
         col.prop(self, "placement")
         col.prop(self, "collection_name")
@@ -165,18 +191,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col = layout.column(heading=language.text(words.PREFS_FIXUPS))
         for name in ("fix_merge", "fix_normals", "fix_loose", "triangles"):
             col.prop(self, name)
-        col = layout.column(heading=language.text(words.PREFS_CREDITS))
-        col.prop(self, "text_cost")
-        col.prop(self, "ask_above")
-        limit = self.ask_above
-        said = language.text(words.ASK_ABOVE_ON, n=limit) if limit else language.text(words.ASK_ABOVE_OFF)
-        wrapped_label(col, context, said, icon="INFO")
-        col.prop(self, "ask_unknown_price")
         layout.column(heading=language.text(words.PREFS_LIBRARY)).prop(self, "library_dir")
         layout.column(heading=language.text(words.PREFS_PROVENANCE)).prop(self, "credit_line")
-        self._draw_cache(layout.column())
-        layout.prop(self, "log_level")
-        self._draw_agents(layout, context)
 
     def credentials(self, service: str = "") -> secrets.Credentials:
         """A service's key and address (the chosen service's by default): the environment's over
@@ -234,7 +250,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
         shown = agent_status.current
-        col = layout.column(heading=language.text(words.AGENTS_HEADING))
+        col = layout.column()
         col.prop(self, "allow_agents")
         if shown.from_environment:
             said = language.text(words.AGENTS_FROM_ENVIRONMENT, port=PORT_VARIABLE, token=TOKEN_VARIABLE)
@@ -267,6 +283,22 @@ class KilnPreferences(bpy.types.AddonPreferences):
         row = col.row(align=True)
         row.operator("kiln.open_cache_folder", icon="FILE_FOLDER")
         row.operator("kiln.clear_cache", icon="TRASH")
+
+
+#: The sections a new artist does not need first start closed (Blender remembers each one's state).
+CLOSED_SECTIONS = frozenset({"jobs", "import", "agents"})
+
+
+def section(
+    layout: bpy.types.UILayout, name: str, heading: str, *, closed: bool
+) -> bpy.types.UILayout | None:
+    """A collapsible section of the preferences (``layout.panel``, Blender 4.2 and newer): its body,
+    or None while it is closed."""
+    # fake-bpy-module-4.2's stubs say panel() returns None; Blender returns (header, body or None).
+    opened: tuple[bpy.types.UILayout, bpy.types.UILayout | None]
+    opened = layout.panel(f"kiln_prefs_{name}", default_closed=closed)  # type: ignore[func-returns-value,assignment]
+    opened[0].label(text=heading)
+    return opened[1]
 
 
 def get(context: bpy.types.Context | None = None) -> KilnPreferences:

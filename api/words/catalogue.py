@@ -24,13 +24,13 @@ OPTION_API_KEY = Label(
 )
 OPTION_BASE_URL = Label("Service Address", "The address of the 3D generation service, starting with https://")
 OPTION_POLL_INTERVAL = Label(
-    "Check Every", "Seconds between checks on a running job (the service recommends 2 to 3 seconds)"
+    "Check Every (Seconds)", "Seconds between checks on a running job (the service recommends 2 to 3 seconds)"
 )
 OPTION_MAX_IN_FLIGHT = Label(
     "Jobs at Once", "How many jobs may run on the service at the same time; more wait their turn"
 )
 OPTION_TIMEOUT_MINUTES = Label(
-    "Give Up After",
+    "Give Up After (Minutes)",
     "Minutes after which Kiln stops waiting for a job. The job stays in the list, and Resume picks it up",
 )
 OPTION_AUTO_IMPORT = Label(
@@ -47,7 +47,7 @@ OPTION_IMPORT_IN_PLACE = Label(
     "Mesh Limit still open separately",
 )
 OPTION_LARGE_IMPORT_TRIANGLES = Label(
-    "Large Mesh Limit",
+    "Large Mesh Limit (Triangles)",
     "With Open Meshes in This Blender on, meshes with more triangles than this (or files over 20 MB) "
     "still open in a separate background Blender, so this one does not freeze",
 )
@@ -60,7 +60,7 @@ OPTION_SMOOTH_BY_ANGLE = Label(
     "Smooth by Angle", "Shade new meshes smooth, keeping edges sharper than the angle sharp"
 )
 OPTION_SMOOTH_ANGLE = Label(
-    "Angle", "Edges between faces that meet at more than this many degrees stay sharp"
+    "Angle (Degrees)", "Edges between faces that meet at more than this many degrees stay sharp"
 )
 OPTION_TARGET_HEIGHT = Label(
     "Height", "Scale new meshes placed at the cursor or the origin to this height (0: as generated)"
@@ -98,12 +98,12 @@ OPTION_EXPORT_ENGINE_GODOT = Label("Godot (GLB)", "-convcolonly collision, a GLB
 OPTION_EXPORT_ENGINE_GLB = Label("GLB (web)", "Plain names, a GLB file")
 OPTION_EXPORT_DIR = Label("Export Folder", "Export each result to this folder as well (optional)")
 OPTION_TEXT_COST = Label(
-    "Text Job Price",
+    "Text Job Price (Credits)",
     "Credits one text job costs you, from your service's dashboard; the service does not publish it. "
     "0 = not set: Generate says price unknown",
 )
 OPTION_ASK_ABOVE = Label(
-    "Ask Above",
+    "Ask Above (Credits)",
     "Ask before sending a click estimated above this many credits, or of unknown price when it is "
     "more than one job. 0 = off: never ask about a single click. Scripts in background mode are never asked",
 )
@@ -1087,6 +1087,7 @@ PREFS_CONNECT_GUIDE = (
 )
 PREFS_KEY_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this key."
 PREFS_ADDRESS_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this address."
+PREFS_SERVICE = "Service"
 PREFS_JOBS = "Jobs"
 PREFS_IMPORT = "Import"
 PREFS_SHAPE = "Shape"

@@ -67,6 +67,11 @@ class Recorder:
 
     row = column = box = split = grid_flow = column_flow = _child
 
+    def panel(self, idname: str, **kwargs: Any) -> tuple[Recorder, Recorder]:
+        """A collapsible section (``layout.panel``): its header and its body, drawn open here."""
+        self._record("panel", idname, **kwargs)
+        return Recorder(self, self.calls), Recorder(self, self.calls)
+
     def _record(self, kind: str, *args: Any, **kwargs: Any) -> Call:
         call = Call(kind, args, kwargs, self)
         self.calls.append(call)

@@ -36,12 +36,20 @@ def silent_server() -> Iterator[str]:
 def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
     layout = draw_prefs(ui)
     assert layout.props() == [
+        # Service
         "service",
         "api_key",
         "base_url",
+        # Jobs
         "poll_interval",
         "max_in_flight",
         "timeout_minutes",
+        "log_level",
+        # Credits
+        "text_cost",
+        "ask_above",
+        "ask_unknown_price",
+        # Import
         "auto_import",
         "placement",
         "collection_name",
@@ -56,12 +64,9 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         "fix_normals",
         "fix_loose",
         "triangles",
-        "text_cost",
-        "ask_above",
-        "ask_unknown_price",
         "library_dir",
         "credit_line",
-        "log_level",
+        # Agents
         "allow_agents",
         "agent_port",
         "agent_credits",
@@ -189,3 +194,32 @@ def test_cache_size_and_clear_keep_files_of_unfinished_jobs(slow_service: Any, b
     assert blender.ops.kiln.clear_cache() == {"FINISHED"}
     assert sorted(p.name for p in cache.iterdir()) == [f"{running.id}.glb.part"]
     assert "Downloaded meshes and previews take 100 B." in draw_prefs(ui).text()
+
+
+def test_the_preferences_are_in_sections_with_a_unit_on_every_number(blender: Any, ui: Any) -> None:
+    """Service, Jobs, Credits, Import and Agents, each a collapsible section (``layout.panel``); the
+    sections a new artist needs first (Service, Credits) open; every number says its unit."""
+    layout = draw_prefs(ui)
+    sections = [(c.args[0], c.kwargs["default_closed"]) for c in layout.of("panel")]
+    assert sections == [
+        ("kiln_prefs_service", False),
+        ("kiln_prefs_jobs", True),
+        ("kiln_prefs_credits", False),
+        ("kiln_prefs_import", True),
+        ("kiln_prefs_agents", True),
+    ]
+    assert [t for t in layout.labels() if t in ("Service", "Jobs", "Credits", "Import", "Agents")] == [
+        "Service",
+        "Jobs",
+        "Credits",
+        "Import",
+        "Agents",
+    ]
+    prefs = ui.preferences.get()
+    units = ("(Seconds)", "(Minutes)", "(Triangles)", "(Credits)", "(Degrees)", "Budget", "at Once", "Port")
+    for name in layout.props():
+        rna = prefs.bl_rna.properties[name]
+        if rna.type in {"INT", "FLOAT"} and rna.subtype not in {"FACTOR", "DISTANCE"}:
+            assert any(unit in rna.name for unit in units), f"{rna.name}: no unit"
+    said = " ".join(layout.labels())
+    assert "0 = off: a single click is sent without asking" in said  # Ask Above's 0, said in words
