@@ -167,12 +167,21 @@ UNTRUSTED_CERTIFICATE = {
 }
 
 
+#: What an IT team needs (in the details only: Copy Details carries it to them).
+FOR_IT = (
+    "for IT: add the inspecting proxy's root certificate to the system's trusted roots (Windows: certlm.msc "
+    "> Trusted Root Certification Authorities; macOS: System keychain, Always Trust; Linux: "
+    "update-ca-certificates or update-ca-trust), or set REQUESTS_CA_BUNDLE or SSL_CERT_FILE to a bundle "
+    "that includes it"
+)
+
+
 class TLSError(KilnError):
     """Certificate or TLS handshake problem. Kiln never turns verification off."""
 
     def __init__(self, host: str, detail: str | None = None, *, platform: str = sys.platform) -> None:
         entry = UNTRUSTED_CERTIFICATE.get(platform, words.CERTIFICATE_UNTRUSTED_LINUX)
-        super().__init__(entry, details=detail or "", host=host)
+        super().__init__(entry, details=_joined(detail, FOR_IT), host=host)
         self.host = host
 
 

@@ -115,7 +115,11 @@ OPTION_LIBRARY_DIR = Label(
     "Library Folder",
     "Where every result is also kept as an asset (the Kiln asset library). Empty: a folder of Kiln's own",
 )
-OPTION_LOG_LEVEL = Label("Console Messages", "How much Kiln writes to the system console")
+OPTION_LOG_LEVEL = Label(
+    "Log Detail",
+    "How much Kiln writes to its log: the terminal Blender was started from (on Windows, Window ▸ Toggle "
+    "System Console)",
+)
 OPTION_LOG_LEVEL_WARNING = Label("Warnings", "Only warnings and errors")
 OPTION_LOG_LEVEL_INFO = Label("Info", "What Kiln does, step by step")
 OPTION_LOG_LEVEL_DEBUG = Label("Debug", "Everything, for a bug report; the API key is never written")
@@ -126,15 +130,15 @@ OPTION_IMAGE_RESOLUTION = Label("Resolution", "How detailed the mesh is: 1024 co
 OPTION_RESOLUTION_AUTO = Label("Service Default", "Let the service choose the resolution")
 OPTION_RESOLUTION_1024 = Label("1024", "A fast draft")
 OPTION_RESOLUTION_1536 = Label("1536", "High detail, slower")
-OPTION_REUSE = Label("Reuse", "What to do when an identical request is already in the Kiln asset library")
+OPTION_REUSE = Label("Reuse", "What to do when an identical job is already in the Kiln asset library")
 OPTION_REUSE_ASK = Label(
     "Ask",
-    "Offer the library's copy of an identical earlier request (a script, a batch or a selection uses it)",
+    "Offer the library's copy of an identical earlier job (a script, a batch or a selection uses it)",
 )
 OPTION_REUSE_ALWAYS = Label(
-    "Always", "Use the library's copy of an identical earlier request: free, nothing is sent"
+    "Always", "Use the library's copy of an identical earlier job: free, nothing is sent"
 )
-OPTION_REUSE_NEVER = Label("Never", "Send the request even if an identical one is in the library")
+OPTION_REUSE_NEVER = Label("Never", "Send the job even if an identical one is in the library")
 OPTION_WAIT = Label(
     "Wait",
     "Background mode only: wait until the mesh is in the scene before returning. Turn off to send "
@@ -230,7 +234,7 @@ SERVICE_BUSY_WAIT = Plural(
     "Try again then, or run fewer jobs at once.",
 )
 SERVICE_REFUSED_REQUEST = (
-    "The service refused this request. Check the prompt, the image and the options, then try again."
+    "The service refused this job. Check the prompt, the image and the options, then try again."
 )
 SERVICE_ADDRESS_WRONG = "The service address does not lead to the 3D service. Check it in Kiln's preferences."
 SERVICE_NOT_THE_SERVICE = (
@@ -250,7 +254,7 @@ SERVICE_ANSWER_UNUSABLE = (
     "The 3D service sent an answer Kiln could not use. This is usually temporary: try again in a few minutes."
 )
 SERVICE_DONE_WITHOUT_MESH = (
-    "The service said the mesh was ready but sent no link to download it. "
+    "The service said the mesh was done but sent no link to download it. "
     "Press Resume to ask again, or Retry to make it again (a retry costs credits)."
 )
 SERVICE_NOT_SET_UP = (
@@ -269,14 +273,12 @@ TASK_REFUSED = (
     "Try other words or another image, or try again later. The service said: “{reason}”"
 )
 OUTCOME_UNKNOWN = (
-    "Kiln cannot tell whether the service received this request, so it did not send it again, to "
+    "Kiln cannot tell whether the service received this job, so it did not send it again, to "
     "avoid paying twice. Check the service's dashboard before you press Retry."
 )
 CONNECTION_ASKING = "Asking the service…"
 CONNECTION_OK = "Connected to {host}: the service answered and accepted your API key."
-CONNECTION_UNEXPECTED = (
-    "Kiln hit an unexpected problem while asking the service. The system console has the details."
-)
+CONNECTION_UNEXPECTED = "Kiln hit an unexpected problem while asking the service. Kiln's log has the details."
 
 # ------------------------------------------------------------------------------ the connection
 NETWORK_NAME_NOT_FOUND = (
@@ -298,23 +300,21 @@ NETWORK_TOO_SLOW = (
 )
 CERTIFICATE_UNTRUSTED_WINDOWS = (
     "The secure connection to {host} failed: its certificate could not be verified. If a company proxy "
-    "or an antivirus inspects secure connections, add its root certificate to Windows' certificate store "
-    "(certlm.msc ▸ Trusted Root Certification Authorities; your IT team may do this for you), or set "
-    "REQUESTS_CA_BUNDLE to a certificate file that includes it. Kiln never turns this check off."
+    "or an antivirus inspects secure connections, its root certificate must be added to Windows' trusted "
+    "root certificates: ask your IT team, and show them Copy Details. Kiln never turns this check off."
 )
 CERTIFICATE_UNTRUSTED_MAC = (
     "The secure connection to {host} failed: its certificate could not be verified. If a company proxy "
     "or an antivirus inspects secure connections, add its root certificate to the System keychain in "
-    "Keychain Access and set it to Always Trust, or set REQUESTS_CA_BUNDLE to a certificate file that "
-    "includes it. Kiln never turns this check off."
+    "Keychain Access and set it to Always Trust (your IT team may do this for you). Kiln never turns this "
+    "check off."
 )
 CERTIFICATE_UNTRUSTED_LINUX = (
     "The secure connection to {host} failed: its certificate could not be verified. If a company proxy "
-    "or an antivirus inspects secure connections, add its root certificate to the system's certificate "
-    "store (update-ca-certificates or update-ca-trust), or point SSL_CERT_FILE or REQUESTS_CA_BUNDLE at "
-    "it. Kiln never turns this check off."
+    "or an antivirus inspects secure connections, its root certificate must be added to the system's "
+    "trusted certificates: ask your IT team, and show them Copy Details. Kiln never turns this check off."
 )
-REQUEST_CANCELLED = "The request was cancelled."
+REQUEST_CANCELLED = "Kiln stopped asking the service."
 CONNECTION_CLOSED = "Kiln's connection to the service was closed."
 
 # ------------------------------------------------------------------------------ the mesh file
@@ -417,7 +417,7 @@ LEFT_MINUTES = "about {minutes} min left"
 STATE_READY = "Ready to import"
 STATE_FAILED = "Did not work"
 STATE_CANCELLED = "Stopped"
-STATE_OUTCOME_UNKNOWN = "Not sent again: check first"
+STATE_OUTCOME_UNKNOWN = "Unclear: check your dashboard"
 STATE_TIMED_OUT = "Gave up waiting"
 IMPORTED_HERE = "In the scene"
 IMPORTED_OTHER_SESSION = "Imported in another session"
@@ -426,7 +426,7 @@ IMPORTED_UNSAVED = "Imported into a file that was not saved"
 IMPORTED_INTO = "Imported into {name}"
 TRIANGLE_COUNT = Plural("{n:,} triangle", "{n:,} triangles")
 KEY_LOOKS_ODD = (
-    "This does not look like a live secret key (<prefix>_live_…). "
+    "This does not look like a live secret key (those have _live_ after the service's letters). "
     "Check that you copied the whole secret key; Kiln will still try it"
 )
 
@@ -592,7 +592,7 @@ LOD_RATIO_NOT_A_NUMBER = "The LOD ratio “{value}” is not a number (write for
 LOD_RATIO_OUT_OF_RANGE = "The LOD ratio “{value}” must be between 0 and 1 (a share of LOD0's triangles)."
 LOD_RATIOS_NOT_FALLING = "LOD ratios must fall: “{value}” is not below {previous:g}."
 TOO_MANY_LODS = Plural("Give at most {n:,} LOD ratio.", "Give at most {n:,} LOD ratios.")
-VERDICT_READY = "ready"
+VERDICT_READY = "clean"
 VERDICT_CHECK = "check"
 VERDICT_PROBLEMS = "problems"
 VERDICT_FAILED = "failed"
@@ -607,8 +607,8 @@ QUALITY_PARTS = Plural("{n:,} part", "{n:,} parts")
 QUALITY_LINE = "{verdict} · {triangles} · {parts}"
 QUALITY_NO_TRIANGLES = "It has no triangles."
 QUALITY_INVERTED = Plural(
-    "{n:,} triangle faces inwards (its winding disagrees with its neighbours').",
-    "{n:,} triangles face inwards (their winding disagrees with their neighbours').",
+    "{n:,} triangle faces inwards (the other way from its neighbours).",
+    "{n:,} triangles face inwards (the other way from their neighbours).",
 )
 QUALITY_INSIDE_OUT = Plural(
     "{n:,} triangle of a closed part faces inwards (the part is inside out).",
@@ -631,7 +631,7 @@ QUALITY_UV_OVERLAP_ABOUT = "About {share:.0%} of the UV area is used twice."
 QUALITY_NOT_MEASURED_FAILED = "{what} not measured: something in this mesh stopped the count."
 QUALITY_NOT_MEASURED_OUT_OF_TIME = "{what} not measured: the report ran out of time on this mesh."
 MEASURE_SIZE = "Size"
-MEASURE_SHAPE = "Parts, holes and winding"
+MEASURE_SHAPE = "Parts, holes and inward faces"
 MEASURE_PARTS = "Loose parts"
 MEASURE_EDGES = "Holes and shared edges"
 MEASURE_ZERO_AREA = "Triangles without area"
@@ -654,7 +654,7 @@ REVIEW_EVERY_LINE = "Every line"
 REVIEW_NAME = "Name"
 REVIEW_VERDICT = "Verdict"
 REVIEW_TRIANGLES = "Triangles"
-REVIEW_TASK = "Service id"
+REVIEW_TASK = "Job ID"
 REVIEW_NOTES = "Notes"
 
 # ------------------------------------------------------------------------------ the Kiln library
@@ -815,7 +815,7 @@ JOB_DID_NOT_FINISH = "The job did not finish."
 # ---------------------------------------------------------------------- the generate operators
 
 OP_GENERATE_FROM_TEXT = Label(
-    "Generate from Text", "Make a 3D mesh from a text prompt; it appears in the scene when it is ready"
+    "Generate from Text", "Make a 3D mesh from a text prompt; it appears in the scene when it is done"
 )
 OP_GENERATE_FROM_IMAGE = Label(
     "Generate from Image", "Make a 3D mesh from one concept image (a file, a Blender image or a web address)"
@@ -984,25 +984,25 @@ IMPORT_AGAIN = "Import Again"
 
 OP_STOP_WAITING = Label(
     "Stop Waiting",
-    "Stop waiting for this job. The service cannot cancel a task: it may still run there and be charged",
+    "Stop waiting for this job. The service cannot cancel a job: it may still run there and be charged",
 )
-OP_RETRY = Label("Retry", "Send the same request again as a new job (it costs credits again)")
+OP_RETRY = Label("Retry", "Send the same prompt or image again as a new job (it costs credits again)")
 OP_RESUME = Label("Resume", "Check on this job again, after it gave up waiting or lost its connection")
 OP_ADD_BY_ID = Label(
     "Add Job by ID…",
-    "Add a job by its task id (one started on another computer, or copied from the service's dashboard): "
+    "Add a job by its ID (one started on another computer, or copied from the service's dashboard): "
     "Kiln follows it and brings the mesh in when it is done",
 )
-ARG_TASK_ID = Label("Task ID", "The task's id, as the service's dashboard or Copy Details shows it")
+ARG_TASK_ID = Label("Job ID", "The job's ID, as the service's dashboard or Copy Details shows it")
 ARG_JOB_NAME = Label("Name", "What the job is called in the list")
 ADDED_JOB_NAME = "Job {id}"
-ENTER_TASK_ID = "Enter the task id of the job to add."
+ENTER_TASK_ID = "Enter the ID of the job to add."
 OP_IMPORT = Label("Import", "Bring this job's mesh into the current scene")
 OP_REMOVE = Label("Remove", "Take this job off the list (what it put in the scene stays)")
 OP_CLEAR_FINISHED = Label("Clear Finished", "Take every finished, failed or stopped job off the list")
 OP_COPY_DETAILS = Label(
     "Copy Details",
-    "Copy what support needs to know about this job (its task id, what happened) to the clipboard",
+    "Copy what support needs to know about this job (its ID, what happened) to the clipboard",
 )
 DETAILS_COPIED = "The job's details are on the clipboard."
 OP_OPEN_CACHE_FOLDER = Label(
@@ -1062,7 +1062,7 @@ ARG_EXPORT_FOLDER = Label("Folder", "Where the export is written")
 EXPORT_NO_MESH = "This job has no downloaded mesh to export: press Retry, or Import first."
 EXPORT_CHOOSE_FOLDER = "Choose a folder to export to."
 EXPORTING = "Exporting “{name}”…"
-EXPORT_FAILED = "The export to {folder} failed: see the system console for why."
+EXPORT_FAILED = "The export to {folder} failed: Kiln's log says why."
 EXPORTED = "Exported {files} to {folder}."
 
 # ------------------------------------------------------------------- the preferences' buttons
@@ -1109,17 +1109,15 @@ IMPORT_PREPARED_UNREADABLE = (
 )
 UNDO_IMPORT = "Import “{name}” (Kiln)"
 UNDO_REUSE = "Reuse “{name}” (Kiln)"
-TASK_OBJECT_NAME = "Kiln task {id}"
+TASK_OBJECT_NAME = "Kiln job {id}"
 IMPORTED_WITH_TRIANGLES = Plural(
     "“{name}” is in the scene ({n:,} triangle).", "“{name}” is in the scene ({n:,} triangles)."
 )
-READY_PRESS_IMPORT = "“{name}” is ready: press Import in the Kiln panel."
-WATCHER_UNEXPECTED = "Kiln hit an unexpected problem while following its jobs; the system console says more."
+READY_PRESS_IMPORT = "“{name}” is ready to import: press Import in the Kiln panel."
+WATCHER_UNEXPECTED = "Kiln hit an unexpected problem while following its jobs; Kiln's log says more."
 LIBRARY_COPY_UNREADABLE = "The library's copy of “{name}” could not be opened."
 LIBRARY_USED = "Used the library's copy of “{name}” from {date} (free)."
-LIBRARY_NOT_KEPT = (
-    "Kiln could not keep this result in its asset library ({folder}); the system console says why."
-)
+LIBRARY_NOT_KEPT = "Kiln could not keep this result in its asset library ({folder}); Kiln's log says why."
 
 # -------------------------------------------------------------------- the panel's settings
 
@@ -1136,7 +1134,7 @@ IMAGE_FROM_URL = Label("Web", "A public https:// address of an image")
 SETTING_IMAGE = Label("Image", "An image in this .blend file to send (saved as a PNG first)")
 FILTER_ALL = Label("All", "Every job")
 FILTER_ACTIVE = Label("Active", "Jobs being sent, made or downloaded")
-FILTER_DONE = Label("Done", "Jobs with a mesh: ready or in the scene")
+FILTER_DONE = Label("Done", "Jobs with a mesh: ready to import or in the scene")
 FILTER_FAILED = Label(
     "Failed", "Jobs that failed, were stopped, gave up waiting or may not have reached the service"
 )
@@ -1172,8 +1170,8 @@ DONE_COLLISION = "Made as its collision hull."
 DONE_EXPORTED = "Exported as {file}."
 OP_DISCLOSURE_REPORT = Label(
     "AI Disclosure Report…",
-    "Write a table of every result Kiln made in this file (its service, request, job, date, credit and what "
-    "was done to it since), as CSV and HTML, for a store's AI disclosure",
+    "Write a table of every result Kiln made in this file (its service, prompt or image, job, date, credit "
+    "and what was done to it since), as CSV and HTML, for a store's AI disclosure",
 )
 ARG_DISCLOSURE_FILE = Label("File", "Where the report is written: a .csv, and an .html beside it")
 ARG_DISCLOSURE_LIBRARY = Label("Include the Library", "List every asset of the Kiln asset library as well")
@@ -1182,9 +1180,7 @@ DISCLOSURE_WRITTEN = Plural(
     "The disclosure report lists {n} result made with AI: {files}.",
     "The disclosure report lists {n} results made with AI: {files}.",
 )
-DISCLOSURE_NOT_WRITTEN = (
-    "The disclosure report could not be written to {folder}: see the system console for why."
-)
+DISCLOSURE_NOT_WRITTEN = "The disclosure report could not be written to {folder}: Kiln's log says why."
 DISCLOSURE_TITLE = "Made with AI: {project}"
 DISCLOSURE_INTRO = (
     "Every asset below was created with generative AI (IPTC digital source type: trained algorithmic "
@@ -1195,7 +1191,7 @@ DISCLOSURE_NONE = "Nothing in this file was made with Kiln."
 DISCLOSURE_COL_NAME = "Name"
 DISCLOSURE_COL_WHERE = "Where"
 DISCLOSURE_COL_SERVICE = "Service"
-DISCLOSURE_COL_REQUEST = "Request"
+DISCLOSURE_COL_REQUEST = "Prompt or Image"
 DISCLOSURE_COL_JOB = "Job"
 DISCLOSURE_COL_DATE = "Date"
 DISCLOSURE_COL_CREDIT = "Credit"
@@ -1321,7 +1317,7 @@ MESHY_IMAGE_FORMAT = (
     "Save the image as PNG or JPEG, then pick it again."
 )
 MESHY_NO_PREVIEW = (
-    "{service} cannot add textures: the shape step of this job left no task to texture. "
+    "{service} cannot add textures: the shape step of this job left nothing to texture. "
     "Press Retry to make it again (a retry costs credits)."
 )
 MESHY_POLYGONS_RANGE = (

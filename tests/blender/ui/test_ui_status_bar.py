@@ -50,6 +50,6 @@ def test_kiln_is_named_once_before_a_sentence_that_opens_with_it(ui: Any, kiln_m
     leaves it off a sentence that already opens with Kiln's name."""
     words = kiln_module("api.words").catalogue
     said = ui.messenger.sentence(words.OUTCOME_UNKNOWN)
-    assert said.startswith("Kiln cannot tell whether the service received this request")
+    assert said.startswith("Kiln cannot tell whether the service received this job")
     assert "Kiln: Kiln" not in said
     assert ui.messenger.sentence(words.TASK_FAILED).startswith("Kiln: The service could not make a mesh")

@@ -90,7 +90,7 @@ def test_status_text(words: Any) -> None:
     assert said(words.text.triangles_text(job(state=State.IMPORTED, triangles=12345))) == "12,345 triangles"
     assert said(words.text.triangles_text(job(state=State.IMPORTED, triangles=1))) == "1 triangle"
     assert said(status_text(job(state=State.READY))) == "Ready to import"
-    assert said(status_text(job(state=State.OUTCOME_UNKNOWN))) == "Not sent again: check first"
+    assert said(status_text(job(state=State.OUTCOME_UNKNOWN))) == "Unclear: check your dashboard"
 
 
 def test_an_imported_job_says_where_its_result_is(words: Any) -> None:
@@ -124,7 +124,7 @@ def test_an_imported_result_is_named_after_the_request(words: Any, kiln_module: 
         named(kind="image", image_path="/tmp/kiln-render.png", blender_image="Render Result")
         == "Render Result"
     )
-    assert named(kind="task") == "Kiln task task_77"
+    assert named(kind="task") == "Kiln job task_77"
 
 
 def test_filters(words: Any) -> None:

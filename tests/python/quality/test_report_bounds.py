@@ -166,7 +166,7 @@ def test_a_measure_that_fails_leaves_the_rest_of_the_report() -> None:
     report, analyses = build_report(
         [MeshArrays(positions, dangling, corner_uvs), sound], Inventory(objects=2)
     )
-    shape = FAILED.format(what="Parts, holes and winding")
+    shape = FAILED.format(what="Parts, holes and inward faces")
     assert report.not_measured == {
         name: shape
         for name in (

@@ -196,7 +196,7 @@ def test_the_service_words_are_said_once_by_kiln_never_repeated() -> None:
 def test_outcome_unknown_says_what_it_means() -> None:
     error = OutcomeUnknownError("key-1", "the connection was dropped", task_id="task_5")
     assert error.user_message == (
-        "Kiln cannot tell whether the service received this request, so it did not send it again, to "
+        "Kiln cannot tell whether the service received this job, so it did not send it again, to "
         "avoid paying twice. Check the service's dashboard before you press Retry."
     )
     assert "task_5" in error.details and "the connection was dropped" in error.details
