@@ -238,6 +238,19 @@ def wrapped_label(
         col.label(text=line, icon=icon if i == 0 else indent)
 
 
+def dialog_label(
+    layout: bpy.types.UILayout, context: Any, text: str, width: float, icon: IconItems = "NONE"
+) -> None:
+    """A sentence wrapped for a dialog ``width`` pixels wide at UI scale 1 (what
+    ``invoke_props_dialog(width=…)`` is given): a dialog's region is not the panel's."""
+    u = unit(context)
+    room = width * ui_scale(context) - (PANEL_INSET_UNITS + TEXT_MARGIN_UNITS + ICON_UNITS) * u
+    col = layout.column(align=True)
+    indent: IconItems = "NONE" if icon == "NONE" else "BLANK1"
+    for i, line in enumerate(wrap_text(text, max(room, u), font_pixels(context))):
+        col.label(text=line, icon=icon if i == 0 else indent)
+
+
 def _side_by_side(context: Any, texts: tuple[str, ...], boxes: int, icons: int) -> bool | None:
     """Whether buttons with ``texts`` (each with an icon) and ``icons`` icon-only buttons fit in one
     row without Blender cutting a text; None without a region."""

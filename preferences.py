@@ -234,7 +234,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
             address = col.row()
             address.alert = not chosen.base_url
             address.prop(self, "base_url")
-        if chosen.url_from_environment:
+        if chosen.url_from_environment and service.needs_address:  # a known service's is never shown
             said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
             wrapped_label(col, context, said, icon="INFO")
         col.operator("kiln.test_connection", icon="URL")

@@ -23,7 +23,7 @@ from ..api.jobs import JobKind
 from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
-from ..drawing import wrapped_label
+from ..drawing import dialog_label
 from ..language import report, said, text, words_now
 from . import runtime
 from .blocking import blocks
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
 _cached: tuple[tuple[object, ...], str] | None = None
+#: The width of the question about a job of unknown price (pixels at UI scale 1).
+QUESTION_WIDTH = 420
 #: The question about a job of unknown price was answered in this session: it asks once.
 _unknown_price_answered = False
 
@@ -113,7 +115,7 @@ class PriceQuestion:
         self.asked_price = True
         return context.window_manager.invoke_props_dialog(
             self,  # type: ignore[arg-type]
-            width=360,
+            width=QUESTION_WIDTH,
             title=report(words.UNKNOWN_PRICE_TITLE),
             confirm_text=report(words.CONFIRM_GENERATE.name),
         )
@@ -122,12 +124,13 @@ class PriceQuestion:
         layout = self.layout  # type: ignore[attr-defined]
         request = self.priced_request()
         name = info(request.service_id).name
-        wrapped_label(layout, context, text(words.UNKNOWN_PRICE_WHY, service=name), icon="QUESTION")
+        why = text(words.UNKNOWN_PRICE_WHY, service=name)
+        dialog_label(layout, context, why, QUESTION_WIDTH, icon="QUESTION")
         settable = request.service_id == DEFAULT_SERVICE and str(request.kind) == JobKind.TEXT
         look_up = text(words.UNKNOWN_PRICE_LOOK_IT_UP, service=name)
         how = text(words.UNKNOWN_PRICE_SET_IT) if settable else look_up
-        wrapped_label(layout, context, how)
-        wrapped_label(layout, context, text(words.UNKNOWN_PRICE_SEND))
+        dialog_label(layout, context, how, QUESTION_WIDTH, icon="BLANK1")
+        dialog_label(layout, context, text(words.UNKNOWN_PRICE_SEND), QUESTION_WIDTH, icon="BLANK1")
         layout.prop(self, "dont_ask_again")
 
     def price_answered(self, context: bpy.types.Context) -> None:

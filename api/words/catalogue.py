@@ -947,7 +947,7 @@ VARIANT_ONLY_ONE = "“{name}” has only the variant shown: nothing was deleted
 PANEL_GENERATE = "Generate"
 PANEL_ADVANCED = "Advanced"
 PANEL_BLOCKOUT = "Blockout"
-PROMPT_PLACEHOLDER = "Describe the object, for example a red chair"
+PROMPT_PLACEHOLDER = "Describe it: a red chair…"
 PROMPT_FROM_TEXT = Plural(
     "Sends the {n} character of the Text block “{name}” (Advanced).",
     "Sends all {n:,} characters of the Text block “{name}” (Advanced).",

@@ -49,6 +49,21 @@ def sidebar_picture(window: Window, name: str) -> Path:
     return picture
 
 
+#: Around a dialog opened under the pointer: how far left of it and above and below it a picture reaches.
+DIALOG_REACH = (460, 260, 300)
+
+
+def dialog_picture(window: Window, name: str, pointer: tuple[int, int]) -> Path:
+    """A question Blender opened under the pointer, with the Sidebar beside it: taken where the
+    pointer is (moving it away could close the question), reaching to the Sidebar's right edge."""
+    bar = window.call("result = sidebar()")
+    left, up, down = DIALOG_REACH
+    x = min(pointer[0] - left, bar["x"])
+    y = max(pointer[1] - up, bar["y"])
+    rect = {"x": x, "y": y, "width": bar["x"] + bar["width"] - x, "height": pointer[1] + down - y}
+    return shot(window.display, name, rect)
+
+
 def keep_content(picture: Path, columns: tuple[float, float]) -> None:
     """Cut the picture under its content (``columns``: shares of the width to look at); fails when
     the content reaches the bottom edge, which may hide more of it."""

@@ -1,27 +1,37 @@
 """The product's pictures (docs/images/, copied there by ``make screenshots``), each taken in the state
 it names and checked for what makes it that state.
 
-One Blender goes from nothing configured to a first mesh as an artist would: the setup box, online
-access ticked in it, Kiln's preferences opened from it, the key and address in, Test Connection, a
-prompt typed, Generate, the job running, the treasure chest (the sandbox serves a model made in
-Blender) in the viewport, then a failed job. Two more Blenders make the damaged job list.
+One Blender goes from nothing configured to a first mesh as an artist would, on a named service
+(Tripo, its stand-in): Tripo picked, the setup box, online access ticked in it, Kiln's preferences
+opened from it (in sections), the key in, Test Connection, a prompt typed with its price, Generate, the
+job running, the treasure chest (the sandbox serves a model made in Blender) in the viewport, then a
+failed job with the service's reason. Another Blender, on a service that does not publish a text
+job's price, meets the first click's price question, Image mode with a prepared image, Advanced and
+Blockout open, and a batch's question. Two more make the damaged job list. Every Blender keeps its
+user folder where an artist's Linux Blender keeps it, so no picture shows a temporary path.
 """
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pictures import SETTING_COLUMNS, area_picture, cut_below, keep_content, sidebar_picture
+from pictures import SETTING_COLUMNS, area_picture, cut_below, dialog_picture, keep_content, sidebar_picture
 from program import Display, Program, Window
-from sidebar import find_field, find_in, find_in_sidebar, open_kiln_tab, type_into_field
+from sidebar import find_field, find_in, find_in_sidebar, open_kiln_tab, type_into_field, viewport_centre
 
+from fixtures.concept_images import write_concept
 from sandbox.server import Sandbox
 
 PROMPT = "a treasure chest"
+#: The key Tripo's stand-in takes (shaped as Tripo's are).
+TRIPO_KEY = "tsk_live_picturestripo000"
+#: A prompt for the service that does not publish a text job's price (the first click asks).
+UNPRICED_PROMPT = "a brass ship's lantern"
 FAILING_PROMPT = "a stone dragon statue"
 SERVICE_WORDS = "The model could not make a mesh of this prompt: try describing its shape."
 ENGINE = "sys.modules[MODULE + '.session.runtime'].engine_if_started()"
@@ -33,9 +43,25 @@ PREFERENCES_SIZE = (1000, 1240)
 #: How the viewport shows the chest: tilted down from above (degrees from straight down), turned
 #: from the front towards its right side, and how far away (times its half diagonal).
 VIEW_TILT, VIEW_TURN, VIEW_DISTANCE = 65, 30, 3.0
+#: A closed panel's header under the button above it, and the next header under that (pixels, UI scale 1).
+HEADER_BELOW_BUTTON, HEADER_ROW = 32, 26
 #: The setup box's rows under its Open Kiln Preferences button (widget units): the online-access
 #: sentence, then Blender's switch.
 SWITCH_ROWS_BELOW = 2
+
+
+@pytest.fixture
+def user(program: Program, installed_user: Path) -> Iterator[Path]:
+    """The installed user folder where an artist's Blender on Linux keeps it
+    (``~/.config/blender/<version>``): the preferences show Kiln's file there, not a temporary path."""
+    version = program.version.split()[1].rsplit(".", 1)[0] if " " in program.version else "5.2"
+    home = program.root / "home" / "artist"
+    folder = home / ".config" / "blender" / version
+    shutil.rmtree(home, ignore_errors=True)
+    folder.parent.mkdir(parents=True)
+    shutil.copytree(installed_user, folder, symlinks=True)
+    yield folder
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture
@@ -74,15 +100,20 @@ def refusal(window: Window) -> str:
 
 
 def test_a_first_mesh_from_nothing_configured(
-    open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox], sandbox_key: str
+    open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox]
 ) -> None:
-    sandbox = sandbox_factory(speed=0.25)  # a text job runs about 20 s: long enough to photograph
-    window = open_window(online=False)
+    # Tripo's stand-in on this machine, where Tripo's own address would be (a text job runs about
+    # 20 s: long enough to photograph).
+    sandbox = sandbox_factory(service="tripo", keys=[TRIPO_KEY], speed=0.25, credits=2_000)
+    env = {"KILN_TRIPO_BASE_URL": sandbox.base_url, "KILN_POLL_INTERVAL": "0.2"}
+    window = open_window(online=False, env=env)
     picture_ready(window)
     window.call("bpy.data.objects.remove(bpy.data.objects['Cube'])")  # the chest lands where it stood
     open_kiln_tab(window)
+    window.call(f"{PREFS}.service = 'TRIPO'")  # the service the artist pays for, picked first
 
-    # Nothing configured: one box names the key, the address and online access, with what fixes each.
+    # Nothing configured: one box names the key and online access, with what fixes each (the page
+    # where Tripo makes keys, Kiln's preferences, Blender's own switch).
     assert "Online access is off" in refusal(window)
     open_preferences = find_in_sidebar(window, "bpy.ops.preferences.addon_show", step=6)
     sidebar_picture(window, "sidebar-setup")
@@ -92,7 +123,7 @@ def test_a_first_mesh_from_nothing_configured(
     window.display.click(open_preferences[0] - 60, open_preferences[1] + SWITCH_ROWS_BELOW * row)
     window.wait_for("bpy.app.online_access", timeout=10)
     said = refusal(window)
-    assert "No API key is set" in said and "No service address is set" in said, said
+    assert "No API key is set" in said and "No service address is set" not in said, said
 
     # Open Kiln Preferences: Kiln's entry expanded, the key and the service address, Test Connection.
     window.display.click(*find_in_sidebar(window, "bpy.ops.preferences.addon_show", step=6))
@@ -102,14 +133,14 @@ def test_a_first_mesh_from_nothing_configured(
         "result = addon_utils.module_bl_info(addon_utils.addons_fake_modules[MODULE])['show_expanded']"
     )
     preferences = preferences_window(window)
-    window.call(f"{PREFS}.api_key = {sandbox_key!r}\n{PREFS}.base_url = {sandbox.base_url!r}")
-    window.call(f"{PREFS}.text_cost = 1")  # the figure the service's price list gives
+    window.call(f"{PREFS}.api_key = {TRIPO_KEY!r}")  # pasted from Tripo's API keys page
     test_connection = find_in(window, preferences, "bpy.ops.kiln.test_connection", step=6)
     window.display.click(*test_connection)
     check = "sys.modules[MODULE + '.preferences'].connection_check"
     window.wait_for(f"{check}.state.value in ('ok', 'failed')", timeout=30)
     assert window.call(f"result = {check}.state.value") == "ok", window.call(f"result = str({check}.message)")
-    assert any(r.headers.get("Authorization") == f"Bearer {sandbox_key}" for r in sandbox.requests)
+    assert window.call(f"result = str({check}.message)").startswith("Tripo: connected")
+    assert any(r.headers.get("Authorization") == f"Bearer {TRIPO_KEY}" for r in sandbox.requests)
     # The pointer leaves the button it clicked inside that window (leaving the window keeps it lit).
     window.display.xdotool(
         "mousemove", "--sync", preferences["x"] + 60, preferences["y"] + preferences["height"] - 80
@@ -155,7 +186,8 @@ def test_a_first_mesh_from_nothing_configured(
     show_in_viewport(window, meshes[0])
     area_picture(window, "viewport-with-sidebar", window.call("result = screen_rect(view3d()[1])"))
 
-    # Failed: Kiln's own sentence, the service's words in the details Copy Details gives.
+    # Failed: Kiln's own sentence, then the service's reason in its words, quoted; Copy Details has
+    # the rest.
     window.call(f"bpy.context.scene.kiln.prompt = {FAILING_PROMPT!r}")
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))
     window.wait_for(f"[j for j in {ENGINE}.jobs() if j.request.prompt == {FAILING_PROMPT!r} and j.task_id]")
@@ -163,9 +195,86 @@ def test_a_first_mesh_from_nothing_configured(
     window.wait_for("[j for j in kiln_jobs() if j['state'] == 'failed']", timeout=60)
     state, _progress, error = job(window, FAILING_PROMPT)
     assert state == "failed" and "could not make a mesh from this prompt" in str(error), error
+    assert "The service said: “" in str(error) and "try describing its shape" in str(error), error
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.copy_details"))
     assert "try describing its shape" in window.call("result = bpy.context.window_manager.clipboard")
     sidebar_picture(window, "sidebar-failed")
+
+
+def test_the_panel_as_an_artist_meets_it(
+    open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox], sandbox_key: str, user: Path
+) -> None:
+    """On the custom service, whose text price is not published: the first click asks once; Image
+    mode with an image chosen; Advanced and Blockout open; a batch says what it costs and asks."""
+    sandbox = sandbox_factory(speed=0.25)
+    window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
+    picture_ready(window)
+    open_kiln_tab(window)
+
+    # The first click of unknown price asks, saying why and how to set it; nothing is sent meanwhile.
+    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), UNPRICED_PROMPT)
+    generate = find_in_sidebar(window, "bpy.ops.kiln.generate_from_text")
+    window.display.xdotool("mousemove", "--sync", *viewport_centre(window))
+    window.display.click(*generate)
+    time.sleep(1.5)
+    assert sandbox.submit_attempts == 0, "the first job of unknown price was sent without asking"
+    dialog_picture(window, "sidebar-price-question", generate)
+    window.display.xdotool("key", "Return")  # its Generate: sent, and not asked again this session
+    window.wait_for(f"[j for j in {ENGINE}.jobs() if j.request.prompt == {UNPRICED_PROMPT!r}]", timeout=30)
+    window.call(f"bpy.context.scene.kiln.prompt = {UNPRICED_PROMPT + ' on a hook'!r}")
+    window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))
+    both = f"[j for j in {ENGINE}.jobs() if j.request.prompt.startswith({UNPRICED_PROMPT!r})]"
+    window.wait_for(f"len({both}) == 2", 30)  # the second click: no question
+
+    # Image mode with a prepared image: a file from the artist's folder, its thumbnail shown.
+    concept = write_concept(user.parents[2] / "concepts", "teapot")
+    window.call(
+        "settings = bpy.context.scene.kiln\n"
+        "settings.mode = 'IMAGE'\n"
+        "settings.image_source = 'FILE'\n"
+        f"settings.image_path = {program_path(user, concept)!r}"
+    )
+    time.sleep(1.0)
+    sidebar_picture(window, "sidebar-image")
+
+    # Advanced and Blockout open, each by a click on its header (under Set Text Job Price: Blockout's
+    # first, so Advanced's header stays where it was), with a placeholder selected.
+    window.call(
+        "bpy.context.scene.kiln.mode = 'TEXT'\n"
+        "with in_view3d('WINDOW'):\n"
+        "    bpy.ops.mesh.primitive_cube_add(location=(3, 0, 0))\n"
+        "crate = bpy.context.active_object\n"
+        "crate.name = 'Crate'\n"
+        "crate['kiln_prompt'] = 'a wooden crate with rope handles'"
+    )
+    x, y = find_in_sidebar(window, "bpy.ops.preferences.addon_show", step=6)
+    for below in (HEADER_BELOW_BUTTON + HEADER_ROW, HEADER_BELOW_BUTTON):
+        window.display.click(x, y + below)
+        time.sleep(0.5)
+    assert find_in_sidebar(window, "bpy.ops.kiln.generate_from_selection", step=8)
+    sidebar_picture(window, "sidebar-advanced-blockout")
+
+    # A batch says how many jobs and what they cost, and asks first.
+    props = user.parents[2] / "props.txt"
+    props.write_text("a barrel\na crate\na lamp\n", encoding="utf-8")
+    centre = viewport_centre(window)
+    window.display.xdotool("mousemove", "--sync", *centre)
+    before = sandbox.submit_attempts
+    window.call(
+        f"{PREFS}.text_cost = 3\n"
+        "with in_view3d('WINDOW'):\n"
+        f"    bpy.ops.kiln.generate_batch(filepath={program_path(user, props)!r})"
+    )
+    time.sleep(1.5)
+    assert sandbox.submit_attempts == before, "a batch was sent without asking"
+    dialog_picture(window, "sidebar-batch-question", centre)
+    window.display.xdotool("key", "Escape")
+
+
+def program_path(user: Path, host: Path) -> str:
+    """A host path below the artist's home as the Blender in the chroot sees it."""
+    home = user.parents[2]
+    return "/home/artist/" + str(host.relative_to(home))
 
 
 def preferences_window(window: Window) -> dict[str, int]:
