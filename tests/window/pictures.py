@@ -49,13 +49,19 @@ def sidebar_picture(window: Window, name: str) -> Path:
     return picture
 
 
-#: Around a dialog opened under the pointer: how far left of it and above and below it a picture reaches.
+#: Around a dialog opened under the pointer: how far left of it and above and below it a picture reaches;
+#: alone (without the Sidebar), how far to either side.
 DIALOG_REACH = (460, 260, 300)
+DIALOG_ALONE = (380, 160, 130)
 
 
-def dialog_picture(window: Window, name: str, pointer: tuple[int, int]) -> Path:
-    """A question Blender opened under the pointer, with the Sidebar beside it: taken where the
-    pointer is (moving it away could close the question), reaching to the Sidebar's right edge."""
+def dialog_picture(window: Window, name: str, pointer: tuple[int, int], *, sidebar: bool = True) -> Path:
+    """A question Blender opened under the pointer, taken where the pointer is (moving it away could
+    close the question): with the Sidebar beside it (reaching to its right edge), or alone."""
+    if not sidebar:
+        side, up, down = DIALOG_ALONE
+        rect = {"x": pointer[0] - side, "y": pointer[1] - up, "width": 2 * side, "height": up + down}
+        return shot(window.display, name, rect)
     bar = window.call("result = sidebar()")
     left, up, down = DIALOG_REACH
     x = min(pointer[0] - left, bar["x"])

@@ -6,6 +6,7 @@ Generate button, Ctrl+Z. Operators in the window's context where the claim is ab
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from program import Window
@@ -34,6 +35,10 @@ def test_type_press_generate_follow_the_job_and_undo_the_import(
     assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
 
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))
+    # The service publishes no text price: the session's first such click asks once; Return sends.
+    time.sleep(1.0)
+    assert sandbox.submit_attempts == 0, "the first job of unknown price was sent without asking"
+    window.display.xdotool("key", "Return")
     job = window.wait_for("[j for j in kiln_jobs() if j['state'] in ('queued', 'running')]", timeout=30)[0]
     assert job["prompt"] == PROMPT
 

@@ -1,7 +1,7 @@
 """An artist's first minutes in Debian's Blender program: no paid click by accident (issue 30).
 
 On the default startup file, with its objects selected, Generate from Selection offers no job and
-sends nothing; a batch says what it costs and asks before sending; Ask Before Spending More Than asks
+sends nothing; a batch says what it costs and asks before sending; Ask Above (Credits) asks
 before a single click that costs more. The question is a real dialog in the window: nothing is sent
 while it is open, and Return (its confirm button) sends.
 """

@@ -252,6 +252,9 @@ def test_the_panel_as_an_artist_meets_it(
         window.display.click(x, y + below)
         time.sleep(0.5)
     assert find_in_sidebar(window, "bpy.ops.kiln.generate_from_selection", step=8)
+    # The two lanterns landed; Clear Finished leaves the Jobs panel short under the open panels.
+    window.wait_for("len(kiln_jobs()) == 2 and all(j['state'] == 'imported' for j in kiln_jobs())", 60)
+    window.call("with in_view3d('UI'):\n    bpy.ops.kiln.clear_finished()")
     sidebar_picture(window, "sidebar-advanced-blockout")
 
     # A batch says how many jobs and what they cost, and asks first.
@@ -267,7 +270,7 @@ def test_the_panel_as_an_artist_meets_it(
     )
     time.sleep(1.5)
     assert sandbox.submit_attempts == before, "a batch was sent without asking"
-    dialog_picture(window, "sidebar-batch-question", centre)
+    dialog_picture(window, "sidebar-batch-question", centre, sidebar=False)
     window.display.xdotool("key", "Escape")
 
 
