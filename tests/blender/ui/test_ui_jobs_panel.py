@@ -247,3 +247,19 @@ def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
     layout = draw_synced(blender, ui)
     ops = layout.operator_ids()
     assert "kiln.resume_job" in ops and "kiln.retry_job" in ops
+
+
+def test_a_sentence_that_names_a_file_comes_with_a_button_that_shows_it(
+    blender: Any, kiln_module: Any
+) -> None:
+    """ "a file named “cache” is where a folder should be": Show “cache” opens the folder holding it."""
+    words = kiln_module("api.words")
+    jobs = kiln_module("panels.jobs")
+    problem = words.message(words.catalogue.FILES_NOT_A_FOLDER, name="cache", folder="/home/artist/kiln")
+    layout = Recorder()
+    jobs.draw_show_file(layout, problem)
+    (show,) = layout.operators("wm.path_open")
+    assert show.text == "Show “cache”" and show.props.filepath == "/home/artist/kiln"
+    layout = Recorder()
+    jobs.draw_show_file(layout, words.message(words.catalogue.TASK_FAILED))  # names no file: no button
+    assert layout.operators("wm.path_open") == []
