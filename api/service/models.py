@@ -95,6 +95,13 @@ def describe_error(value: object) -> str:
 
 #: The longest plain reason quoted to the artist; a longer text stays in the details.
 _MAX_PLAIN_CHARS = 160
+#: What a reason in plain words never holds: a redacted secret, the wire's words, an error's class, an
+#: HTTP status (such a reason stays in the details).
+_MACHINE = re.compile(
+    r"\*\*\*|\b(?:Bearer|Authori[sz]ation|headers?|tokens?|HTTP|JSON|endpoint|payload|exception|traceback)\b"
+    r"|\w+(?:Error|Exception)\b|(?<![\d.,])[45]\d\d(?![\d.,%])",
+    re.IGNORECASE,
+)
 
 
 def plain_reason(value: object) -> str | None:
@@ -108,7 +115,9 @@ def plain_reason(value: object) -> str | None:
         return None
     text = re.sub(r"\s+", " ", value).strip()
     words = re.findall(r"[^\W\d_]{2,}", text)
-    if len(words) < 2 or len(text) > _MAX_PLAIN_CHARS or re.search(r"[{}<>\[\]]|://|\b[0-9a-f]{8,}\b", text):
+    if len(words) < 2 or len(text) > _MAX_PLAIN_CHARS or _MACHINE.search(text):
+        return None
+    if re.search(r"[{}<>\[\]]|://|\b[0-9a-f]{8,}\b", text):
         return None
     return text
 

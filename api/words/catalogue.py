@@ -270,7 +270,7 @@ TASK_FAILED = (
 )
 TASK_REFUSED = (
     "The service could not make a mesh from this prompt or image. "
-    "Try other words or another image, or try again later. The service said: “{reason}”"
+    "Try other words or another image, or try again later. (The service said: “{reason}”)"
 )
 OUTCOME_UNKNOWN = (
     "Kiln cannot tell whether the service received this job, so it did not send it again, to "

@@ -79,9 +79,11 @@ def test_cancel_and_retry_from_the_job_list(
     failed = window.wait_for(
         f"[j for j in kiln_jobs() if j['id'] == {second['id']!r} and j['state'] == 'failed']", timeout=60
     )[0]
-    # Kiln's own sentence: the service's words go to the details (Copy Details, the console).
+    # Kiln's own sentence, then the service's reason in its plain words, quoted as the service's.
     assert "could not make a mesh from this prompt" in failed["error"], failed["error"]
-    assert "try describing its shape" not in failed["error"]
+    assert failed["error"].endswith(
+        "(The service said: “The model could not make a mesh of this prompt: try describing its shape.”)"
+    ), failed["error"]
 
     submits = sandbox.submit_count
     window.call(with_context + f"bpy.ops.kiln.retry_job('EXEC_DEFAULT', job_id={second['id']!r})")

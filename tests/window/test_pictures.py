@@ -195,7 +195,7 @@ def test_a_first_mesh_from_nothing_configured(
     window.wait_for("[j for j in kiln_jobs() if j['state'] == 'failed']", timeout=60)
     state, _progress, error = job(window, FAILING_PROMPT)
     assert state == "failed" and "could not make a mesh from this prompt" in str(error), error
-    assert "The service said: “" in str(error) and "try describing its shape" in str(error), error
+    assert "(The service said: “" in str(error) and "try describing its shape" in str(error), error
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.copy_details"))
     assert "try describing its shape" in window.call("result = bpy.context.window_manager.clipboard")
     sidebar_picture(window, "sidebar-failed")

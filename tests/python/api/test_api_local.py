@@ -769,9 +769,7 @@ def test_untrusted_certificate_is_a_tls_error_with_a_hint(self_signed: tuple[Pat
             client.submit_text("a chair")
     finally:
         server.close()
-    assert (
-        "REQUESTS_CA_BUNDLE" in caught.value.user_message and "root certificate" in caught.value.user_message
-    )
+    assert "root certificate" in caught.value.user_message and "REQUESTS_CA_BUNDLE" in caught.value.details
     assert "self-signed" in caught.value.details or "self signed" in caught.value.details
     assert server.seen == []  # nothing reached the HTTP layer
     assert POLICY.submit_verdict(caught.value) is SubmitVerdict.NO_TASK_FINAL

@@ -149,7 +149,7 @@ def test_failed_task_error_text_and_raise() -> None:
     assert caught.value.task_id == "a"
     # The service's reason in plain words is quoted after Kiln's sentence; its code stays in the details.
     assert "Prompt refused (code nsfw)" in caught.value.details
-    assert caught.value.user_message.endswith("The service said: “Prompt refused”")
+    assert caught.value.user_message.endswith("later. (The service said: “Prompt refused”)")
     assert "nsfw" not in caught.value.user_message and caught.value.message.name == "TASK_REFUSED"
     assert isinstance(caught.value, KilnError)
 
@@ -163,6 +163,9 @@ def test_failed_task_error_text_and_raise() -> None:
             "Your prompt violates our content policy",
         ),
         ("E_MODERATION", None),  # a code, not words
+        ("bad header Authorization: Bearer ***", None),  # the wire's words, a redacted key
+        ("HTTP 500 from upstream", None),
+        ("ValueError: prompt", None),
         ({"code": "nsfw"}, None),
         ("see https://example.com/status/abc for more", None),
         ("failed: {'trace': 1}", None),

@@ -315,7 +315,7 @@ def test_failed_task(sandbox_factory: MakeSandbox, sandbox_key: str, faults: str
     # details.
     assert words in caught.value.details
     plain = words.split(" (code")[0]
-    assert f"later. The service said: “{plain}" in caught.value.user_message
+    assert f"later. (The service said: “{plain}" in caught.value.user_message
     assert "generation_failed" not in caught.value.user_message
     assert caught.value.message.name == "TASK_REFUSED"
 

@@ -82,8 +82,9 @@ def test_requests_ca_bundle_still_wins(
     with Client(https_service, KEY) as client, pytest.raises(TLSError) as caught:
         client.get_task("task_1")
     message = caught.value.user_message
-    assert "certificate could not be verified" in message and "REQUESTS_CA_BUNDLE" in message
-    assert KEY not in message
+    # The sentence says what an artist does; what IT does (REQUESTS_CA_BUNDLE…) is in Copy Details.
+    assert "certificate could not be verified" in message and "REQUESTS_CA_BUNDLE" in caught.value.details
+    assert KEY not in message and KEY not in caught.value.details
 
 
 def test_python_ssl_module_is_left_alone(https_service: str, system_trusts: Path) -> None:
@@ -99,10 +100,14 @@ def test_python_ssl_module_is_left_alone(https_service: str, system_trusts: Path
 
 @pytest.mark.parametrize(
     ("platform", "words"),
-    [("win32", "certlm.msc"), ("darwin", "Keychain Access"), ("linux", "update-ca-certificates")],
+    [("win32", "Windows' trusted root certificates"), ("darwin", "Keychain Access"), ("linux", "IT team")],
 )
 def test_the_certificate_sentence_says_what_to_do_on_each_system(platform: str, words: str) -> None:
-    message = TLSError(
-        "api.example.com", "unable to get local issuer certificate", platform=platform
-    ).user_message
-    assert words in message and "REQUESTS_CA_BUNDLE" in message and "never turns this check off" in message
+    error = TLSError("api.example.com", "unable to get local issuer certificate", platform=platform)
+    message = error.user_message
+    assert words in message and "never turns this check off" in message
+    # The machine room (certlm.msc, update-ca-certificates, REQUESTS_CA_BUNDLE) is for IT, in the details.
+    assert "REQUESTS_CA_BUNDLE" not in message and "certlm.msc" not in message
+    assert all(
+        name in error.details for name in ("certlm.msc", "update-ca-certificates", "REQUESTS_CA_BUNDLE")
+    )
