@@ -204,7 +204,7 @@ def test_a_job_from_another_file_waits_for_an_explicit_import(
     blender.ops.wm.read_homefile(use_empty=True)
     assert engine.wait([job.id], timeout=60)
     messages = watcher.tick(blender.context)
-    assert ("INFO", "Kiln: “a rock” is ready: press Import in the Kiln panel.") in messages
+    assert ("INFO", "Kiln: “a rock” is ready to import: press Import in the Kiln panel.") in messages
     assert kiln_objects(blender) == []
     assert watcher.is_idle()
     assert engine.get(job.id).state.value == "ready"
