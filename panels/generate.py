@@ -166,10 +166,13 @@ def _draw_generate_button(
     if blocker is not None and blocker.reason is not None:
         wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
-    if cost.unpriced and preferences.chosen_service(context) == DEFAULT_SERVICE:  # its text price
+    service = info(preferences.chosen_service(context))
+    if cost.unpriced and service.needs_address:  # the custom service's text price: the artist's figure
         hint = layout.column(align=True)
         wrapped_label(hint, context, text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
+    elif cost.unpriced:
+        wrapped_label(layout, context, text(words.SERVICE_PRICE_UNKNOWN, service=service.name), icon="INFO")
     reuse_offer.draw(layout, context, settings)
 
 

@@ -1208,6 +1208,9 @@ OPTION_TIER = Label("Quality", "The service's quality tier for this job; the pri
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
 JOB_SENT_TO = "Sent to {service}"
+SERVICE_PRICE_UNKNOWN = (
+    "{service} publishes no price Kiln can show for this job; your balance there says what it cost."
+)
 #: This session's spending on one service, when it used several (each counts in its own credits).
 SPENT_ON_SERVICE = "{service}: {jobs}, {credits}"
 SPENT_ON_SERVICE_UNPRICED = "{service}: {jobs}, {credits}, and {unpriced}"
