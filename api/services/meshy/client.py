@@ -40,7 +40,7 @@ from ...service.answers import error_for, parse_json, server_words
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_segment
 from ...service.models import Result, Task, TaskStatus, describe_error
-from ...words import Message, english_message, message
+from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order
 from . import (
@@ -277,7 +277,7 @@ class Client(ServiceClient):
         elif 400 <= status < 500 and status not in (401, 402, 404, 429) and _about_content(said):
             error = BadRequestError(status, said, words.MESHY_CONTENT_REFUSED, service=INFO.name)
         if isinstance(error, AuthError | CreditsError | RateLimitError):
-            _name_the_service(error)
+            error.named(INFO.name)
         return error
 
 
@@ -410,10 +410,3 @@ def _about_content(said: str | None) -> bool:
 
 def _joined(*parts: str | None) -> str:
     return "; ".join(part for part in parts if part)
-
-
-def _name_the_service(error: KilnError) -> None:
-    """An error about the account, said with "Meshy:" in front (the artist may use several services)."""
-    inner = error.message
-    error.message = message(words.SERVICE_SAID, details=inner.details, service=INFO.name, said=inner)
-    error.args = (english_message(error.message),)

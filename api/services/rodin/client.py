@@ -43,7 +43,7 @@ from ...service.ids import check_task_id, shown_task_id, task_id_problem
 from ...service.models import Result, Task, TaskStatus, describe_error
 from ...service.origin import loggable
 from ...service.redact import redact
-from ...words import Message, english_message, message
+from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, refusal
 from . import (
@@ -367,16 +367,10 @@ def _named(error: KilnError) -> KilnError:
     """An error about the account says which service's account: Rodin's own words for credits,
     ``{service}: …`` before the general sentence for a key or a limit."""
     if isinstance(error, CreditsError):
-        _say(error, message(words.RODIN_OUT_OF_CREDITS, details=error.details, service=INFO.name))
-    elif isinstance(error, AuthError | RateLimitError) and error.message.name != "SERVICE_SAID":
-        inner = Message(error.message.name, error.message.values)
-        _say(error, message(words.SERVICE_SAID, details=error.details, service=INFO.name, said=inner))
+        return error.reworded(words.RODIN_OUT_OF_CREDITS, service=INFO.name)
+    if isinstance(error, AuthError | RateLimitError):
+        return error.named(INFO.name)
     return error
-
-
-def _say(error: KilnError, said: Message) -> None:
-    error.message = said
-    error.args = (english_message(said),)
 
 
 def _polygons(value: object) -> int:
