@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import bpy
 
 from ..api.errors import InputError, KilnError
-from ..api.features import batch
 from ..api.features.quality.options import GameOptions
 from ..api.words import catalogue as words
 from ..language import said
@@ -27,6 +26,8 @@ from .messenger import refuse, tell
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..api.features import batch
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Weighed:
 
 def read(given: Given) -> batch.Batch | None:
     """The prompt file, or None when it cannot be read (``run`` says why)."""
+    from ..api.features import batch  # loaded by the first batch: most sessions send none
+
     try:
         return batch.read_batch(given.path, resolution=given.resolution)
     except InputError:
@@ -74,6 +77,8 @@ def run(
 ) -> set[OperatorResult]:
     """The whole batch for ``op``: refused with every reason, sent after the cost was asked about
     (``ask_first`` starts the operator's own question in the UI), followed or waited for."""
+    from ..api.features import batch
+
     try:
         parsed = batch.read_batch(given.path, resolution=given.resolution)
     except InputError as exc:
