@@ -17,7 +17,7 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
-from ..api.jobs.sending import request_order
+from ..api.jobs.orders import request_order
 from ..api.services import DEFAULT_SERVICE, info, refusal
 from ..api.words import Message, message
 from ..api.words import catalogue as words

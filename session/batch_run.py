@@ -17,7 +17,7 @@ import bpy
 
 from ..api.errors import InputError, KilnError
 from ..api.features.quality.options import GameOptions
-from ..api.jobs.sending import refusal_of
+from ..api.jobs.orders import refusal_of
 from ..api.services import DEFAULT_SERVICE
 from ..api.words import catalogue as words
 from ..language import said

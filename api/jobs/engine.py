@@ -40,9 +40,9 @@ from .model import (
     new_job_id,
     sentence,
 )
+from .orders import refusal_of
 from .owner import this_process
 from .scheduler import Scheduler
-from .sending import refusal_of
 from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread

@@ -21,7 +21,7 @@ from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
 from .model import Job, JobState, cache_name, sentence
-from .sending import order_of
+from .orders import order_of
 from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:
