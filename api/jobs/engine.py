@@ -24,6 +24,7 @@ from .. import fs
 from ..errors import InputError, KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import DEFAULT_POLICY, RetryPolicy
+from ..services import info
 from ..words import Message, as_message, message
 from ..words import catalogue as words
 from .book import JobBook, claimed
@@ -251,14 +252,25 @@ class JobEngine:
             self.book.emit(fresh)
             self.scheduler.schedule(job_id, Step.SEND, 0.0)
 
-    def cancel(self, job_id: str) -> None:
-        """Stop tracking a job. The service has no cancel endpoint: the task may still finish there."""
+    def cancel(self, job_id: str) -> bool:
+        """Stop a job. Where its service documents a cancel and a task was made, a worker then asks
+        the service (True: it will); elsewhere Kiln stops waiting and the task may still finish there."""
         with self.book.lock:
             job = self._own_or_take(job_id)
             if job.state in (JobState.IMPORTED, JobState.CANCELLED):
-                return
-            self.book.settle(job_id, JobState.CANCELLED, note=message(words.NOTE_STOPPED_WAITING))
+                return False
+            service = info(job.request.service_id)
+            on_service = service.capabilities.cancel and bool(job.task_id) and job.state.is_active
+            note = (
+                message(words.NOTE_CANCELLING, service=service.name)
+                if on_service
+                else message(words.NOTE_STOPPED_WAITING)
+            )
+            self.book.settle(job_id, JobState.CANCELLED, note=note)
+            if on_service:
+                self.scheduler.schedule(job_id, Step.CANCEL, 0.0)
         self.scheduler.deadlines.cancel(job_id)
+        return on_service
 
     def remove(self, job_id: str) -> None:
         """Take a job off the list (any process's, once it is not being worked on)."""

@@ -308,7 +308,7 @@ def test_what_rodin_lacks_is_refused_before_anything_is_sent(sandbox: Sandbox, c
         "SERVICE_LACKS_OPTION": Order(kind="text", prompt="a chair", options={"texture": False}),
         "SERVICE_TIER_UNKNOWN": Order(kind="text", prompt="a chair", tier="Ultra"),
         "SERVICE_TAKES_NO_IMAGE_URL": Order(kind="image", image_url="https://example.com/a.png"),
-        "SERVICE_TAKES_ONE_IMAGE": Order(kind="image", image_path="a.png", views=("b",) * 5),
+        "SERVICE_TAKES_FEWER_VIEWS": Order(kind="image", image_path="a.png", views=("b",) * 5),
         "RODIN_POLYGONS_OUT_OF_RANGE": Order(kind="text", prompt="a chair", options={"polygons": 10}),
     }
     for entry, order in orders.items():
