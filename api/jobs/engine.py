@@ -28,6 +28,7 @@ from ..services import info
 from ..words import Message, as_message, message
 from ..words import catalogue as words
 from .book import JobBook, claimed
+from .cancelling import cancels_on_service
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
     OWNED_STATES,
@@ -259,10 +260,9 @@ class JobEngine:
             job = self._own_or_take(job_id)
             if job.state in (JobState.IMPORTED, JobState.CANCELLED):
                 return False
-            service = info(job.request.service_id)
-            on_service = service.capabilities.cancel and bool(job.task_id) and job.state.is_active
+            on_service = cancels_on_service(job)
             note = (
-                message(words.NOTE_CANCELLING, service=service.name)
+                message(words.NOTE_CANCELLING, service=info(job.request.service_id).name)
                 if on_service
                 else message(words.NOTE_STOPPED_WAITING)
             )

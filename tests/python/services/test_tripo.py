@@ -163,7 +163,10 @@ def test_texture_off_turns_pbr_off_too_and_a_zero_budget_is_left_to_tripo(
     [
         (Order(kind="text", prompt="a chair", options={"quad": True}), words.SERVICE_LACKS_OPTION),
         (Order(kind="text", prompt="a chair", tier="v9"), words.SERVICE_TIER_UNKNOWN),
-        (Order(kind="image", image_path="f.png", views=("b", "l", "r", "x")), words.SERVICE_TAKES_FEWER_VIEWS),
+        (
+            Order(kind="image", image_path="f.png", views=("b", "l", "r", "x")),
+            words.SERVICE_TAKES_FEWER_VIEWS,
+        ),
     ],
 )
 def test_what_tripo_lacks_is_refused_before_anything_is_sent(
