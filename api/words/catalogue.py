@@ -1223,6 +1223,7 @@ ARG_STYLE_PROMPT = Label("Style Prompt", "The look of the new textures, in words
 ARG_STYLE_IMAGE = Label("Style Image", "An image file whose look the new textures follow")
 PANEL_RETEXTURE = "Re-texture"
 RETEXTURE_HINT = "Select a mesh, describe its new look, then press Re-texture Selected."
+RETEXTURE_WITH_COST = "Re-texture Selected ({cost})"
 RETEXTURE_NOT_OFFERED = "{service} cannot re-texture a mesh: choose a service that can, above."
 RETEXTURE_NEEDS_MESH = "Select one mesh object to re-texture. Nothing was sent."
 RETEXTURE_PROMPT_OR_IMAGE = "Give a style prompt or a style image, one of the two. Nothing was sent."
