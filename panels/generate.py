@@ -17,7 +17,6 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
-from ..api.jobs import JobRequest
 from ..api.jobs.sending import request_order
 from ..api.services import DEFAULT_SERVICE, info, refusal
 from ..api.words import Message, message
@@ -370,7 +369,7 @@ class KILN_PT_retexture(bpy.types.Panel):
         settings = scene_settings(context)
         wrapped_label(col, context, text(words.RETEXTURE_HINT), icon="BRUSH_DATA")
         col.prop(settings, "retexture_prompt", text="")
-        cost = spending.estimate_for([_retexture_price(service.id)], context)
+        cost = spending.estimate_for([job_requests.retexture_price_request(service.id)], context)
         row = col.row()
         row.enabled = bool(settings.retexture_prompt.strip()) and not missing(context)
         op = row.operator(
@@ -380,10 +379,6 @@ class KILN_PT_retexture(bpy.types.Panel):
         )
         op.prompt = settings.retexture_prompt
         op.service = service.id
-
-
-def _retexture_price(service: str) -> JobRequest:
-    return JobRequest(kind="retexture", service=service)
 
 
 classes = (KILN_PT_generate, KILN_PT_generate_advanced, KILN_PT_retexture, KILN_PT_blockout)

@@ -37,6 +37,11 @@ def image_price_request(resolution_choice: str) -> JobRequest:
     )
 
 
+def retexture_price_request(service: str) -> JobRequest:
+    """A re-texture's price is its service's: a request that says only that (for an estimate)."""
+    return JobRequest(kind="retexture", service=service)
+
+
 def text_request(prompt: str, resolution_choice: str, provider: str = "", quality: str = "") -> JobRequest:
     """The text job for these fields, spaces around each trimmed (the operator checks the prompt)."""
     return JobRequest(

@@ -13,7 +13,8 @@ Blender-free on purpose (``api/`` never imports bpy). One module per idea, botto
 * ``book`` — the job table in memory; ``deadlines`` — time limits during a request.
 * ``import_prep`` — whether a mesh goes through the helper Blender, and its preparation there.
 * ``step_context`` — what a worker step may use, and the ways a step ends; ``sending`` (the send
-  step), ``fetching`` (the poll and download steps); ``steps`` — the one that runs each.
+  step), ``fetching`` (the poll and download steps), ``cancelling`` (asking a service to cancel,
+  where it can); ``steps`` — the one that runs each.
 * ``scheduler`` — when each step runs, on which worker thread, with which client.
 * ``engine`` — the public face: it has a scheduler and the store thread.
 

@@ -1212,7 +1212,6 @@ SETTING_MORE_VIEWS = Label(
 VIEWS_OFFERED = Plural(
     "{service} takes {n} image of one object.", "{service} takes up to {n} images of one object."
 )
-SETTING_OPTIONS = Label("Options", "What the chosen service can do besides its quality")
 STYLE_NONE = Label("No Style", "The service's own look, no style")
 OP_RETEXTURE_SELECTED = Label(
     "Re-texture Selected",
