@@ -64,7 +64,9 @@ class KILN_OT_retexture_selected(ServiceProperties, OnlineOperator):
         else:
             inputs.check_prompt(prompt)
         request = self.with_service(
-            JobRequest(kind="retexture", prompt=prompt, image_path=image_path, retexture_of=obj.name)
+            JobRequest(
+                kind="retexture", prompt=prompt, image_path=image_path, retexture_of=obj.name, name=obj.name
+            )
         )
         refused = refusal_of(request)
         if refused is not None:

@@ -10,6 +10,7 @@ or a lock held across either.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import queue
@@ -282,11 +283,15 @@ class JobEngine:
                 raise JobElsewhere(self.book.elsewhere(words.JOB_RUNS_ELSEWHERE_CANCEL_THERE, job))
             self.book.remove(job_id)
             self.book.discard(job.blend_path)
-            upload = Path(job.request.image_path)
-            # A copy Kiln saved (of a Blender image, or of an agent's image), never the artist's own file.
-            kilns_copy = job.request.blender_image or job.request.agent
-            if kilns_copy and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
-                self._writer.later(lambda: fs.discard(upload))
+            request = job.request
+            # Copies Kiln saved in its uploads folder (a Blender image, an agent's image or view, a mesh
+            # exported for a re-texture), never the artist's own files.
+            kilns_copy = request.blender_image or request.agent
+            uploads = [Path(request.image_path)] if kilns_copy else []
+            uploads += [Path(path) for path in (request.model_path, *request.views) if path]
+            for upload in uploads:
+                if inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
+                    self._writer.later(functools.partial(fs.discard, upload))
 
     def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:
         """The job's mesh is in this Blender's scene (``into``: that .blend's identity). Another live
