@@ -61,6 +61,8 @@ def test_a_prompt_enables_generate_with_the_panel_values(service: Any, blender: 
     assert button.args[0] == "kiln.generate_from_text"
     assert button.enabled
     assert vars(button.props) == {
+        "service": "INTERFACE",
+        "tier": "",
         "prompt": "a red chair",
         "resolution": "1024",
         "provider": "acme",
@@ -122,6 +124,8 @@ def test_image_file_chosen_shows_its_thumbnail_and_enables_generate(
     assert button.args[0] == "kiln.generate_from_image"
     assert button.enabled
     assert vars(button.props) == {
+        "service": "INTERFACE",
+        "tier": "",
         "filepath": str(CONCEPTS / "chair.png"),
         "resolution": "1536",
         "webhook_url": "",
@@ -146,7 +150,13 @@ def test_blender_image_chosen_shows_its_preview(service: Any, blender: Any, ui: 
     assert thumb.kwargs["icon_value"] == 7000 + layout.calls.index(asked) + 1
     button = generate_button(layout)
     assert button.enabled
-    assert vars(button.props) == {"image_name": "Concept", "resolution": "1024", "webhook_url": ""}
+    assert vars(button.props) == {
+        "service": "INTERFACE",
+        "tier": "",
+        "image_name": "Concept",
+        "resolution": "1024",
+        "webhook_url": "",
+    }
 
 
 @pytest.mark.parametrize(
@@ -169,6 +179,8 @@ def test_an_image_url_is_sent_as_is(service: Any, blender: Any, ui: Any) -> None
     button = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
     assert button.enabled
     assert vars(button.props) == {
+        "service": "INTERFACE",
+        "tier": "",
         "image_url": "https://example.com/concept.png",
         "resolution": "1536",
         "webhook_url": "https://hooks.example.com/kiln",
