@@ -105,11 +105,16 @@ class BlenderHost:
         upload = self._save_upload(ask.image) if ask.image is not None else None
         if upload is not None:
             request = replace(request, image_path=str(upload), name=request.name or upload.stem)
+        saved = [self._save_upload(data) for data in ask.views if data is not None]
+        if saved:
+            request = replace(request, views=_with_saved(request.views, ask.views, saved))
         try:
             return self.bridge.call(actions.start_job, request)
         except (HostBusy, KilnError) as exc:
-            if upload is not None and not (isinstance(exc, HostBusy) and exc.maybe_done):
-                upload.unlink(missing_ok=True)  # nothing was recorded: nobody else will remove it
+            if not (isinstance(exc, HostBusy) and exc.maybe_done):
+                for path in (upload, *saved):  # nothing was recorded: nobody else will remove them
+                    if path is not None:
+                        path.unlink(missing_ok=True)
             raise
 
     def job(self, job_id: str) -> JobView | None:
@@ -150,3 +155,14 @@ class BlenderHost:
                 agent_words.UPLOAD_FAILED.format(reason=exc.strerror or "it cannot be written")
             ) from None
         return path
+
+
+def _with_saved(
+    addresses: tuple[str, ...], data: tuple[bytes | None, ...], saved: list[Path]
+) -> tuple[str, ...]:
+    """The views by position: an address as given, a saved file's path where bytes were sent."""
+    files = iter(saved)
+    padded = (*addresses, *("",) * (len(data) - len(addresses)))
+    return tuple(
+        str(next(files)) if sent is not None else address for address, sent in zip(padded, data, strict=True)
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,11 +13,12 @@ from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
+from ..api.words.kinds import Label
 from ..options import declare
 from ..session import library, spending
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
-from ..session.job_requests import image_price_request, save_blender_image, text_request
+from ..session.job_requests import image_price_request, save_blender_image, text_request, views_request
 from ..session.launching import launch
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
@@ -148,4 +150,42 @@ class KILN_OT_generate_from_image(
         return self.with_service(request)
 
 
-classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image)
+def _view_argument(label: Label) -> object:
+    """A view's argument: a file path or a Blender image's name."""
+    return StringProperty(name=label.name, description=label.tip)  # type: ignore[func-returns-value]
+
+
+class KILN_OT_generate_from_views(
+    ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+):
+    """Generate one 3D mesh from several images of the same object (front, and back, left or right)"""
+
+    bl_idname = "kiln.generate_from_views"
+    bl_label = words.OP_GENERATE_FROM_VIEWS.name
+    bl_description = words.OP_GENERATE_FROM_VIEWS.tip
+    bl_options = {"REGISTER"}
+
+    front: _view_argument(words.ARG_VIEW_FRONT)  # type: ignore[valid-type]
+    back: _view_argument(words.ARG_VIEW_BACK)  # type: ignore[valid-type]
+    left: _view_argument(words.ARG_VIEW_LEFT)  # type: ignore[valid-type]
+    right: _view_argument(words.ARG_VIEW_RIGHT)  # type: ignore[valid-type]
+    resolution: declare("image_resolution")  # type: ignore[valid-type]
+    wait: declare("wait")  # type: ignore[valid-type]
+    reuse: declare("reuse")  # type: ignore[valid-type]
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        return _confirm_spend(self, context, event, self.with_service(image_price_request(self.resolution)))
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        problems = setup_problems(context, self.chosen_service(context))
+        if problems:
+            return refuse(self, *problems)
+        try:
+            request = views_request(self.front, self.back, self.left, self.right)
+        except KilnError as exc:  # a view that is neither a file nor a Blender image, or cannot be saved
+            return refuse(self, exc.message)
+        request = self.with_service(replace(request, resolution=int(self.resolution)))
+        return _send_or_reuse(self, context, request, self.reuse)
+
+
+classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image, KILN_OT_generate_from_views)

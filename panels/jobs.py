@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ..api.jobs import Job, JobState
+from ..api.jobs.cancelling import cancels_on_service
 from ..api.words import catalogue as words
 from ..drawing import (
     LIST_INSET_UNITS,
@@ -368,8 +369,9 @@ def _draw_actions(
         label = words.OP_IMPORT.name if job.state is JobState.READY else words.IMPORT_AGAIN
         first.append(("kiln.import_job", text(label), "IMPORT"))
     if job.state.is_active:
-        if not elsewhere:  # the service has no cancel: Kiln stops waiting, the task may still run
-            first.append(("kiln.cancel_job", text(words.OP_STOP_WAITING.name), "CANCEL"))
+        if not elsewhere:  # a cancel where the service has one; else Kiln stops waiting (it may still charge)
+            stop = words.OP_CANCEL_ON_SERVICE if cancels_on_service(job) else words.OP_STOP_WAITING
+            first.append(("kiln.cancel_job", text(stop.name), "CANCEL"))
     else:
         if _resumable(job):
             first.append(("kiln.resume_job", text(words.OP_RESUME.name), "RECOVER_LAST"))

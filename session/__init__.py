@@ -21,6 +21,7 @@ Bottom first:
 * ``review_sheet`` — a batch's review files beside its summary.
 * ``watcher`` — the heartbeat: a ``bpy.app.timers`` function that applies what the workers did.
 * ``launching`` — what every networked operator checks first; launching and following a job.
+* ``retexture`` — the selected mesh exported for a re-texture, with Blender's own glTF exporter.
 * ``batches``, ``blockout``, ``exports`` — the session's part of a batch, a blockout and an export;
   ``batch_run`` — the batch operator's whole flow, above the watcher.
 * ``provenance``, ``disclosure`` — where a result came from, in the files Kiln writes and in the

@@ -33,6 +33,9 @@ class AgentRequest:
     request: JobRequest
     image: bytes | None
     agent: str
+    #: The views after the front by position (back, left, right): each its checked bytes (saved by
+    #: the host like ``image``), or None where it is given by address in ``request.views`` or missing.
+    views: tuple[bytes | None, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ class JobKind(enum.StrEnum):
     TEXT = "text"
     IMAGE = "image"
     TASK = "task"
+    #: New textures for a mesh Kiln exported (``model_path``), styled by ``prompt`` or ``image_path``.
+    RETEXTURE = "retexture"
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,13 @@ class JobRequest:
     tier: str = ""
     #: Options by their one name (``api.services.OPTION_NAMES``) as JSON; "": the service's defaults.
     options: str = ""
-    #: More images of the same object after ``image_path`` (back, left, right).
+    #: More images of the same object after ``image_path``, by position (back, left, right); "" where
+    #: a view in the middle is missing.
     views: tuple[str, ...] = ()
+    #: A re-texture's mesh: the GLB Kiln exported of the artist's object.
+    model_path: str = ""
+    #: The object a re-texture is of: its result lands beside it (``kiln_retexture_of``).
+    retexture_of: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -172,6 +179,8 @@ class JobRequest:
             return self.prompt.strip()
         if self.kind is JobKind.TASK:
             return "Task"
+        if self.kind is JobKind.RETEXTURE and self.retexture_of:
+            return self.retexture_of
         return Path(self.image_path).name if self.image_path else self.image_url.rsplit("/", 1)[-1]
 
 

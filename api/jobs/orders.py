@@ -18,6 +18,7 @@ def request_order(request: JobRequest) -> Order:
         image_path=request.image_path,
         image_url=request.image_url,
         views=request.views,
+        model_path=request.model_path,
         tier=request.tier_id,
         provider=request.provider,
         quality=request.quality,

@@ -166,6 +166,11 @@ class Scheduler:
         self.book.settle(job_id, JobState.FAILED, error=error)
         return None
 
+    def client_for(self, job_id: str) -> GenerationService | None:
+        """The client of the job's service, if one could be made (nothing is said on the job)."""
+        with self._lock:
+            return self._clients.get(self._service_of(job_id))
+
     def _service_of(self, job_id: str) -> str:
         job = self.book.jobs.get(job_id)
         return job.request.service_id if job is not None else DEFAULT_SERVICE

@@ -174,6 +174,11 @@ class ServiceClient:
         """Submits one job takes: one, unless the service makes a job in stages."""
         return 1
 
+    def cancel_task(self, task_id: str, *, handle: str = "") -> None:
+        """A service that documents no cancel: said, nothing sent (Stop Waiting is all Kiln can do)."""
+        name = str(getattr(getattr(self, "info", None), "name", "") or "The service")
+        raise InputError(words.SERVICE_CANNOT_CANCEL, details=f"task {shown_task_id(task_id)}", service=name)
+
     # ------------------------------------------------------------------ plumbing
 
     def _check_cancel(self, cancel: threading.Event | None) -> None:

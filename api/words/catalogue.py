@@ -1219,6 +1219,76 @@ CONNECTED_WITH_BALANCE = Plural(
     "{service}: connected, {amount} credit left.", "{service}: connected, {amount} credits left."
 )
 
+# ------ what services can do
+# Several views of one object, a service's own options in the panel, re-texturing a mesh, cancelling
+# on the service. ``{service}`` is the service's own name.
+
+SERVICE_TAKES_FEWER_VIEWS = Plural(
+    "{service} takes at most {n} image of one object, so nothing was sent. Leave a view out.",
+    "{service} takes at most {n} images of one object, so nothing was sent. Leave a view out.",
+)
+SERVICE_TAKES_NO_RETEXTURE = (
+    "{service} cannot re-texture a mesh, so nothing was sent. Choose a service that can."
+)
+SERVICE_CANNOT_CANCEL = (
+    "{service} has no way to cancel a job, so Kiln only stopped waiting. "
+    "The service may still finish it (and charge for it)."
+)
+NOTE_CANCELLING = "Asking {service} to cancel this job…"
+NOTE_CANCELLED_ON_SERVICE = (
+    "Cancelled on {service}. Count its credits as spent: {service} does not say it gives them back."
+)
+NOTE_CANCEL_FAILED = (
+    "{service} did not confirm the cancel. Kiln stopped waiting; the service may still finish the job "
+    "(and charge for it)."
+)
+OP_CANCEL_ON_SERVICE = Label(
+    "Cancel on Service",
+    "Ask the service to cancel this job; credits it already charged may not come back",
+)
+OP_GENERATE_FROM_VIEWS = Label(
+    "Generate from Views",
+    "Generate one 3D mesh from several images of the same object: its front, and its back, left or right",
+)
+ARG_VIEW_FRONT = Label("Front", "The front view: an image file's path, or the name of a Blender image")
+ARG_VIEW_BACK = Label("Back", "The back view (optional): an image file's path, or a Blender image's name")
+ARG_VIEW_LEFT = Label("Left", "The left view (optional): an image file's path, or a Blender image's name")
+ARG_VIEW_RIGHT = Label("Right", "The right view (optional): an image file's path, or a Blender image's name")
+VIEWS_NEED_FRONT = "Give the front view: the other views go with it. Nothing was sent."
+VIEW_NOT_FOUND = (
+    "There is no image file or Blender image called “{name}”, so nothing was sent. "
+    "Check the path or the image's name."
+)
+SETTING_MORE_VIEWS = Label(
+    "More Views",
+    "Add the back, left or right view of the same object: the service makes one mesh from them all",
+)
+VIEWS_OFFERED = Plural(
+    "{service} takes {n} image of one object.", "{service} takes up to {n} images of one object."
+)
+STYLE_NONE = Label("No Style", "The service's own look, no style")
+OP_RETEXTURE_SELECTED = Label(
+    "Re-texture Selected",
+    "Send the selected mesh to the service for new textures, from a prompt or an image; the result "
+    "lands beside it and the original stays as it is",
+)
+ARG_STYLE_PROMPT = Label("Style Prompt", "The look of the new textures, in words")
+ARG_STYLE_IMAGE = Label("Style Image", "An image file whose look the new textures follow")
+PANEL_RETEXTURE = "Re-texture"
+RETEXTURE_HINT = "Select a mesh, describe its new look, then press Re-texture Selected."
+RETEXTURE_WITH_COST = "Re-texture Selected ({cost})"
+RETEXTURE_NOT_OFFERED = "{service} cannot re-texture a mesh: choose a service that can, above."
+RETEXTURE_NEEDS_MESH = "Select one mesh object to re-texture. Nothing was sent."
+RETEXTURE_PROMPT_OR_IMAGE = "Give a style prompt or a style image, one of the two. Nothing was sent."
+RETEXTURE_TOO_LARGE = (
+    "The selected mesh is {size} as a GLB file, more than the {limit} {service} takes, so nothing "
+    "was sent. Decimate it, then try again."
+)
+RETEXTURE_EXPORT_FAILED = "Blender could not export the selected mesh, so nothing was sent."
+RETEXTURE_PROMPT_TOO_LONG = (
+    "{service} takes a style prompt of at most {limit} characters; this one has {length}. Nothing was sent."
+)
+
 # ------------------------------------------------------------------ Tripo
 
 # Tripo's own words: its model versions and styles, and the errors its error codes name.

@@ -45,7 +45,7 @@ from ...service.origin import loggable
 from ...service.redact import redact
 from ...words import Message, message
 from ...words import catalogue as words
-from ..order import Order, refusal
+from ..order import Order, given_views, refusal
 from . import (
     AUTH_WORDS,
     BALANCE_PATH,
@@ -139,7 +139,7 @@ class Client(ServiceClient):
         polygons = _polygons(options.get("polygons", 0))
         if polygons:
             fields.append((FIELD_POLYGONS, str(polygons)))
-        if order.kind == "image" and order.views:
+        if order.kind == "image" and given_views(order.views):
             fields.append((FIELD_CONDITION_MODE, CONDITION_CONCAT))
         return fields
 
@@ -148,7 +148,8 @@ class Client(ServiceClient):
         PNG among them has its own transparency."""
         if order.kind != "image":
             return [], False
-        paths = [order.image_path, *order.views]
+        # Rodin reads every image after the first as another view of the object: a missing one is left out.
+        paths = [order.image_path, *given_views(order.views)]
         if not paths[0]:
             raise InputError(words.ONE_IMAGE_NEEDED)
         parts: list[tuple[str, tuple[str, bytes, str]]] = []
