@@ -271,11 +271,17 @@ class JobEngine:
                 raise JobElsewhere(self.book.elsewhere(words.JOB_RUNS_ELSEWHERE_CANCEL_THERE, job))
             self.book.remove(job_id)
             self.book.discard(job.blend_path)
-            upload = Path(job.request.image_path)
-            # A copy Kiln saved (of a Blender image, or of an agent's image), never the artist's own file.
-            kilns_copy = job.request.blender_image or job.request.agent
-            if kilns_copy and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
-                self._writer.later(lambda: fs.discard(upload))
+            self._discard_uploads(job)
+
+    def _discard_uploads(self, job: Job) -> None:
+        """Kiln's own copies of a removed job's image (a Blender image, an agent's image, the prepared
+        image), never the artist's own file."""
+        uploads = self.state_dir / UPLOADS_DIR
+        kilns_copy = job.request.blender_image or job.request.agent
+        for path, ours in ((job.request.image_path, kilns_copy), (job.request.image_sent, True)):
+            upload = Path(path)
+            if path and ours and inside(upload, uploads) and self._writer:
+                self._writer.later(lambda upload=upload: fs.discard(upload))  # type: ignore[misc]
 
     def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:
         """The job's mesh is in this Blender's scene (``into``: that .blend's identity). Another live

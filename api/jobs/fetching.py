@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..checks import fidelity
+from ..checks.fidelity import Fidelity
 from ..checks.glb import check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..isolation import IsolationError
@@ -20,7 +22,7 @@ from ..words import catalogue as words
 from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
-from .model import JobState, cache_name, sentence
+from .model import Job, JobKind, JobState, cache_name, sentence
 from .sending import order_of
 from .step_context import Step, WorkerStep
 
@@ -164,6 +166,7 @@ class Fetcher(WorkerStep):
         finally:
             self.host.deadlines.done(job_id)
         preview_ok = fetch_preview(client, job.preview_url, preview)
+        likeness = measure_fidelity(job, mesh)
         config = self.host.config
         assert config is not None
         try:
@@ -194,6 +197,8 @@ class Fetcher(WorkerStep):
                     mesh_path=str(mesh),
                     blend_path=blend,
                     preview_path=str(preview) if preview_ok else "",
+                    fidelity=likeness.value,
+                    fidelity_view=likeness.view,
                 ),
                 save=False,
             )
@@ -210,6 +215,16 @@ class Fetcher(WorkerStep):
         """The engine is stopping or the job was cancelled: its helper must not outlive that."""
         with self.book.lock:
             return self.host.stop.is_set() or self.book.current(job_id, JobState.DOWNLOADING) is None
+
+
+def measure_fidelity(job: Job, mesh: Path) -> Fidelity:
+    """How well an image job's checked mesh matches the image sent (a measure only: it never fails the
+    job, and a job with no image on this computer is "not measured")."""
+    request = job.request
+    image = request.image_sent or request.image_path
+    if request.kind is not JobKind.IMAGE or not image or not Path(image).is_file():
+        return Fidelity(None)
+    return fidelity.measure(mesh, image)
 
 
 def fetch_preview(client: GenerationService, url: str, dest: Path) -> bool:

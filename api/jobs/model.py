@@ -133,6 +133,11 @@ class JobRequest:
     options: str = ""
     #: More images of the same object after ``image_path`` (back, left, right).
     views: tuple[str, ...] = ()
+    #: The image actually sent when Kiln prepared it (``api.checks.image_preflight``): a file of Kiln's
+    #: uploads folder, sent instead of ``image_path`` or ``image_url``, which stay the provenance.
+    image_sent: str = ""
+    #: What the image check found and prepared (``Preflight.summary`` as JSON); "": not checked.
+    preflight: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -228,6 +233,10 @@ class Job:
     task_handle: str = ""
     #: Which submit of a job made in stages the task is (Meshy: 0 the preview, 1 the refine).
     stage: int = 0
+    #: How well an image job's mesh matches its image (``api.checks.fidelity``, 0–1); None: not measured.
+    fidelity: float | None = None
+    #: The view of the mesh that matched best ("front", "side mirrored", …).
+    fidelity_view: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
