@@ -37,7 +37,7 @@ MARGIN = 0.1
 #: A prepared image's side when the service publishes no limit (its pipelines work at 512 to 1024).
 DEFAULT_MAX_SIDE = 2048
 #: Findings that refuse (nothing is sent) and those that are said (and asked, or refused when STRICT).
-REFUSALS = frozenset({"not_a_picture", "single_colour", "too_small"})
+REFUSALS = frozenset({"not_a_picture", "single_colour", "too_small", "url_unreadable"})
 _SAID: dict[str, Entry] = {
     "cut_off": words.IMAGE_CUT_OFF,
     "subject_small": words.IMAGE_SUBJECT_SMALL,
