@@ -50,7 +50,7 @@ def read_triangles(path: str | Path) -> np.ndarray:
             else:
                 order = np.arange(len(points))
             order = order[: len(order) // 3 * 3]
-            if order.size and (order.max() >= len(points)):
+            if order.size and int(np.max(order)) >= len(points):
                 raise Unmeasurable("an index beyond the mesh's points")
             placed = points @ matrix[:3, :3].T + matrix[:3, 3]
             triangles.append(placed[order].reshape(-1, 3, 3))
@@ -142,13 +142,13 @@ def silhouette(triangles: np.ndarray, axes: tuple[int, int], grid: int = GRID) -
     flat = triangles[:, :, list(axes)].astype(np.float32)
     low = flat.reshape(-1, 2).min(axis=0)
     high = flat.reshape(-1, 2).max(axis=0)
-    extent = float((high - low).max())
+    extent = float(np.max(high - low))
     picture = np.zeros((grid, grid), dtype=bool)
     if extent <= 0:
         return picture
     scale = (grid - 1) / extent
     centre = (low + high) / 2
-    flat = (flat - centre) * scale + (grid - 1) / 2
+    flat = ((flat - centre) * scale + (grid - 1) / 2).astype(np.float32)
     flat[..., 1] = (grid - 1) - flat[..., 1]  # up is the picture's top row
     _fill(picture, flat)
     return picture

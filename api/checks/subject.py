@@ -147,7 +147,7 @@ def count_parts(mask: np.ndarray) -> int:
     sizes = np.bincount(labels.ravel())[1:]
     if sizes.size == 0:
         return 0
-    floor = max(SECOND_SUBJECT_SHARE * sizes.max(), 0.002 * coarse.size)
+    floor = max(SECOND_SUBJECT_SHARE * float(np.max(sizes)), 0.002 * coarse.size)
     return int((sizes >= floor).sum())
 
 

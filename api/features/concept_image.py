@@ -65,8 +65,8 @@ def check_request(request: JobRequest, *, prepare: bool, uploads: Path) -> Check
             source = str(fetch(request.image_url, uploads))
         except KilnError as exc:
             log.warning("Image %s not fetched: %s (%s)", request.image_url, exc.user_message, exc.details)
-            found = Finding("url_unreadable", words.IMAGE_URL_UNREADABLE, {"url": request.image_url})
-            return Checked(request, Preflight(findings=(found,)))
+            unread = Finding("url_unreadable", words.IMAGE_URL_UNREADABLE, {"url": request.image_url})
+            return Checked(request, Preflight(findings=(unread,)))
     found = image_preflight.check_image(
         source,
         service_image(request.service_id),

@@ -138,6 +138,8 @@ class JobRequest:
     image_sent: str = ""
     #: What the image check found and prepared (``Preflight.summary`` as JSON); "": not checked.
     preflight: str = ""
+    #: The name the variants of one image share (``session.image_jobs``): the best match is shown.
+    variant_of: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))

@@ -1148,7 +1148,9 @@ IMAGE_BUSY_BACKGROUND = (
     "Use an image of the object on a plain background."
 )
 IMAGE_BLURRED = "{name} is very blurred, so the mesh will lack detail. Use a sharper image."
-IMAGE_STRICT_REFUSED = "Nothing was sent: the image check found a problem, and you asked to send only clean images."
+IMAGE_STRICT_REFUSED = (
+    "Nothing was sent: the image check found a problem, and you asked to send only clean images."
+)
 IMAGE_NOT_LOOKED_AT = (
     "Kiln could not look closely at the image on this Blender (its Python lacks the Pillow module), "
     "so it is sent as it is."
@@ -1158,7 +1160,9 @@ IMAGE_URL_UNREADABLE = (
     "Check the address, or save the image and pick the file."
 )
 IMAGE_CHECKING = "Checking {name} before anything is sent…"
-IMAGE_PREPARED = "Kiln cropped {name} to the object, centred it on a plain square of {side} pixels and sent that."
+IMAGE_PREPARED = (
+    "Kiln cropped {name} to the object, centred it on a plain square of {side} pixels and sent that."
+)
 IMAGE_LOOKS_FINE = "{name} looks fine: one object on a plain background."
 IMAGE_SEND_ANYWAY = Label("Send Anyway", "Send this image although the check found a problem")
 ARG_PREFLIGHT = Label("Image Check", "What to do when the image check finds a problem in the image")
@@ -1166,7 +1170,8 @@ PREFLIGHT_ASK = Label("Ask", "Say what the check found and ask before sending (a
 PREFLIGHT_STRICT = Label("Strict", "Send nothing when the check finds any problem")
 ARG_PREPARE = Label(
     "Prepare Image",
-    "Crop the image to the object, centre it on a plain square and fit it to the service's size before it is sent",
+    "Crop the image to the object, centre it on a plain square and fit it to the service's size "
+    "before it is sent",
 )
 ARG_VARIANTS = Label(
     "Variants", "How many versions to make from the image; each costs a job, and the best match is placed"
@@ -1177,6 +1182,18 @@ FIDELITY_POOR = (
     "The mesh looks unlike your image ({percent}% alike from its best side): try another image or a variant."
 )
 FIDELITY_UNMEASURED = "How well the mesh matches your image could not be measured."
+IMAGE_CHECK_LOST = (
+    "The image check's outcome is gone (was Kiln reloaded?), so nothing was sent. Press Generate again."
+)
+IMAGE_VARIANTS_GENERATING = Plural(
+    "Generating 1 variant of “{name}”.",
+    "Generating {n} variants of “{name}”: the best match with your image is shown, the others wait behind "
+    "the variant buttons.",
+)
+IMAGE_VARIANTS_IMPORTED = Plural(
+    "{n} variant of “{name}” is in the scene.",
+    "{n} variants of “{name}” are in the scene: the best match with your image is shown.",
+)
 
 # ------------------------------------------------------------------ the services
 # Said of any service; ``{service}`` is its own name (Tripo, Meshy, Hyper3D Rodin: never translated).

@@ -1,0 +1,151 @@
+"""An image job's Blender side: its image checked before it is sent, its variants ranked when they land.
+
+The check (``api.features.concept_image``) reads and may fetch a file and costs up to a few hundred
+milliseconds at 4K, so with a window it runs on a thread of its own (``main_thread.follow``) and the
+operator is called again with its outcome (a token in :data:`_checked`): invoked, it asks about what
+was found together with the price; executed (a script in the console), it sends or refuses. In
+background mode the check runs inline (waiting is fine there). Variants of one image share a name
+(``JobRequest.variant_of``), ranked as they land (``session.image_variants``).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import bpy
+
+from .. import preferences
+from ..api.features.concept_image import Checked, check_request
+from ..api.jobs import UPLOADS_DIR, JobRequest
+from ..api.words import catalogue as words
+from ..language import report
+from ..main_thread import follow
+from . import runtime, watcher
+from .launching import tell_not_in_scene, wait_then_import
+from .messenger import refuse, tell
+from .scene_import import choose_options
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+log = logging.getLogger(__name__)
+
+#: The outcomes of checks that ran off the main thread, until the operator called again takes its own.
+_checked: dict[str, Checked] = {}
+
+
+def check_inline(request: JobRequest, prepare: bool) -> Checked:
+    """Background mode: the check here and now."""
+    return check_request(request, prepare=prepare, uploads=preferences.user_dir() / UPLOADS_DIR)
+
+
+def check_then_call_again(op: bpy.types.Operator, request: JobRequest, prepare: bool, mode: str) -> None:
+    """With a window: check on a thread, then call the operator again (``mode``: "INVOKE_DEFAULT" to ask,
+    "EXEC_DEFAULT" to send) with the same arguments and the outcome's token."""
+    uploads = preferences.user_dir() / UPLOADS_DIR
+    arguments = given_arguments(op)
+    tell(op, "INFO", words.IMAGE_CHECKING, name=request.label)
+
+    def done(checked: Checked) -> None:
+        token = uuid.uuid4().hex
+        _checked[token] = checked
+        _call_again(mode, {**arguments, "checked": token})
+
+    follow("image-check", lambda: check_request(request, prepare=prepare, uploads=uploads), done)
+
+
+def given_arguments(op: bpy.types.Operator) -> dict[str, Any]:
+    """The arguments the caller set (the rest keep falling back to the preferences)."""
+    props = op.properties
+    given = {}
+    for prop in props.bl_rna.properties:
+        name = prop.identifier
+        if name != "rna_type" and props.is_property_set(name):
+            value = getattr(props, name)
+            given[name] = tuple(value) if getattr(prop, "is_array", False) else value
+    return given
+
+
+def _call_again(mode: str, arguments: dict[str, Any]) -> None:
+    wm = bpy.context.window_manager
+    if wm is None or not wm.windows:
+        log.warning("No window to come back to after the image check; nothing was sent")
+        return
+    window = wm.windows[0]
+    area = next((a for a in window.screen.areas if a.type == "VIEW_3D"), None)
+    override = {"window": window, "area": area} if area is not None else {"window": window}
+    with bpy.context.temp_override(**override):
+        bpy.ops.kiln.generate_from_image(mode, **arguments)  # type: ignore[attr-defined]
+
+
+def peek(token: str) -> Checked | None:
+    return _checked.get(token)
+
+
+def take(token: str) -> Checked | None:
+    return _checked.pop(token, None)
+
+
+def question_note(checked: Checked) -> str:
+    """What was found, in the artist's words, to put before the price in the question."""
+    return " ".join(report(found.entry, **found.values) for found in checked.preflight.said)
+
+
+def sendable(op: bpy.types.Operator, checked: Checked | None, strict: bool) -> set[OperatorResult] | None:
+    """Refuse what must not be sent (None: it may go); say what was found and what was prepared."""
+    if checked is None:
+        return refuse(op, words.IMAGE_CHECK_LOST)
+    found = checked.preflight
+    if found.refusal is not None:
+        return refuse(op, found.refusal.entry, **found.refusal.values)
+    if strict and found.said:
+        for finding in found.said:
+            op.report({"ERROR"}, report(finding.entry, **finding.values))
+        return refuse(op, words.IMAGE_STRICT_REFUSED)
+    for finding in found.said:
+        tell(op, "WARNING", finding.entry, **finding.values)
+    if not found.measured:
+        tell(op, "WARNING", words.IMAGE_NOT_LOOKED_AT)
+        return None
+    if not found.findings:
+        tell(op, "INFO", words.IMAGE_LOOKS_FINE, name=checked.request.label)
+    if found.prepared_path:
+        tell(op, "INFO", words.IMAGE_PREPARED, name=checked.request.label, side=found.prepared_side)
+    return None
+
+
+def variant_requests(request: JobRequest, count: int) -> list[JobRequest]:
+    """``count`` jobs of one image sharing a name (one job: the request as it is)."""
+    if count <= 1:
+        return [request]
+    shared = f"{request.label} {uuid.uuid4().hex[:4]}"
+    return [replace(request, variant_of=shared) for _ in range(count)]
+
+
+def launch_variants(
+    op: bpy.types.Operator, context: bpy.types.Context, requests: list[JobRequest]
+) -> set[OperatorResult]:
+    """Send every variant; with a window return at once, in background mode wait and import them all."""
+    engine = runtime.engine(context)
+    with_game = getattr(op, "with_game", None)
+    jobs = []
+    for request in requests:
+        job = engine.record(
+            with_game(request, context) if with_game else request, origin=runtime.current_origin()
+        )
+        choose_options(job.id, op.import_options(context))  # type: ignore[attr-defined]
+        jobs.append(job)
+    label = requests[0].label
+    if not bpy.app.background or not getattr(op, "wait", True):
+        watcher.ensure_running()
+        tell(op, "INFO", words.IMAGE_VARIANTS_GENERATING, name=label, n=len(jobs))
+        return {"FINISHED"}
+    settled = wait_then_import(context, [job.id for job in jobs])
+    landed = tell_not_in_scene(op, settled)
+    if not landed:
+        return refuse(op, words.JOB_DID_NOT_FINISH)
+    tell(op, "INFO", words.IMAGE_VARIANTS_IMPORTED, name=label, n=landed)
+    return {"FINISHED"}
