@@ -1,0 +1,84 @@
+"""Image checks end to end inside Blender (background mode): refused, said, prepared, measured, ranked."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from concepts import CONCEPTS
+from PIL import Image
+
+from fixtures.concept_images import write_case
+
+CASES = Path(tempfile.mkdtemp(prefix="kiln-cases-"))
+
+
+def kiln_objects(bpy: Any) -> list[Any]:
+    return [obj for obj in bpy.data.objects if "kiln_task_id" in obj]
+
+
+def engine_of(kiln_module: Any) -> Any:
+    return kiln_module("session.runtime").engine()
+
+
+@pytest.mark.parametrize(("case", "words"), [("single_colour", "single colour"), ("tiny", "at least 128")])
+def test_a_refusal_sends_nothing(service: Any, blender: Any, case: str, words: str) -> None:
+    with pytest.raises(RuntimeError, match=rf"Kiln: .*{words}"):
+        blender.ops.kiln.generate_from_image(filepath=str(write_case(CASES, case)))
+    assert service.submit_attempts == 0
+
+
+@pytest.mark.parametrize(("case", "words"), [("cut_off", "touches the edge"), ("two", "several separate")])
+def test_strict_refuses_what_is_said_and_sends_nothing(
+    service: Any, blender: Any, case: str, words: str
+) -> None:
+    with pytest.raises(RuntimeError, match=rf"(?s){words}.*send only clean images"):
+        blender.ops.kiln.generate_from_image(filepath=str(write_case(CASES, case)), preflight="STRICT")
+    assert service.submit_attempts == 0
+
+
+def test_ask_says_it_in_the_report_and_sends(service: Any, blender: Any, caplog: Any) -> None:
+    path = write_case(CASES, "blurred")
+    assert blender.ops.kiln.generate_from_image(filepath=str(path)) == {"FINISHED"}
+    assert service.submit_attempts == 1
+
+
+def test_the_prepared_image_is_sent_the_original_kept_and_fidelity_stamped(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    path = write_case(CASES, "off_centre")
+    assert blender.ops.kiln.generate_from_image(filepath=str(path)) == {"FINISHED"}
+    (job,) = engine_of(kiln_module).jobs()
+    assert job.request.image_path == str(path)
+    sent = Path(job.request.image_sent)
+    assert sent.is_file() and sent != path
+    with Image.open(sent) as image:
+        assert image.size[0] == image.size[1]
+    objects = kiln_objects(blender)
+    assert objects[0]["kiln_image"] == str(path)
+    assert objects[0]["kiln_fidelity"] >= 0.75
+    assert job.fidelity == objects[0]["kiln_fidelity"]
+    details = kiln_module("api.jobs.details").job_details(job)
+    assert "matches your image well" in details and str(sent) in details
+
+
+def test_unprepared_the_original_is_sent(service: Any, blender: Any, kiln_module: Any) -> None:
+    path = CONCEPTS / "robot.png"
+    assert blender.ops.kiln.generate_from_image(filepath=str(path), prepare=False) == {"FINISHED"}
+    (job,) = engine_of(kiln_module).jobs()
+    assert job.request.image_sent == "" and job.fidelity is not None and job.fidelity >= 0.75
+
+
+def test_three_variants_three_submits_the_best_shown(service: Any, blender: Any, kiln_module: Any) -> None:
+    path = CONCEPTS / "teapot.png"
+    assert blender.ops.kiln.generate_from_image(filepath=str(path), variants=3) == {"FINISHED"}
+    assert service.submit_attempts == 3
+    objects = kiln_objects(blender)
+    numbers = sorted({obj["kiln_variant"] for obj in objects})
+    assert numbers == [1, 2, 3]
+    shown = [obj for obj in objects if not obj.hide_get()]
+    assert shown and all(obj["kiln_variant"] == 1 for obj in shown)
+    best = max(obj["kiln_fidelity"] for obj in objects)
+    assert all(obj["kiln_fidelity"] == best for obj in shown)
