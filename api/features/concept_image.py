@@ -57,7 +57,19 @@ def service_image(service: str) -> ServiceImage:
 
 
 def check_request(request: JobRequest, *, prepare: bool, uploads: Path) -> Checked:
-    """Look at the request's image (fetched first when it is an address); prepare it into ``uploads``."""
+    """Look at the request's image (fetched first when it is an address); prepare it into ``uploads``.
+
+    Never raises: a check that fails for a reason of Kiln's own (a folder it cannot write) sends the
+    image as it is, said as not looked at, rather than leave the artist's click without an answer.
+    """
+    try:
+        return _check(request, prepare, uploads)
+    except Exception:
+        log.exception("The image check of %s failed; the image goes as it is", request.label)
+        return Checked(request, Preflight(measured=False))
+
+
+def _check(request: JobRequest, prepare: bool, uploads: Path) -> Checked:
     name = request.label
     source = request.image_path
     if not source and request.image_url:
