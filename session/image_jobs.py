@@ -24,6 +24,7 @@ from ..api.words import catalogue as words
 from ..language import report
 from ..main_thread import follow
 from . import runtime, watcher
+from .blocking import blocks
 from .launching import tell_not_in_scene, wait_then_import
 from .messenger import refuse, tell
 from .scene_import import choose_options
@@ -101,10 +102,8 @@ def sendable(op: bpy.types.Operator, checked: Checked | None, strict: bool) -> s
     found = checked.preflight
     if found.refusal is not None:
         return refuse(op, found.refusal.entry, **found.refusal.values)
-    if strict and found.said:
-        for finding in found.said:
-            op.report({"ERROR"}, report(finding.entry, **finding.values))
-        return refuse(op, words.IMAGE_STRICT_REFUSED)
+    if strict and found.said:  # every finding said "name" only: one set of values fills them all
+        return refuse(op, *(f.entry for f in found.said), words.IMAGE_STRICT_REFUSED, **found.said[0].values)
     for finding in found.said:
         tell(op, "WARNING", finding.entry, **finding.values)
     if not found.measured:
@@ -139,7 +138,7 @@ def launch_variants(
         choose_options(job.id, op.import_options(context))  # type: ignore[attr-defined]
         jobs.append(job)
     label = requests[0].label
-    if not bpy.app.background or not getattr(op, "wait", True):
+    if not blocks(op):
         watcher.ensure_running()
         tell(op, "INFO", words.IMAGE_VARIANTS_GENERATING, name=label, n=len(jobs))
         return {"FINISHED"}

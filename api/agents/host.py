@@ -13,10 +13,10 @@ treat a job with an empty ``agent`` (the artist's own) as unknown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..jobs import JobKind, JobRequest, JobState
 
@@ -64,6 +64,10 @@ class JobView:
     #: Ready, and nothing brings it into the scene until import_job is called (it was started from
     #: another .blend than the open one, or automatic import is off).
     waits_for_import: bool = False
+    #: An image job's check before sending: what was found (codes and sentences) and what was prepared.
+    image_check: Mapping[str, Any] | None = None
+    #: How well an image job's mesh matches its image, 0–1; None: not measured (or not an image job).
+    fidelity: float | None = None
 
     @property
     def settled(self) -> bool:

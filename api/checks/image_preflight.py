@@ -49,7 +49,13 @@ _REFUSED: dict[str, Entry] = {
     "not_a_picture": words.IMAGE_NOT_A_PICTURE,
     "single_colour": words.IMAGE_SINGLE_COLOUR,
     "too_small": words.IMAGE_TOO_SMALL,
+    "url_unreadable": words.IMAGE_URL_UNREADABLE,
 }
+
+
+def finding_entry(code: str) -> Entry | None:
+    """The sentence of a finding by its code (the codes stored with a job), None for an unknown one."""
+    return _SAID.get(code) or _REFUSED.get(code)
 
 
 @dataclass(frozen=True)
