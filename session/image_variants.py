@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bpy
 
+from ..api.checks import fidelity
 from ..api.jobs import Job
 from . import variants
 from .scene_import import FIDELITY_KEY
@@ -35,6 +36,14 @@ def rank_variants(context: bpy.types.Context, job: Job, names: list[str]) -> Non
         for obj in objects:
             obj[variants.VARIANT_KEY] = number
     variants.show_variant(context, shared, 1)
+
+
+def unlike_its_image(job: Job) -> int | None:
+    """The percent alike of an image job's mesh that looks unlike its image (said as it lands); else None.
+    Variants are not said one by one: the best of them is shown."""
+    if job.fidelity is None or job.fidelity >= fidelity.FAIR or job.request.variant_of:
+        return None
+    return round(job.fidelity * 100)
 
 
 def _fidelity_of(objects: list[bpy.types.Object]) -> float:

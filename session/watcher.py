@@ -100,6 +100,9 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
         return "ERROR", messenger.sentence(exc.message)
     engine.mark_imported(job.id, names, into=runtime.current_origin())
     image_variants.rank_variants(context, job, names)
+    unlike = image_variants.unlike_its_image(job)
+    if unlike is not None:
+        messenger.announce("WARNING", words.FIDELITY_POOR, percent=unlike)
     kept = library_store.store(context, job, names, game)
     if kept is not None:
         messenger.announce("WARNING", kept, logged=True)  # library_store.store has logged it

@@ -82,3 +82,44 @@ def test_three_variants_three_submits_the_best_shown(service: Any, blender: Any,
     assert shown and all(obj["kiln_variant"] == 1 for obj in shown)
     best = max(obj["kiln_fidelity"] for obj in objects)
     assert all(obj["kiln_fidelity"] == best for obj in shown)
+
+
+def test_with_a_window_the_check_runs_off_the_main_thread_and_the_operator_comes_back(
+    service: Any, blender: Any, kiln_module: Any, monkeypatch: Any
+) -> None:
+    """The bpy module has no window and no timers: ``follow`` runs the work on its thread as Blender
+    would, then its outcome is handed back here, as a timer would on the main thread."""
+    import threading
+
+    image_jobs = kiln_module("session.image_jobs")
+    generate = kiln_module("operators.generate")
+    threads: list[str] = []
+    calls: list[dict[str, Any]] = []
+
+    def follow(name: str, work: Any, done: Any) -> None:
+        outcome: list[Any] = []
+
+        def run() -> None:
+            threads.append(threading.current_thread().name)
+            outcome.append(work())
+
+        thread = threading.Thread(target=run, name=f"kiln-{name}")
+        thread.start()
+        thread.join()
+        done(outcome[0])
+
+    monkeypatch.setattr(image_jobs, "follow", follow)
+    monkeypatch.setattr(image_jobs, "_call_again", lambda mode, arguments: calls.append(arguments))
+    monkeypatch.setattr(generate, "blocks", lambda op=None: False)
+    path = write_case(CASES, "off_centre")
+    assert blender.ops.kiln.generate_from_image(filepath=str(path), variants=2) == {"FINISHED"}
+    assert threads == ["kiln-image-check"] and service.submit_attempts == 0
+    (again,) = calls
+    assert again["filepath"] == str(path) and again["variants"] == 2 and again["checked"]
+    checked = image_jobs.peek(again["checked"])
+    assert checked.preflight.said[0].code == "subject_small" and checked.request.image_sent
+    monkeypatch.setattr(generate, "blocks", lambda op=None: True)
+    assert blender.ops.kiln.generate_from_image(**again) == {"FINISHED"}
+    assert service.submit_attempts == 2
+    with pytest.raises(RuntimeError, match="image check's outcome is gone"):
+        blender.ops.kiln.generate_from_image(**again)  # a token is used once
