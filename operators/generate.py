@@ -24,9 +24,6 @@ from ..session.setup import OnlineOperator, setup_problems
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
-#: The most variants of one image a click sends (each costs a job).
-MAX_VARIANTS = 8
-
 
 def _confirm_spend(
     op: bpy.types.Operator, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest
@@ -117,7 +114,11 @@ class KILN_OT_generate_from_image(
     )
     prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
     variants: IntProperty(  # type: ignore[valid-type]
-        name=words.ARG_VARIANTS.name, description=words.ARG_VARIANTS.tip, default=1, min=1, max=MAX_VARIANTS
+        name=words.ARG_VARIANTS.name,
+        description=words.ARG_VARIANTS.tip,
+        default=1,
+        min=1,
+        max=image_jobs.MAX_VARIANTS,
     )
     #: The token of the image check that ran off the main thread (``session.image_jobs``).
     checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]

@@ -145,6 +145,9 @@ def _draw_image_inputs(
     if icon is not None:
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
     _draw_tier(col, context, settings, service)
+    row = col.row(align=True)
+    row.prop(settings, "image_prepare")
+    row.prop(settings, "image_variants")
 
 
 def _draw_generate_button(
@@ -152,7 +155,8 @@ def _draw_generate_button(
 ) -> None:
     blocker = generate_blocker(context, settings)
     request = request_of(settings, context)
-    cost = spending.estimate_for([request], context)
+    jobs = settings.image_variants if settings.mode == "IMAGE" else 1  # variants: each is a job
+    cost = spending.estimate_for([request] * jobs, context)
     row = layout.row()
     row.scale_y = 1.5
     row.enabled = blocker is None

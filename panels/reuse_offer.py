@@ -54,6 +54,8 @@ def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | N
         op.image_url = settings.image_url
     op.resolution = settings.image_resolution
     op.webhook_url = settings.webhook_url
+    op.prepare = settings.image_prepare
+    op.variants = settings.image_variants
 
 
 def fill_generate(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context) -> None:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The most variants of one image a click sends (each costs a job).
+MAX_VARIANTS = 8
 #: The outcomes of checks that ran off the main thread, until the operator called again takes its own.
 _checked: dict[str, Checked] = {}
 
