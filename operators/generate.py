@@ -131,7 +131,12 @@ class KILN_OT_generate_from_image(
             return self.execute(context)  # which says why nothing is sent
         priced = [self.with_service(image_price_request(self.resolution))] * self.variants
         cost = spending.estimate_for(priced, context)
-        if not checked.preflight.said and not spending.should_ask(cost, context):
+        free = self.variants == 1 and library.reusable(checked.request, self.reuse, context) is not None
+        if (
+            not checked.preflight.said
+            and self.variants == 1
+            and (free or not spending.should_ask(cost, context))
+        ):
             return self.execute(context)
         note = image_jobs.question_note(checked)
         confirm = words.IMAGE_SEND_ANYWAY.name if note else words.CONFIRM_GENERATE.name
