@@ -7,8 +7,8 @@ stretched, so a mesh of the wrong proportions scores low. The best view is the m
 concept may show the object from any side.
 
 Run on the engine's worker once the GLB is checked; it never fails or delays an import (anything
-that goes wrong is "could not be measured", None, never 0), and needs numpy and Pillow (a Blender
-whose Python lacks them gets None too).
+that goes wrong is "could not be measured", None, never 0), and needs numpy (the image is read by
+:mod:`.decoding`: a Python that cannot read it gets None too).
 """
 
 from __future__ import annotations
@@ -66,25 +66,24 @@ def measure(mesh_path: str | Path, image_path: str | Path) -> Fidelity:
 def concept_mask(image_path: str | Path, grid: int | None = None) -> np.ndarray | None:
     """The image's subject, its longest side filling a ``grid`` square, centred (None: no subject)."""
     import numpy as np
-    from PIL import Image
 
-    from . import mesh_views, subject
-    from .image_preflight import _analysis_copy, _has_alpha
+    from . import decoding, mesh_views, subject
 
     size = grid or mesh_views.GRID
-    with Image.open(image_path) as opened:
-        opened.draft("RGB", (512, 512))
-        image = opened.convert("RGBA" if _has_alpha(opened) else "RGB")
-    found = subject.find(np.asarray(_analysis_copy(image), dtype=np.uint8))
+    pixels, _ = decoding.load(image_path, 512)
+    found = subject.find(pixels)
     if found.mask is None or found.box is None:
         return None
     left, top, right, bottom = found.box
-    crop = Image.fromarray(found.mask[top:bottom, left:right].astype(np.uint8) * 255)
-    scale = (size - 1) / max(crop.size)
-    fitted = crop.resize((max(1, round(crop.size[0] * scale)), max(1, round(crop.size[1] * scale))))
-    canvas = Image.new("L", (size, size), 0)
-    canvas.paste(fitted, ((size - fitted.size[0]) // 2, (size - fitted.size[1]) // 2))
-    return np.asarray(canvas) > 127
+    crop = found.mask[top:bottom, left:right]
+    scale = (size - 1) / max(crop.shape)
+    height, width = max(1, round(crop.shape[0] * scale)), max(1, round(crop.shape[1] * scale))
+    rows = np.minimum((np.arange(height) / scale).astype(np.int64), crop.shape[0] - 1)
+    cols = np.minimum((np.arange(width) / scale).astype(np.int64), crop.shape[1] - 1)
+    canvas = np.zeros((size, size), dtype=bool)
+    top_at, left_at = (size - height) // 2, (size - width) // 2
+    canvas[top_at : top_at + height, left_at : left_at + width] = crop[np.ix_(rows, cols)]
+    return canvas
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> float:

@@ -10,25 +10,25 @@ The subject is found without any model: from the alpha channel when the image ha
 the colour around the border (:mod:`.subject`). The analysis runs on a copy at most
 ``ANALYSIS_SIDE`` pixels on a side, so a 4K image costs the same as a small one once decoded.
 
-Plain Python with numpy and Pillow, run on a worker thread (or inline in background mode). A Blender
-whose Python lacks either gets :data:`Preflight.measured` False: the image is sent as it is, and
-the artist is told the check could not look.
+Plain Python with numpy, reading pixels through Pillow or Blender's imbuf (:mod:`.decoding`), run on
+a worker thread (or inline in background mode). A Python with neither gets ``Preflight.measured``
+False: the image is sent as it is, and the artist is told the check could not look.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..words import Entry
 from ..words import catalogue as words
+from . import decoding
 from . import subject as found_subject
 
 if TYPE_CHECKING:
     import numpy as np
-    from PIL.Image import Image
 
 #: The analysis copy's longest side: enough for every check, and cheap at any size.
 ANALYSIS_SIDE = 512
@@ -122,13 +122,8 @@ class Preflight:
 
 
 def available() -> bool:
-    """Whether this Python can look at pixels (numpy and Pillow)."""
-    try:
-        import numpy  # noqa: F401
-        from PIL import Image  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether this Python can look at pixels (numpy, and Pillow or Blender's imbuf)."""
+    return decoding.available()
 
 
 def check_image(
@@ -144,86 +139,34 @@ def check_image(
     """
     if not available():
         return Preflight(measured=False)
-    from PIL import Image, UnidentifiedImageError
-
     shown = name or Path(path).name
     try:
-        with Image.open(path) as opened:
-            opened.draft("RGB", (ANALYSIS_SIDE, ANALYSIS_SIDE))  # JPEG: decoded at a fraction of its size
-            width, height = opened.size
-            mode = "RGBA" if _has_alpha(opened) else "RGB"
-            opened.load()
-            image = opened if opened.mode == mode else opened.convert(mode)
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        small, (width, height) = decoding.load(path, ANALYSIS_SIDE)
+    except decoding.Unreadable:
         return Preflight(findings=(Finding("not_a_picture", words.IMAGE_NOT_A_PICTURE, {"name": shown}),))
-    return _look(image, (width, height), service, shown, prepare_into)
-
-
-def _has_alpha(image: Image) -> bool:
-    return image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
-
-
-def _look(
-    image: Image,
-    size: tuple[int, int],
-    service: ServiceImage,
-    shown: str,
-    prepare_into: Path | None,
-) -> Preflight:
-    """The checks on the decoded image, then the preparation when nothing refuses."""
-    width, height = size
     if service.min_side and min(width, height) < service.min_side:
         values = {"name": shown, "width": width, "height": height, "side": service.min_side}
-        return Preflight(
-            findings=(Finding("too_small", words.IMAGE_TOO_SMALL, values),), width=width, height=height
-        )
-    small = _analysis_copy(image)
-    found = found_subject.find(_pixels(small))
-    scale = image.size[0] / small.size[0]
-    box = found.box_in(scale, *image.size)
+        too_small = Finding("too_small", words.IMAGE_TOO_SMALL, values)
+        return Preflight(findings=(too_small,), width=width, height=height)
+    found = found_subject.find(small)
+    box = found.box_in(width / small.shape[1], width, height)
     findings = tuple(
         Finding(code, _SAID.get(code) or _REFUSED[code], {"name": shown}) for code in found.codes
     )
     result = Preflight(
-        findings=findings,
-        width=width,
-        height=height,
-        subject_box=box,
-        fill=found.fill,
-        alpha=found.alpha,
+        findings=findings, width=width, height=height, subject_box=box, fill=found.fill, alpha=found.alpha
     )
     if result.refusal is not None or prepare_into is None:
         return result
-    return prepared(result, image, service, found, prepare_into)
-
-
-def _analysis_copy(image: Image) -> Image:
-    """At most ``ANALYSIS_SIDE`` a side: whole-pixel box averaging first (fast), then a resize."""
-    from PIL import Image as PILImage
-
-    factor = max(1, max(image.size) // (2 * ANALYSIS_SIDE))
-    small = image.reduce(factor) if factor > 1 else image
-    scale = ANALYSIS_SIDE / max(small.size)
-    if scale >= 1:
-        return small
-    size = (max(1, round(small.size[0] * scale)), max(1, round(small.size[1] * scale)))
-    return small.resize(size, PILImage.Resampling.BILINEAR)
-
-
-def _pixels(image: Image) -> np.ndarray:
-    import numpy as np
-
-    return np.asarray(image, dtype=np.uint8)
+    return prepared(result, path, service, found, prepare_into)
 
 
 def prepared(
-    result: Preflight, image: Image, service: ServiceImage, found: found_subject.Subject, folder: Path
+    result: Preflight, path: str | Path, service: ServiceImage, found: found_subject.Subject, folder: Path
 ) -> Preflight:
     """The image cropped to its subject with a margin, centred on a plain square, at most the
     service's side; written to ``folder`` as PNG (JPEG where the service takes no PNG)."""
-    from dataclasses import replace
-
-    from PIL import Image
+    import numpy as np
 
     if result.subject_box is None:  # no subject to crop to (a busy background): sent as it is
         return result
@@ -231,18 +174,28 @@ def prepared(
     left, top, right, bottom = result.subject_box
     side = max(1, round(max(right - left, bottom - top) * (1 + 2 * MARGIN)))
     x0, y0 = round((left + right - side) / 2), round((top + bottom - side) / 2)
-    inside = (max(0, x0), max(0, y0), min(image.size[0], x0 + side), min(image.size[1], y0 + side))
-    background = (*found.background, 0 if keep_alpha else 255)
-    canvas = Image.new("RGBA", (side, side), background)
-    layer = image.crop(inside).convert("RGBA")  # only the square's part is converted: cheap at 4K
-    # A transparent canvas takes the pixels as they are; an opaque one blends a transparent image onto it.
-    canvas.paste(layer, (inside[0] - x0, inside[1] - y0), layer if result.alpha and not keep_alpha else None)
+    inside = (max(0, x0), max(0, y0), min(result.width, x0 + side), min(result.height, y0 + side))
     target = _target_side(side, service)
-    if target != side:
-        canvas = canvas.resize((target, target), Image.Resampling.LANCZOS)
-    return replace(
-        result, prepared_path=str(_save(canvas, keep_alpha, service, folder)), prepared_side=target
+    scale = target / side
+    at = (round((inside[0] - x0) * scale), round((inside[1] - y0) * scale))
+    size = (
+        max(1, min(target - at[0], round((inside[2] - inside[0]) * scale))),
+        max(1, min(target - at[1], round((inside[3] - inside[1]) * scale))),
     )
+    part = decoding.region(path, inside, size)
+    background = np.array([*found.background, 0 if keep_alpha else 255], dtype=np.uint8)
+    canvas = np.empty((target, target, 4), dtype=np.uint8)
+    canvas[:] = background
+    if result.alpha and not keep_alpha:  # blended onto the plain background
+        weight = part[..., 3:4].astype(np.float32) / 255.0
+        blended = part[..., :3] * weight + background[:3].astype(np.float32) * (1 - weight)
+        part = np.concatenate([np.rint(blended).astype(np.uint8), np.full_like(part[..., 3:4], 255)], axis=2)
+    canvas[at[1] : at[1] + size[1], at[0] : at[0] + size[0]] = part
+    pixels = canvas
+    saved = _save(pixels if keep_alpha else np.ascontiguousarray(pixels[..., :3]), service, folder)
+    if saved is None:
+        return result
+    return replace(result, prepared_path=str(saved), prepared_side=target)
 
 
 def _target_side(side: int, service: ServiceImage) -> int:
@@ -251,12 +204,17 @@ def _target_side(side: int, service: ServiceImage) -> int:
     return max(min(side, top), service.min_side or 0, 1)
 
 
-def _save(canvas: Image, keep_alpha: bool, service: ServiceImage, folder: Path) -> Path:
+def _save(pixels: np.ndarray, service: ServiceImage, folder: Path) -> Path | None:
+    """PNG where the service takes it; else JPEG through Pillow (None where there is no Pillow)."""
     folder.mkdir(parents=True, exist_ok=True)
     if "png" in service.formats:
         path = folder / f"prepared-{uuid.uuid4().hex}.png"
-        (canvas if keep_alpha else canvas.convert("RGB")).save(path, "PNG")
-    else:
-        path = folder / f"prepared-{uuid.uuid4().hex}.jpg"
-        canvas.convert("RGB").save(path, "JPEG", quality=95)
+        path.write_bytes(decoding.encode_png(pixels))
+        return path
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    path = folder / f"prepared-{uuid.uuid4().hex}.jpg"
+    Image.fromarray(pixels[..., :3]).save(path, "JPEG", quality=95)
     return path
