@@ -123,3 +123,16 @@ def test_with_a_window_the_check_runs_off_the_main_thread_and_the_operator_comes
     assert service.submit_attempts == 2
     with pytest.raises(RuntimeError, match="image check's outcome is gone"):
         blender.ops.kiln.generate_from_image(**again)  # a token is used once
+
+
+def test_the_job_details_say_the_fidelity_in_words(service: Any, blender: Any, kiln_module: Any) -> None:
+    from recording_layout import draw, run_pending_sync, sync_asked
+
+    jobs_panel = kiln_module("panels.jobs")
+    assert blender.ops.kiln.generate_from_image(filepath=str(CONCEPTS / "chair.png")) == {"FINISHED"}
+    draw(jobs_panel.KILN_PT_jobs, blender.context)
+    if sync_asked(jobs_panel):
+        run_pending_sync(blender, jobs_panel)
+    blender.context.window_manager.kiln_job_index = 0
+    layout = draw(jobs_panel.KILN_PT_jobs, blender.context)
+    assert "The mesh matches your image well" in layout.text()
