@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 #: The most variants of one image a click sends (each costs a job).
 MAX_VARIANTS = 8
+#: At most this many outcomes wait for their operator (the oldest go first).
+KEPT_OUTCOMES = 16
 #: The outcomes of checks that ran off the main thread, until the operator called again takes its own.
 _checked: dict[str, Checked] = {}
 
@@ -54,6 +56,8 @@ def check_then_call_again(op: bpy.types.Operator, request: JobRequest, prepare: 
 
     def done(checked: Checked) -> None:
         token = uuid.uuid4().hex
+        while len(_checked) >= KEPT_OUTCOMES:  # questions the artist cancelled leave theirs behind
+            _checked.pop(next(iter(_checked)))
         _checked[token] = checked
         _call_again(mode, {**arguments, "checked": token})
 

@@ -36,6 +36,12 @@ def rank_variants(context: bpy.types.Context, job: Job, names: list[str]) -> Non
         for obj in objects:
             obj[variants.VARIANT_KEY] = number
     variants.show_variant(context, shared, 1)
+    best = [obj for obj in ranked[0] if obj.name in context.view_layer.objects] if ranked else []
+    roots = [obj for obj in best if obj.parent is None] or best
+    if roots:  # the variant buttons follow the active object: the best match is it
+        for obj in context.view_layer.objects:
+            obj.select_set(obj in best)
+        context.view_layer.objects.active = roots[0]
 
 
 def unlike_its_image(job: Job) -> int | None:

@@ -136,3 +136,17 @@ def test_the_job_details_say_the_fidelity_in_words(service: Any, blender: Any, k
     blender.context.window_manager.kiln_job_index = 0
     layout = draw(jobs_panel.KILN_PT_jobs, blender.context)
     assert "The mesh matches your image well" in layout.text()
+
+
+def test_the_best_variant_is_the_active_object_for_the_variant_buttons(
+    service: Any, blender: Any, kiln_module: Any
+) -> None:
+    assert blender.ops.kiln.generate_from_image(filepath=str(CONCEPTS / "robot.png"), variants=2) == {
+        "FINISHED"
+    }
+    active = blender.context.view_layer.objects.active
+    assert active["kiln_variant"] == 1 and not active.hide_get()
+    assert blender.ops.kiln.variant_next() == {"FINISHED"}
+    assert blender.context.view_layer.objects.active["kiln_variant"] == 2
+    assert blender.ops.kiln.variant_keep() == {"FINISHED"}
+    assert {obj["kiln_variant"] for obj in blender.data.objects if "kiln_variant" in obj} == {2}
