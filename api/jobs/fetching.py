@@ -165,6 +165,13 @@ class Fetcher(WorkerStep):
             return
         finally:
             self.host.deadlines.done(job_id)
+        self._finish(job_id, job, client, mesh, preview)
+
+    def _finish(self, job_id: str, job: Job, client: GenerationService, mesh: Path, preview: Path) -> None:
+        """The mesh is here and checked: its preview, its fidelity to the image, the helper's .blend;
+        then the job is ready to import."""
+        book = self.book
+        name = cache_name(job)
         preview_ok = fetch_preview(client, job.preview_url, preview)
         likeness = measure_fidelity(job, mesh)
         config = self.host.config
