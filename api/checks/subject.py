@@ -95,19 +95,38 @@ def _on_white(pixels: np.ndarray) -> np.ndarray:
 
 
 def mask_from_border(rgb: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int], bool]:
-    """The subject as what differs from the border's colour; that colour; whether the border is busy."""
+    """The subject as what differs from the background; the border's colour; whether the border is busy.
+
+    The background is the border's colour as a plane across the picture (a + b·x + c·y per channel,
+    fitted to the border twice, the second time without what the first found to differ), so a
+    backdrop lit from one side or fading top to bottom is still background.
+    """
     import numpy as np
 
-    strip = max(2, min(rgb.shape[:2]) // 50)
-    sides = (rgb[:strip], rgb[-strip:], rgb[:, :strip], rgb[:, -strip:])
-    border = np.concatenate([side.reshape(-1, 3) for side in sides])
-    background = np.median(border, axis=0).astype(np.int16)
-    far = np.abs(rgb - background).max(axis=2) > COLOUR_DISTANCE
+    height, width = rgb.shape[:2]
+    strip = max(2, min(height, width) // 50)
+    on_border = np.zeros((height, width), dtype=bool)
+    on_border[:strip] = on_border[-strip:] = True
+    on_border[:, :strip] = on_border[:, -strip:] = True
+    ys, xs = np.nonzero(on_border)
+    colours = rgb[ys, xs].astype(np.float32)
+    design = np.stack([np.ones_like(xs), xs / width, ys / height], axis=1).astype(np.float32)
+    keep = np.ones(len(xs), dtype=bool)
+    for _ in range(2):
+        plane = np.linalg.lstsq(design[keep], colours[keep], rcond=None)[0]
+        keep = np.abs(design @ plane - colours).max(axis=1) <= COLOUR_DISTANCE
+        if keep.sum() < len(xs) // 4:  # most of the border differs: no plane to trust
+            keep[:] = True
+            break
+    grid_y, grid_x = np.mgrid[0:height, 0:width].astype(np.float32)
+    field = plane[0] + plane[1] * (grid_x / width)[..., None] + plane[2] * (grid_y / height)[..., None]
+    far = np.abs(rgb - field).max(axis=2) > COLOUR_DISTANCE
     far_sides = sum(
         float(part.mean()) > BUSY_SIDE_SHARE
         for part in (far[:strip], far[-strip:], far[:, :strip], far[:, -strip:])
     )
-    colour = (int(background[0]), int(background[1]), int(background[2]))
+    median = np.median(colours, axis=0)
+    colour = (int(median[0]), int(median[1]), int(median[2]))
     return far, colour, far_sides >= 3
 
 

@@ -65,6 +65,12 @@ def test_a_good_concept_says_nothing(tmp_path: Path, name: str) -> None:
     assert found.findings == ()
 
 
+def test_a_backdrop_fading_top_to_bottom_is_background(tmp_path: Path) -> None:
+    found = check_image(case(tmp_path, "gradient"), INTERFACE)
+    assert found.findings == ()
+    assert found.subject_box is not None and found.fill < 0.5
+
+
 def test_a_jpeg_concept_says_nothing(tmp_path: Path) -> None:
     found = check_image(concept_images.write_concept(tmp_path, "robot", "jpg"), INTERFACE)
     assert found.findings == ()
