@@ -145,9 +145,8 @@ def _draw_image_inputs(
     if icon is not None:
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
     _draw_tier(col, context, settings, service)
-    row = col.row(align=True)
-    row.prop(settings, "image_prepare")
-    row.prop(settings, "image_variants")
+    col.prop(settings, "image_prepare", text=text(words.ARG_PREPARE.name))
+    labeled_prop(col, context, settings, "image_variants", text(words.ARG_VARIANTS.name))
 
 
 def _draw_generate_button(

@@ -65,6 +65,8 @@ def test_a_prompt_enables_generate_with_the_panel_values(service: Any, blender: 
         "resolution": "1024",
         "provider": "acme",
         "quality": "high",
+        "service": "INTERFACE",
+        "tier": "",
     }
     assert "prompt" in layout.props() and "text_resolution" in layout.props()
     assert not [c for c in layout.of("label") if c.kwargs.get("icon") == "ERROR"]
@@ -125,6 +127,10 @@ def test_image_file_chosen_shows_its_thumbnail_and_enables_generate(
         "filepath": str(CONCEPTS / "chair.png"),
         "resolution": "1536",
         "webhook_url": "",
+        "service": "INTERFACE",
+        "tier": "",
+        "prepare": True,
+        "variants": 1,
     }
     (thumb,) = layout.of("template_icon")
     preview = ui.thumbnails._previews[f"file:{CONCEPTS / 'chair.png'}"]
@@ -146,7 +152,15 @@ def test_blender_image_chosen_shows_its_preview(service: Any, blender: Any, ui: 
     assert thumb.kwargs["icon_value"] == 7000 + layout.calls.index(asked) + 1
     button = generate_button(layout)
     assert button.enabled
-    assert vars(button.props) == {"image_name": "Concept", "resolution": "1024", "webhook_url": ""}
+    assert vars(button.props) == {
+        "image_name": "Concept",
+        "resolution": "1024",
+        "webhook_url": "",
+        "service": "INTERFACE",
+        "tier": "",
+        "prepare": True,
+        "variants": 1,
+    }
 
 
 @pytest.mark.parametrize(
@@ -172,6 +186,10 @@ def test_an_image_url_is_sent_as_is(service: Any, blender: Any, ui: Any) -> None
         "image_url": "https://example.com/concept.png",
         "resolution": "1536",
         "webhook_url": "https://hooks.example.com/kiln",
+        "service": "INTERFACE",
+        "tier": "",
+        "prepare": True,
+        "variants": 1,
     }
 
 
@@ -199,3 +217,15 @@ def test_advanced_holds_provider_quality_or_webhook(blender: Any, ui: Any) -> No
 def test_the_key_is_not_part_of_the_scene_settings(blender: Any) -> None:
     names = {p.identifier for p in blender.context.scene.kiln.bl_rna.properties}
     assert not any("key" in name for name in names)
+
+
+def test_variants_are_priced_on_the_button(service: Any, blender: Any, ui: Any) -> None:
+    settings = blender.context.scene.kiln
+    settings.mode, settings.image_source = "IMAGE", "FILE"
+    settings.image_path = str(CONCEPTS / "chair.png")
+    settings.image_resolution = "1536"
+    settings.image_variants = 3
+    layout = draw(ui.generate.KILN_PT_generate, blender.context)
+    button = generate_button(layout)
+    assert "12 credits" in button.kwargs["text"] and button.props.variants == 3
+    assert "image_prepare" in layout.props() and "image_variants" in layout.props()
