@@ -155,7 +155,8 @@ class KILN_OT_generate_from_image(
                 checked = image_jobs.check_inline(self._request(), self.prepare)
             except KilnError as exc:  # unusable input, or the image cannot be saved for upload
                 return refuse(self, exc.message)
-        refused = image_jobs.sendable(self, checked, self.preflight == "STRICT")
+        relayed = bool(self.checked) and not blocks(self)  # called again by the check's outcome, a timer
+        refused = image_jobs.sendable(self, checked, self.preflight == "STRICT", relayed=relayed)
         if refused is not None or checked is None:
             return refused or {"CANCELLED"}
         if self.variants > 1:

@@ -26,11 +26,14 @@ from ..main_thread import follow
 from . import runtime, watcher
 from .blocking import blocks
 from .launching import tell_not_in_scene, wait_then_import
-from .messenger import refuse, tell
+from .messenger import announce, refuse, tell
 from .scene_import import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+    from bpy.stub_internal.rna_enums import WmReportItems
+
+    from ..api.words import Entry
 
 log = logging.getLogger(__name__)
 
@@ -101,25 +104,52 @@ def question_note(checked: Checked) -> str:
     return " ".join(report(found.entry, **found.values) for found in checked.preflight.said)
 
 
-def sendable(op: bpy.types.Operator, checked: Checked | None, strict: bool) -> set[OperatorResult] | None:
-    """Refuse what must not be sent (None: it may go); say what was found and what was prepared."""
+def sendable(
+    op: bpy.types.Operator, checked: Checked | None, strict: bool, *, relayed: bool = False
+) -> set[OperatorResult] | None:
+    """Refuse what must not be sent (None: it may go); say what was found and what was prepared.
+
+    ``relayed``: the operator was called again from the check's outcome (a timer, with a window),
+    whose reports would reach nobody: the sentences go to the status bar instead.
+    """
+    said = _Voice(op, relayed)
     if checked is None:
-        return refuse(op, words.IMAGE_CHECK_LOST)
+        return said.no(words.IMAGE_CHECK_LOST)
     found = checked.preflight
     if found.refusal is not None:
-        return refuse(op, found.refusal.entry, **found.refusal.values)
+        return said.no(found.refusal.entry, **found.refusal.values)
     if strict and found.said:  # every finding said "name" only: one set of values fills them all
-        return refuse(op, *(f.entry for f in found.said), words.IMAGE_STRICT_REFUSED, **found.said[0].values)
+        return said.no(*(f.entry for f in found.said), words.IMAGE_STRICT_REFUSED, **found.said[0].values)
     for finding in found.said:
-        tell(op, "WARNING", finding.entry, **finding.values)
+        said.tell("WARNING", finding.entry, **finding.values)
     if not found.measured:
-        tell(op, "WARNING", words.IMAGE_NOT_LOOKED_AT)
+        said.tell("WARNING", words.IMAGE_NOT_LOOKED_AT)
         return None
     if not found.findings:
-        tell(op, "INFO", words.IMAGE_LOOKS_FINE, name=checked.request.label)
+        said.tell("INFO", words.IMAGE_LOOKS_FINE, name=checked.request.label)
     if found.prepared_path:
-        tell(op, "INFO", words.IMAGE_PREPARED, name=checked.request.label, side=found.prepared_side)
+        said.tell("INFO", words.IMAGE_PREPARED, name=checked.request.label, side=found.prepared_side)
     return None
+
+
+class _Voice:
+    """An operator's reports, or the status bar when nobody would read them."""
+
+    def __init__(self, op: bpy.types.Operator, relayed: bool) -> None:
+        self.op, self.relayed = op, relayed
+
+    def tell(self, level: WmReportItems, entry: Entry, /, **values: Any) -> None:
+        if self.relayed:
+            announce(level, entry, **values)
+        else:
+            tell(self.op, level, entry, **values)
+
+    def no(self, *entries: Entry, **values: Any) -> set[OperatorResult]:
+        if not self.relayed:
+            return refuse(self.op, *entries, **values)
+        for entry in entries:
+            announce("ERROR", entry, **values)
+        return {"CANCELLED"}
 
 
 def variant_requests(request: JobRequest, count: int) -> list[JobRequest]:

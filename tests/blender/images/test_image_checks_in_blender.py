@@ -150,3 +150,25 @@ def test_the_best_variant_is_the_active_object_for_the_variant_buttons(
     assert blender.context.view_layer.objects.active["kiln_variant"] == 2
     assert blender.ops.kiln.variant_keep() == {"FINISHED"}
     assert {obj["kiln_variant"] for obj in blender.data.objects if "kiln_variant" in obj} == {2}
+
+
+def test_with_a_window_a_refusal_after_the_check_reaches_the_status_bar(
+    service: Any, blender: Any, kiln_module: Any, monkeypatch: Any
+) -> None:
+    """The operator called again from the check's outcome (a timer) reports to nobody: the refusal
+    is announced instead, and nothing is sent."""
+    image_jobs = kiln_module("session.image_jobs")
+    generate = kiln_module("operators.generate")
+    messenger = kiln_module("session.messenger")
+    checked = image_jobs.check_inline(
+        kiln_module("api.jobs").JobRequest(kind="image", image_path=str(write_case(CASES, "single_colour"))),
+        True,
+    )
+    image_jobs._checked["token"] = checked
+    monkeypatch.setattr(generate, "blocks", lambda op=None: False)
+    messenger.take()
+    path = str(write_case(CASES, "single_colour"))
+    assert blender.ops.kiln.generate_from_image(filepath=path, checked="token") == {"CANCELLED"}
+    said = messenger.take()
+    assert [level for level, _ in said] == ["ERROR"] and "single colour" in said[0][1]
+    assert service.submit_attempts == 0
