@@ -914,7 +914,7 @@ PROMPT_FROM_TEXT = Plural(
     "Sends all {n:,} characters of the Text block “{name}” (Advanced).",
 )
 PROMPT_FROM_TEXT_BLOCK = "A long prompt from a Text block:"
-IMAGE_URL_FETCHED = "The service fetches this address itself."
+IMAGE_URL_FETCHED = "Kiln fetches this picture to check it, then sends the picture it checked."
 CHOOSE_IMAGE_FILE = "Choose an image file (PNG, JPEG or WebP)."
 CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included)."
 GENERATE_WITH_COST = "Generate · {cost}"
