@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
@@ -15,7 +15,7 @@ from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
 from ..api.words.kinds import Label
 from ..options import declare
-from ..session import library, spending
+from ..session import image_jobs, library, spending
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
 from ..session.job_requests import image_price_request, save_blender_image, text_request, views_request
@@ -105,18 +105,75 @@ class KILN_OT_generate_from_image(
     wait: declare("wait")  # type: ignore[valid-type]
     reuse: declare("reuse")  # type: ignore[valid-type]
 
+    preflight: EnumProperty(  # type: ignore[valid-type]
+        name=words.ARG_PREFLIGHT.name,
+        description=words.ARG_PREFLIGHT.tip,
+        items=(
+            ("ASK", words.PREFLIGHT_ASK.name, words.PREFLIGHT_ASK.tip),
+            ("STRICT", words.PREFLIGHT_STRICT.name, words.PREFLIGHT_STRICT.tip),
+        ),
+        default="ASK",
+    )
+    prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
+    variants: IntProperty(  # type: ignore[valid-type]
+        name=words.ARG_VARIANTS.name,
+        description=words.ARG_VARIANTS.tip,
+        default=1,
+        min=1,
+        max=image_jobs.MAX_VARIANTS,
+    )
+    #: The token of the image check that ran off the main thread (``session.image_jobs``).
+    checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        return _confirm_spend(self, context, event, self.with_service(image_price_request(self.resolution)))
+        if not self.checked:  # first the image check, off the main thread; it calls this again
+            return self._check_first(context, "INVOKE_DEFAULT")
+        checked = image_jobs.peek(self.checked)
+        if checked is None or checked.blocks(self.preflight == "STRICT"):
+            return self.execute(context)  # which says why nothing is sent
+        priced = [self.with_service(image_price_request(self.resolution))] * self.variants
+        cost = spending.estimate_for(priced, context)
+        free = self.variants == 1 and library.reusable(checked.request, self.reuse, context) is not None
+        if (
+            not checked.preflight.said
+            and self.variants == 1
+            and (free or not spending.should_ask(cost, context))
+        ):
+            return self.execute(context)
+        note = image_jobs.question_note(checked)
+        confirm = words.IMAGE_SEND_ANYWAY.name if note else words.CONFIRM_GENERATE.name
+        return spending.ask_first(self, context, event, priced, confirm, note)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
+        if not self.checked and not blocks(self):  # a script with a window: checked off the main thread too
+            return self._check_first(context, "EXEC_DEFAULT")
+        if self.checked:
+            checked = image_jobs.take(self.checked)
+        else:
+            try:
+                checked = image_jobs.check_inline(self._request(), self.prepare)
+            except KilnError as exc:  # unusable input, or the image cannot be saved for upload
+                return refuse(self, exc.message)
+        relayed = bool(self.checked) and not blocks(self)  # called again by the check's outcome, a timer
+        refused = image_jobs.sendable(self, checked, self.preflight == "STRICT", relayed=relayed)
+        if refused is not None or checked is None:
+            return refused or {"CANCELLED"}
+        if self.variants > 1:
+            return image_jobs.launch_variants(
+                self, context, image_jobs.variant_requests(checked.request, self.variants)
+            )
+        return _send_or_reuse(self, context, checked.request, self.reuse)
+
+    def _check_first(self, context: bpy.types.Context, mode: str) -> set[OperatorResult]:
         try:
             request = self._request()
         except KilnError as exc:  # unusable input, or the image cannot be saved for upload
             return refuse(self, exc.message)
-        return _send_or_reuse(self, context, request, self.reuse)
+        image_jobs.check_then_call_again(self, request, self.prepare, mode)
+        return {"FINISHED"}
 
     def _request(self) -> JobRequest:
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]

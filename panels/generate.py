@@ -171,6 +171,8 @@ def _draw_image_inputs(
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
     _draw_views(col, context, settings, service)
     _draw_tier(col, context, settings, service)
+    col.prop(settings, "image_prepare", text=text(words.ARG_PREPARE.name))
+    labeled_prop(col, context, settings, "image_variants", text(words.ARG_VARIANTS.name))
 
 
 def _draw_views(
@@ -202,7 +204,8 @@ def _draw_generate_button(
 ) -> None:
     blocker = generate_blocker(context, settings)
     request = request_of(settings, context)
-    cost = spending.estimate_for([request], context)
+    jobs = settings.image_variants if settings.mode == "IMAGE" else 1  # variants: each is a job
+    cost = spending.estimate_for([request] * jobs, context)
     row = layout.row()
     row.scale_y = 1.5
     row.enabled = blocker is None

@@ -26,6 +26,7 @@ from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
+from ..session.image_jobs import MAX_VARIANTS
 from ..session.job_requests import image_price_request, text_request
 
 #: Each service's tier choices for a kind of job, made once (Blender needs the strings kept alive).
@@ -110,6 +111,10 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_url: StringProperty(name=words.ARG_IMAGE_URL.name, description=words.ARG_IMAGE_URL.tip)  # type: ignore[valid-type]
     image_resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
+    image_prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
+    image_variants: IntProperty(  # type: ignore[valid-type]
+        name=words.ARG_VARIANTS.name, description=words.ARG_VARIANTS.tip, default=1, min=1, max=MAX_VARIANTS
+    )
     #: The tier of a service other than the interface's (whose tiers are the resolutions above).
     tier: EnumProperty(name=words.OPTION_TIER.name, description=words.OPTION_TIER.tip, items=tier_items)  # type: ignore[valid-type]
     # The service's options: one the artist never touched is not sent (the service's own default).

@@ -73,6 +73,8 @@ def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | N
     elif settings.image_source == "URL":
         op.image_url = settings.image_url
     op.webhook_url = settings.webhook_url
+    op.prepare = settings.image_prepare
+    op.variants = settings.image_variants
 
 
 def _fill_views(op: Any, settings: KilnGenerateSettings) -> None:

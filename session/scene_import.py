@@ -162,6 +162,10 @@ def _say_in_place_once() -> None:
         messenger.announce("WARNING", notice, logged=True)
 
 
+#: How well an image job's mesh matches its image, 0–1 (``api.checks.fidelity``).
+FIDELITY_KEY = "kiln_fidelity"
+
+
 def _stamp(obj: bpy.types.Object, job: Job) -> None:
     """Provenance on every object, so a scene always says where a mesh came from."""
     obj["kiln_task_id"] = job.task_id
@@ -180,6 +184,8 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     if job.request.tier:
         obj["kiln_tier"] = job.request.tier
     obj["kiln_date"] = iso_date(job.created_at)
+    if job.fidelity is not None:  # how well the mesh matches its image; absent when not measured
+        obj[FIDELITY_KEY] = job.fidelity
     stamp_agent(obj, job.request.agent)
 
 

@@ -283,15 +283,20 @@ class JobEngine:
                 raise JobElsewhere(self.book.elsewhere(words.JOB_RUNS_ELSEWHERE_CANCEL_THERE, job))
             self.book.remove(job_id)
             self.book.discard(job.blend_path)
-            request = job.request
-            # Copies Kiln saved in its uploads folder (a Blender image, an agent's image or view, a mesh
-            # exported for a re-texture), never the artist's own files.
-            kilns_copy = request.blender_image or request.agent
-            uploads = [Path(request.image_path)] if kilns_copy else []
-            uploads += [Path(path) for path in (request.model_path, *request.views) if path]
-            for upload in uploads:
-                if inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
-                    self._writer.later(functools.partial(fs.discard, upload))
+            self._discard_uploads(job)
+
+    def _discard_uploads(self, job: Job) -> None:
+        """Kiln's own copies of a removed job's images (a Blender image, an agent's image or view, the
+        prepared image, a mesh exported for a re-texture), never the artist's own files."""
+        uploads = self.state_dir / UPLOADS_DIR
+        request = job.request
+        kilns_copy = bool(request.blender_image or request.agent)
+        ours = [(request.image_path, kilns_copy), (request.image_sent, True), (request.model_path, True)]
+        ours += [(view, True) for view in request.views]
+        for path, kilns in ours:
+            upload = Path(path)
+            if path and kilns and inside(upload, uploads) and self._writer:
+                self._writer.later(functools.partial(fs.discard, upload))
 
     def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:
         """The job's mesh is in this Blender's scene (``into``: that .blend's identity). Another live

@@ -140,6 +140,13 @@ class JobRequest:
     model_path: str = ""
     #: The object a re-texture is of: its result lands beside it (``kiln_retexture_of``).
     retexture_of: str = ""
+    #: The image actually sent when Kiln prepared it (``api.checks.image_preflight``): a file of Kiln's
+    #: uploads folder, sent instead of ``image_path`` or ``image_url``, which stay the provenance.
+    image_sent: str = ""
+    #: What the image check found and prepared (``Preflight.summary`` as JSON); "": not checked.
+    preflight: str = ""
+    #: The name the variants of one image share (``session.image_jobs``): the best match is shown.
+    variant_of: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -243,6 +250,10 @@ class Job:
     task_handle: str = ""
     #: Which submit of a job made in stages the task is (Meshy: 0 the preview, 1 the refine).
     stage: int = 0
+    #: How well an image job's mesh matches its image (``api.checks.fidelity``, 0–1); None: not measured.
+    fidelity: float | None = None
+    #: The view of the mesh that matched best ("front", "side mirrored", …).
+    fidelity_view: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

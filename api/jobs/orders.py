@@ -15,8 +15,8 @@ def request_order(request: JobRequest) -> Order:
     return Order(
         kind=str(request.kind),
         prompt=request.prompt,
-        image_path=request.image_path,
-        image_url=request.image_url,
+        image_path=request.image_sent or request.image_path,  # the prepared image, when Kiln made one
+        image_url="" if request.image_sent else request.image_url,
         views=request.views,
         model_path=request.model_path,
         tier=request.tier_id,

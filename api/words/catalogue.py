@@ -914,7 +914,7 @@ PROMPT_FROM_TEXT = Plural(
     "Sends all {n:,} characters of the Text block “{name}” (Advanced).",
 )
 PROMPT_FROM_TEXT_BLOCK = "A long prompt from a Text block:"
-IMAGE_URL_FETCHED = "The service fetches this address itself."
+IMAGE_URL_FETCHED = "Kiln fetches this picture to check it, then sends the picture it checked."
 CHOOSE_IMAGE_FILE = "Choose an image file (PNG, JPEG or WebP)."
 CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included)."
 GENERATE_WITH_COST = "Generate · {cost}"
@@ -1161,6 +1161,86 @@ DISCLOSURE_COL_DATE = "Date"
 DISCLOSURE_COL_CREDIT = "Credit"
 DISCLOSURE_COL_DONE = "Done since"
 DISCLOSURE_COL_SOURCE = "Digital source type"
+
+# ------------------------------------------------------------------ image checks
+# What Kiln finds in a concept image before anything is sent, and how well the mesh matches it after
+# (``api/checks/image_preflight.py``, ``api/checks/fidelity.py``).
+
+IMAGE_NOT_A_PICTURE = (
+    "Kiln could not read {name} as a picture, so nothing was sent. Save it again as PNG or JPEG, "
+    "then pick it again."
+)
+IMAGE_SINGLE_COLOUR = (
+    "{name} is empty or a single colour, with no object to make a mesh of, so nothing was sent. "
+    "Pick the image of your object."
+)
+IMAGE_TOO_SMALL = (
+    "{name} is {width} by {height} pixels and the service takes at least {side} pixels on each side, "
+    "so nothing was sent. Pick a larger image."
+)
+IMAGE_CUT_OFF = (
+    "The object in {name} touches the edge of the picture, so part of it may be cut off and missing "
+    "from the mesh. Use an image that shows all of it."
+)
+IMAGE_SUBJECT_SMALL = (
+    "The object in {name} fills little of the picture, so the mesh may lack detail. "
+    "Leave Prepare Image on, or crop the image closer."
+)
+IMAGE_SEVERAL_SUBJECTS = (
+    "{name} seems to show several separate objects, and the service makes one mesh of them all. "
+    "Use an image of one object."
+)
+IMAGE_BUSY_BACKGROUND = (
+    "The background of {name} is busy, and the service may model it too. "
+    "Use an image of the object on a plain background."
+)
+IMAGE_BLURRED = "{name} is very blurred, so the mesh will lack detail. Use a sharper image."
+IMAGE_STRICT_REFUSED = (
+    "Nothing was sent: the image check found a problem, and you asked to send only clean images."
+)
+IMAGE_NOT_LOOKED_AT = (
+    "Kiln could not look closely at the image on this Blender (its Python lacks the Pillow module), "
+    "so it is sent as it is."
+)
+IMAGE_URL_UNREADABLE = (
+    "Kiln could not fetch the image at {url} to check it, so nothing was sent. "
+    "Check the address, or save the image and pick the file."
+)
+IMAGE_CHECKING = "Checking {name} before anything is sent…"
+IMAGE_PREPARED = (
+    "Kiln cropped {name} to the object, centred it on a plain square of {side} pixels and sent that."
+)
+IMAGE_LOOKS_FINE = "{name} looks fine: one object on a plain background."
+IMAGE_SEND_ANYWAY = Label("Send Anyway", "Send this image although the check found a problem")
+ARG_PREFLIGHT = Label("Image Check", "What to do when the image check finds a problem in the image")
+PREFLIGHT_ASK = Label("Ask", "Say what the check found and ask before sending (a script gets a warning)")
+PREFLIGHT_STRICT = Label("Strict", "Send nothing when the check finds any problem")
+ARG_PREPARE = Label(
+    "Prepare Image",
+    "Crop the image to the object, centre it on a plain square and fit it to the service's size "
+    "before it is sent",
+)
+ARG_VARIANTS = Label(
+    "Variants", "How many versions to make from the image; each costs a job, and the best match is placed"
+)
+FIDELITY_GOOD = "The mesh matches your image well ({percent}% alike from its best side)."
+FIDELITY_FAIR = "The mesh matches your image in part ({percent}% alike from its best side)."
+FIDELITY_POOR = (
+    "The mesh looks unlike your image ({percent}% alike from its best side): try another image or a variant."
+)
+FIDELITY_UNMEASURED = "How well the mesh matches your image could not be measured."
+IMAGE_CHECK_LOST = (
+    "The image check's outcome is gone (was Kiln reloaded?), so nothing was sent. Press Generate again."
+)
+IMAGE_VARIANTS_GENERATING = Plural(
+    "Generating 1 variant of “{name}”.",
+    "Generating {n} variants of “{name}”: the best match with your image is shown, the others wait behind "
+    "the variant buttons.",
+)
+IMAGE_VARIANTS_IMPORTED = Plural(
+    "{n} variant of “{name}” is in the scene.",
+    "{n} variants of “{name}” are in the scene: the best match with your image is shown.",
+)
 
 # ------------------------------------------------------------------ the services
 # Said of any service; ``{service}`` is its own name (Tripo, Meshy, Hyper3D Rodin: never translated).
