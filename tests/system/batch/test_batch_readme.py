@@ -61,7 +61,7 @@ def test_python_snippets_run_in_blender(
     monkeypatch.setenv("KILN_TRIPO_BASE_URL", tripo.base_url)
     monkeypatch.setenv("KILN_TRIPO_API_KEY", TRIPO_KEY)
     snippets = blocks("python")
-    assert len(snippets) == 7
+    assert len(snippets) == 8
     for snippet in snippets:
         exec(compile(snippet, str(SECTIONS), "exec"), {"__name__": "__snippet__"})
     assert tripo.submit_count == 1, "the other service's snippet went to Tripo"
