@@ -25,9 +25,10 @@ from ..api.agents import AgentRequest, HostBusy, JobView, LibraryMatch, MainThre
 from ..api.agents import words as agent_words
 from ..api.agents.logs import SECRETS
 from ..api.checks.glb import image_kind
-from ..api.errors import KilnError
+from ..api.errors import InputError, KilnError
+from ..api.features.concept_image import check_request
 from ..api.features.library_index import LibraryIndex, request_key
-from ..api.jobs import UPLOADS_DIR
+from ..api.jobs import UPLOADS_DIR, JobKind, JobRequest
 from ..api.jobs.disk import ensure_folder
 from ..api.services import DEFAULT_SERVICE, SERVICE_IDS
 from ..session import library
@@ -47,6 +48,8 @@ class Plain:
     text_cost: int | None = None
     service: str = DEFAULT_SERVICE
     library: Path = Path()
+    #: Where the image checks keep the prepared images (Kiln's uploads folder).
+    uploads: Path = Path()
 
 
 class BlenderHost:
@@ -67,6 +70,7 @@ class BlenderHost:
             text_cost=preferences.text_cost(context),
             service=preferences.chosen_service(context),
             library=library.library_dir(context),
+            uploads=preferences.user_dir() / UPLOADS_DIR,
         )
 
     # --- answered from plain values ----------------------------------------------------------------
@@ -105,11 +109,17 @@ class BlenderHost:
         upload = self._save_upload(ask.image) if ask.image is not None else None
         if upload is not None:
             request = replace(request, image_path=str(upload), name=request.name or upload.stem)
+        saved = [self._save_upload(data) for data in ask.views if data is not None]
+        if saved:
+            request = replace(request, views=_with_saved(request.views, ask.views, saved))
         try:
+            request = self._checked(request)  # here, on the server's worker: never on the main thread
             return self.bridge.call(actions.start_job, request)
         except (HostBusy, KilnError) as exc:
-            if upload is not None and not (isinstance(exc, HostBusy) and exc.maybe_done):
-                upload.unlink(missing_ok=True)  # nothing was recorded: nobody else will remove it
+            if not (isinstance(exc, HostBusy) and exc.maybe_done):
+                for path in (upload, *saved):  # nothing was recorded: nobody else will remove them
+                    if path is not None:
+                        path.unlink(missing_ok=True)
             raise
 
     def job(self, job_id: str) -> JobView | None:
@@ -128,6 +138,17 @@ class BlenderHost:
         return self.bridge.call(actions.preview_of, job_id)
 
     # --- on the worker -----------------------------------------------------------------------------
+    def _checked(self, request: JobRequest) -> JobRequest:
+        """An image job's image checked and prepared before a credit is spent; a refusal sends nothing.
+        What was found rides with the job (``get_job``'s ``image_check``)."""
+        if JobKind(request.kind) is not JobKind.IMAGE or not request.image_path:
+            return request  # an agent's address is fetched by the service, never by Kiln (api.agents.images)
+        checked = check_request(request, prepare=True, uploads=self._plain.uploads)
+        refused = checked.refusal
+        if refused is not None:
+            raise InputError(refused.entry, **refused.values)
+        return checked.request
+
     def _refuse_secrets(self, ask: AgentRequest) -> None:
         """Kiln's token or key in what an agent asks for would travel to the service and into the job
         list, the Sidebar and the logs: refused before anything else happens."""
@@ -150,3 +171,14 @@ class BlenderHost:
                 agent_words.UPLOAD_FAILED.format(reason=exc.strerror or "it cannot be written")
             ) from None
         return path
+
+
+def _with_saved(
+    addresses: tuple[str, ...], data: tuple[bytes | None, ...], saved: list[Path]
+) -> tuple[str, ...]:
+    """The views by position: an address as given, a saved file's path where bytes were sent."""
+    files = iter(saved)
+    padded = (*addresses, *("",) * (len(data) - len(addresses)))
+    return tuple(
+        str(next(files)) if sent is not None else address for address, sent in zip(padded, data, strict=True)
+    )

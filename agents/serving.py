@@ -153,7 +153,7 @@ def _start(context: bpy.types.Context, wanted: Wanted) -> None:
     # Loaded when a server is first wanted: most Blenders never serve agents, and every start-up
     # would pay for the HTTP server, the protocol and the tools.
     from ..api.agents import AgentServer, AgentServerError, AgentSettings, MainThreadBridge
-    from ..api.service.client import kiln_version
+    from ..api.version import kiln_version
     from .host import BlenderHost
 
     host = BlenderHost(MainThreadBridge())

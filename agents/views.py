@@ -8,14 +8,17 @@ or automatic import is off) or lands by itself on the watcher's next beat.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
 from .. import preferences
 from ..api.agents import JobView
+from ..api.checks.image_preflight import finding_entry
 from ..api.features.credits import request_cost
 from ..api.jobs import Job, JobKind, JobState
+from ..api.words import english
 from ..session import runtime
 from ..session.provenance import job_provenance
 from ..session.quality_report import job_report
@@ -46,7 +49,29 @@ def view(context: bpy.types.Context, engine: JobEngine, job: Job) -> JobView:
         has_preview=bool(job.preview_path),
         waits_for_import=job.state is JobState.READY and not (lands_here and engine.is_own(job)),
         provenance=job_provenance(job, context),
+        image_check=image_check(job),
+        fidelity=job.fidelity,
     )
+
+
+def image_check(job: Job) -> dict[str, Any] | None:
+    """What the image check found and prepared, with each finding's sentence (in English, for agents)."""
+    if not job.request.preflight:
+        return None
+    try:
+        found = json.loads(job.request.preflight)
+    except ValueError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    codes = [code for code in found.get("findings", []) if isinstance(code, str)]
+    said = []
+    for code in codes:
+        entry = finding_entry(code)
+        if entry is not None:
+            said.append(english(entry, name=job.request.label))
+    found["said"] = said
+    return found
 
 
 def of_id(job_id: str) -> JobView | None:

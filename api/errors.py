@@ -13,7 +13,7 @@ from __future__ import annotations
 import errno
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from .words import Entry, Message, as_message, english_message
 from .words import catalogue as words
@@ -39,6 +39,21 @@ class KilnError(Exception):
     def user_message(self) -> str:
         """The sentence in English (the contract name outside checks read)."""
         return english_message(self.message)
+
+    def reworded(self, said: Entry | Message, /, *, details: str | None = None, **values: Any) -> Self:
+        """This error said with another sentence, its class and its facts (status, retry_after) kept:
+        a service's own words for what the family says in general."""
+        self.message = as_message(said, details=self.details if details is None else details, **values)
+        self.args = (english_message(self.message),)
+        return self
+
+    def named(self, service: str) -> Self:
+        """This error with the service's name in front ("Tripo: …"), once: an artist with several
+        services reads whose account, key or limit it is about."""
+        if self.message.name == "SERVICE_SAID":
+            return self
+        inner = Message(self.message.name, self.message.values)
+        return self.reworded(words.SERVICE_SAID, service=service, said=inner)
 
     @property
     def details(self) -> str:

@@ -21,6 +21,7 @@ from bench import (
     addon,
     download,
     game_ready,
+    image_checks,
     imports,
     latency,
     naive,
@@ -82,6 +83,8 @@ def measure(user_dir: Path) -> dict[str, Any]:
             results["game_ready"] = game_ready.run(Path(work))
             step("the quality report at 1.2M triangles on three UV layouts")
             results["uv_layouts"] = uv_layouts.run(Path(work))
+            step("an image job's checks: preflight at 4K, fidelity at 200k triangles, the UI thread")
+            results["image_checks"] = image_checks.run(Path(work))
         step("watcher beat with 1, 10, 100 jobs in flight")
         results["ticks"] = ticks.run()
         step("longest beat while 100 jobs change state")

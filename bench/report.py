@@ -25,6 +25,9 @@ BUDGET_TOLERANCE = 0.05
 LOD1_MEAN_SHARE, LOD1_HAUSDORFF_SHARE = 0.005, 0.02
 #: The report on hostile UVs takes at most this many times what it takes on the grid's own UVs.
 UV_LAYOUT_RATIO = 2.0
+#: An image job's checks: the preflight of a 4K concept "well under a second", the fidelity of a
+#: 200k-triangle mesh, both on a worker; the UI thread only hands the check over.
+PREFLIGHT_S, FIDELITY_S, IMAGE_UI_MS = 0.8, 1.5, 5.0
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,37 @@ def rows(r: dict[str, Any]) -> list[Row]:
         out.extend(game_ready_rows(r["game_ready"]))
     if "uv_layouts" in r:
         out.extend(uv_layout_rows(r["uv_layouts"]))
+    if "image_checks" in r:
+        out.extend(image_check_rows(r["image_checks"]))
     return out
+
+
+def image_check_rows(i: dict[str, Any]) -> list[Row]:
+    """Row 11: an image job's preflight at 4K and fidelity at 200k triangles (workers), and the UI thread."""
+    likeness = "not measured" if i["fidelity"] is None else f"{i['fidelity']:.2f}"
+    return [
+        Row(
+            11,
+            "Image preflight and preparation, 4096² PNG (worker)",
+            f"{i['preflight_s']:.3f} s",
+            f"≤ {PREFLIGHT_S:g} s",
+            i["preflight_s"] <= PREFLIGHT_S,
+        ),
+        Row(
+            11,
+            "Fidelity, 200,000-triangle mesh against its concept (worker)",
+            f"{i['fidelity_s']:.3f} s (five silhouettes at 256², measured {likeness})",
+            f"≤ {FIDELITY_S:g} s",
+            i["fidelity_s"] <= FIDELITY_S,
+        ),
+        Row(
+            11,
+            "UI thread, an image job's check handed to a thread",
+            f"median {i['ui_ms']:.2f} ms own CPU (wall {i['ui_wall_ms']:.1f} ms, the GIL shared)",
+            f"≤ {IMAGE_UI_MS:g} ms",
+            i["ui_ms"] <= IMAGE_UI_MS,
+        ),
+    ]
 
 
 def uv_layout_rows(u: dict[str, Any]) -> list[Row]:

@@ -446,6 +446,7 @@ def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> 
     import bpy
 
     game_ready = importlib.import_module(f"{kiln.__name__}.finishing.game_ready")  # loaded on first use
+    reading = importlib.import_module(f"{kiln.__name__}.session.quality_report")
     if job.blend_path and Path(job.blend_path).is_file():
         bpy.ops.wm.open_mainfile(filepath=job.blend_path, load_ui=False)
         objects = list(bpy.data.objects)
@@ -457,7 +458,7 @@ def save_blend(kiln: ModuleType, job: Any, blend: Path, row: dict[str, Any]) -> 
     for obj in objects:
         obj["kiln_task_id"] = job.task_id
         obj["kiln_prompt"] = row.get("prompt") or row.get("image", "")
-    report = kiln.session.quality_report.job_report(replace(job, objects=[obj.name for obj in objects]))
+    report = reading.job_report(replace(job, objects=[obj.name for obj in objects]))
     if report is not None:
         row.update(triangles=report.triangles, verdict=report.verdict, reasons=report.reasons)
     tmp = blend.with_name(f".{blend.stem}.tmp.blend")

@@ -21,10 +21,9 @@ import numpy as np
 from mathutils import Vector
 
 from ..api.features import provenance
-from ..api.features.quality import hull, naming
+from ..api.features.quality import QUALITY_KEY, hull, naming
 from ..api.features.quality import options as game_options
 from ..api.features.quality import report as quality
-from ..api.features.quality.report import QUALITY_KEY
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 

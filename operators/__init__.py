@@ -2,7 +2,8 @@
 
 What they set in motion lives in ``session/``. Each module holds operators:
 
-* ``generate`` — generate from text or one image.
+* ``generate`` — generate from text, one image, or several views of one object.
+* ``retexture`` — new textures for the selected mesh, beside it.
 * ``batch`` — generate from a prompt file.
 * ``blockout`` — generate into selected placeholders; cycle and keep their variants.
 * ``job_actions`` — cancel, retry, import, remove, resume a job; wait for jobs (scripts).
@@ -17,11 +18,23 @@ What they set in motion lives in ``session/``. Each module holds operators:
 from __future__ import annotations
 
 from ..registration import classes_factory
-from . import agents, announce, batch, blockout, disclosure, export_job, generate, job_actions, prefs_actions
+from . import (
+    agents,
+    announce,
+    batch,
+    blockout,
+    disclosure,
+    export_job,
+    generate,
+    job_actions,
+    prefs_actions,
+    retexture,
+)
 
 classes = (
     *announce.classes,
     *generate.classes,
+    *retexture.classes,
     *batch.classes,
     *blockout.classes,
     *job_actions.classes,

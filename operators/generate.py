@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
+from ..api.words.kinds import Label
 from ..options import declare
-from ..session import library, spending
+from ..session import image_jobs, library, spending
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
-from ..session.job_requests import image_price_request, save_blender_image, text_request
+from ..session.job_requests import image_price_request, save_blender_image, text_request, views_request
 from ..session.launching import launch
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
@@ -112,8 +114,46 @@ class KILN_OT_generate_from_image(
     wait: declare("wait")  # type: ignore[valid-type]
     reuse: declare("reuse")  # type: ignore[valid-type]
 
+    preflight: EnumProperty(  # type: ignore[valid-type]
+        name=words.ARG_PREFLIGHT.name,
+        description=words.ARG_PREFLIGHT.tip,
+        items=(
+            ("ASK", words.PREFLIGHT_ASK.name, words.PREFLIGHT_ASK.tip),
+            ("STRICT", words.PREFLIGHT_STRICT.name, words.PREFLIGHT_STRICT.tip),
+        ),
+        default="ASK",
+    )
+    prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
+    variants: IntProperty(  # type: ignore[valid-type]
+        name=words.ARG_VARIANTS.name,
+        description=words.ARG_VARIANTS.tip,
+        default=1,
+        min=1,
+        max=image_jobs.MAX_VARIANTS,
+    )
+    #: The token of the image check that ran off the main thread (``session.image_jobs``).
+    checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        return _confirm_spend(self, context, event, self.priced_request())
+        if not self.checked:  # first the image check, off the main thread; it calls this again
+            return self._check_first(context, "INVOKE_DEFAULT")
+        checked = image_jobs.peek(self.checked)
+        if checked is None or checked.blocks(self.preflight == "STRICT"):
+            return self.execute(context)  # which says why nothing is sent
+        priced = [self.priced_request()] * self.variants
+        cost = spending.estimate_for(priced, context)
+        free = self.variants == 1 and library.reusable(checked.request, self.reuse, context) is not None
+        if (
+            not checked.preflight.said
+            and self.variants == 1
+            and (free or not spending.should_ask(cost, context))
+        ):
+            if not free and spending.asks_unknown_price(cost, context):
+                return self.ask_price(context)  # the session's first job of unknown price
+            return self.execute(context)
+        note = image_jobs.question_note(checked)
+        confirm = words.IMAGE_SEND_ANYWAY.name if note else words.CONFIRM_GENERATE.name
+        return spending.ask_first(self, context, event, priced, confirm, note)
 
     def priced_request(self) -> JobRequest:
         return self.with_service(image_price_request(self.resolution))
@@ -123,11 +163,32 @@ class KILN_OT_generate_from_image(
         if problems:
             return refuse(self, *problems)
         self.price_answered(context)
+        if not self.checked and not blocks(self):  # a script with a window: checked off the main thread too
+            return self._check_first(context, "EXEC_DEFAULT")
+        if self.checked:
+            checked = image_jobs.take(self.checked)
+        else:
+            try:
+                checked = image_jobs.check_inline(self._request(), self.prepare)
+            except KilnError as exc:  # unusable input, or the image cannot be saved for upload
+                return refuse(self, exc.message)
+        relayed = bool(self.checked) and not blocks(self)  # called again by the check's outcome, a timer
+        refused = image_jobs.sendable(self, checked, self.preflight == "STRICT", relayed=relayed)
+        if refused is not None or checked is None:
+            return refused or {"CANCELLED"}
+        if self.variants > 1:
+            return image_jobs.launch_variants(
+                self, context, image_jobs.variant_requests(checked.request, self.variants)
+            )
+        return _send_or_reuse(self, context, checked.request, self.reuse)
+
+    def _check_first(self, context: bpy.types.Context, mode: str) -> set[OperatorResult]:
         try:
             request = self._request()
         except KilnError as exc:  # unusable input, or the image cannot be saved for upload
             return refuse(self, exc.message)
-        return _send_or_reuse(self, context, request, self.reuse)
+        image_jobs.check_then_call_again(self, request, self.prepare, mode)
+        return {"FINISHED"}
 
     def _request(self) -> JobRequest:
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]
@@ -161,4 +222,46 @@ class KILN_OT_generate_from_image(
         return self.with_service(request)
 
 
-classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image)
+def _view_argument(label: Label) -> object:
+    """A view's argument: a file path or a Blender image's name."""
+    return StringProperty(name=label.name, description=label.tip)  # type: ignore[func-returns-value]
+
+
+class KILN_OT_generate_from_views(
+    spending.PriceQuestion, ServiceProperties, ImportOptionProperties, GameOutputProperties, OnlineOperator
+):
+    """Generate one 3D mesh from several images of the same object (front, and back, left or right)"""
+
+    bl_idname = "kiln.generate_from_views"
+    bl_label = words.OP_GENERATE_FROM_VIEWS.name
+    bl_description = words.OP_GENERATE_FROM_VIEWS.tip
+    bl_options = {"REGISTER"}
+
+    front: _view_argument(words.ARG_VIEW_FRONT)  # type: ignore[valid-type]
+    back: _view_argument(words.ARG_VIEW_BACK)  # type: ignore[valid-type]
+    left: _view_argument(words.ARG_VIEW_LEFT)  # type: ignore[valid-type]
+    right: _view_argument(words.ARG_VIEW_RIGHT)  # type: ignore[valid-type]
+    resolution: declare("image_resolution")  # type: ignore[valid-type]
+    wait: declare("wait")  # type: ignore[valid-type]
+    reuse: declare("reuse")  # type: ignore[valid-type]
+
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        return _confirm_spend(self, context, event, self.priced_request())
+
+    def priced_request(self) -> JobRequest:
+        return self.with_service(image_price_request(self.resolution))
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        problems = setup_problems(context, self.chosen_service(context))
+        if problems:
+            return refuse(self, *problems)
+        self.price_answered(context)
+        try:
+            request = views_request(self.front, self.back, self.left, self.right)
+        except KilnError as exc:  # a view that is neither a file nor a Blender image, or cannot be saved
+            return refuse(self, exc.message)
+        request = self.with_service(replace(request, resolution=int(self.resolution)))
+        return _send_or_reuse(self, context, request, self.reuse)
+
+
+classes = (KILN_OT_generate_from_text, KILN_OT_generate_from_image, KILN_OT_generate_from_views)

@@ -3,16 +3,18 @@ add one by its id, copy its details for support."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import StringProperty
 
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest, JobState, job_details
+from ..api.jobs.cancelling import cancels_on_service
 from ..api.jobs.disk import ensure_folder
+from ..api.services import info
 from ..api.words import catalogue as words
-from ..language import report, said
+from ..language import report, said, tip
 from ..session import runtime, spending, watcher
 from ..session.blocking import blocks
 from ..session.launching import job_outcome, wait_then_import
@@ -38,19 +40,29 @@ class _JobOperator:
 
 
 class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
-    """Stop waiting for this job. The service cannot cancel a task: it may still run and be charged"""
+    """Cancel this job on the service where it documents a way; elsewhere stop waiting for it"""
 
     bl_idname = "kiln.cancel_job"
     bl_label = words.OP_STOP_WAITING.name
     bl_description = words.OP_STOP_WAITING.tip
     bl_options = {"INTERNAL"}
 
+    @classmethod
+    def description(cls, context: bpy.types.Context, properties: Any) -> str:
+        """The job's own service says which it is: a cancel there, or Stop Waiting (it may still charge)."""
+        engine = runtime.engine_if_started()
+        job = engine.get(properties.job_id) if engine is not None else None
+        on_service = job is not None and cancels_on_service(job)
+        return tip((words.OP_CANCEL_ON_SERVICE if on_service else words.OP_STOP_WAITING).tip)
+
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         try:
-            _job(context, self.job_id)
-            runtime.engine(context).cancel(self.job_id)
+            job = _job(context, self.job_id)
+            asked = runtime.engine(context).cancel(self.job_id)
         except KilnError as exc:  # a disk problem, or a job another Blender works on
             return refuse(self, exc.message)
+        if asked:
+            tell(self, "INFO", words.NOTE_CANCELLING, service=info(job.request.service_id).name)
         return {"FINISHED"}
 
 

@@ -17,7 +17,7 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
-from ..api.jobs.sending import request_order
+from ..api.jobs.orders import request_order
 from ..api.services import DEFAULT_SERVICE, info, refusal
 from ..api.words import Message, message
 from ..api.words import catalogue as words
@@ -26,7 +26,14 @@ from ..language import said, text
 from ..session import blockout, job_requests, spending, variants
 from ..session.setup import Missing, missing, offline_sentence
 from . import reuse_offer, thumbnails
-from .props import KilnGenerateSettings, effective_prompt, request_of, scene_settings
+from .props import (
+    OPTION_SETTINGS,
+    VIEW_SETTINGS,
+    KilnGenerateSettings,
+    effective_prompt,
+    request_of,
+    scene_settings,
+)
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -109,6 +116,24 @@ def _draw_tier(
         labeled_prop(col, context, settings, name, text(label.name))
     else:
         labeled_prop(col, context, settings, "tier", text(words.OPTION_TIER.name))
+    _draw_options(col, context, settings, service)
+
+
+def _draw_options(
+    col: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
+) -> None:
+    """The options the chosen service takes, and only those (its capabilities say which)."""
+    capabilities = info(service).capabilities
+    offered = capabilities.options
+    toggles = [name for name in ("pbr", "quad", "texture") if name in offered]
+    if toggles:
+        row = col.row(align=True)
+        for name in toggles:
+            row.prop(settings, OPTION_SETTINGS[name], toggle=True)
+    if "polygons" in offered:
+        labeled_prop(col, context, settings, "option_polygons", text(words.ARG_POLYGONS.name))
+    if "style" in offered and capabilities.styles:
+        labeled_prop(col, context, settings, "option_style", text(words.ARG_STYLE.name))
 
 
 def _draw_text_inputs(
@@ -144,7 +169,34 @@ def _draw_image_inputs(
         wrapped_label(col, context, text(words.IMAGE_URL_FETCHED), icon="URL")
     if icon is not None:
         col.template_icon(icon_value=icon, scale=THUMBNAIL_SCALE)
+    _draw_views(col, context, settings, service)
     _draw_tier(col, context, settings, service)
+    col.prop(settings, "image_prepare", text=text(words.ARG_PREPARE.name))
+    labeled_prop(col, context, settings, "image_variants", text(words.ARG_VARIANTS.name))
+
+
+def _draw_views(
+    col: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
+) -> None:
+    """More views of the same object (back, left, right), where the service takes several images."""
+    most = info(service).capabilities.max_views
+    if most <= 1 or settings.image_source == "URL":
+        return
+    col.prop(settings, "more_views")
+    if not settings.more_views:
+        return
+    box = col.box()
+    wrapped_label(
+        box,
+        context,
+        text(words.VIEWS_OFFERED, n=most, service=info(service).name),
+        "IMAGE_REFERENCE",
+        boxes=1,
+    )
+    for name, label in zip(
+        VIEW_SETTINGS, (words.ARG_VIEW_BACK, words.ARG_VIEW_LEFT, words.ARG_VIEW_RIGHT), strict=True
+    ):
+        labeled_prop(box, context, settings, name, text(label.name))
 
 
 def _draw_generate_button(
@@ -152,13 +204,14 @@ def _draw_generate_button(
 ) -> None:
     blocker = generate_blocker(context, settings)
     request = request_of(settings, context)
-    cost = spending.estimate_for([request], context)
+    jobs = settings.image_variants if settings.mode == "IMAGE" else 1  # variants: each is a job
+    cost = spending.estimate_for([request] * jobs, context)
     row = layout.row()
     row.scale_y = 1.5
     row.enabled = blocker is None
     button = text(words.GENERATE_WITH_COST, cost=spending.cost_text(cost))
     reuse_offer.fill_generate(
-        row.operator(reuse_offer.operator_id(settings), text=button, icon="PLAY"), settings, context
+        row.operator(reuse_offer.operator_id(settings, context), text=button, icon="PLAY"), settings, context
     )
     if blocker is not None and blocker.missing:
         draw_setup_box(layout, context, blocker.missing)
@@ -166,10 +219,13 @@ def _draw_generate_button(
     if blocker is not None and blocker.reason is not None:
         wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
-    if cost.unpriced and preferences.chosen_service(context) == DEFAULT_SERVICE:  # its text price
+    service = info(preferences.chosen_service(context))
+    if cost.unpriced and service.needs_address:  # the custom service's text price: the artist's figure
         hint = layout.column(align=True)
         wrapped_label(hint, context, text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
+    elif cost.unpriced:
+        wrapped_label(layout, context, text(words.SERVICE_PRICE_UNKNOWN, service=service.name), icon="INFO")
     reuse_offer.draw(layout, context, settings)
 
 
@@ -298,4 +354,37 @@ def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> No
     row.operator("kiln.variant_keep", text=text(words.KEEP), icon="CHECKMARK")
 
 
-classes = (KILN_PT_generate, KILN_PT_generate_advanced, KILN_PT_blockout)
+class KILN_PT_retexture(bpy.types.Panel):
+    """New textures for the selected mesh, on a service that can re-texture"""
+
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Kiln"
+    bl_label = words.PANEL_RETEXTURE
+    bl_parent_id = "KILN_PT_generate"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = self.layout
+        assert layout is not None
+        service = info(preferences.chosen_service(context))
+        col = layout.column()
+        if not service.capabilities.retexture:
+            wrapped_label(col, context, text(words.RETEXTURE_NOT_OFFERED, service=service.name), icon="INFO")
+            return
+        settings = scene_settings(context)
+        wrapped_label(col, context, text(words.RETEXTURE_HINT), icon="BRUSH_DATA")
+        col.prop(settings, "retexture_prompt", text="")
+        cost = spending.estimate_for([job_requests.retexture_price_request(service.id)], context)
+        row = col.row()
+        row.enabled = bool(settings.retexture_prompt.strip()) and not missing(context)
+        op = row.operator(
+            "kiln.retexture_selected",
+            text=text(words.RETEXTURE_WITH_COST, cost=spending.cost_text(cost)),
+            icon="BRUSH_DATA",
+        )
+        op.prompt = settings.retexture_prompt
+        op.service = service.id
+
+
+classes = (KILN_PT_generate, KILN_PT_generate_advanced, KILN_PT_retexture, KILN_PT_blockout)

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import bpy
 
-from ..api.jobs import Job, JobState
+from ..api.checks import fidelity
+from ..api.jobs import Job, JobKind, JobState
+from ..api.jobs.cancelling import cancels_on_service
 from ..api.words import Message
 from ..api.words import catalogue as words
 from ..drawing import (
@@ -345,12 +347,23 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
         note = said(job.note_message) if job.note_message is not None else job.note
         wrapped_label(col, context, note, icon="INFO", boxes=1)
     quality.draw_quality(col, context, job)
+    _draw_fidelity(col, context, job)
     agents.draw_asked_by(col, context, job)
     engine = runtime.engine_if_started()
     where = engine.where(job) if engine is not None else None
     if where is not None:
         wrapped_label(col, context, said(where), icon=ELSEWHERE_ICON, boxes=1)
     _draw_actions(layout, context, job, elsewhere=engine is not None and engine.runs_elsewhere(job))
+
+
+def _draw_fidelity(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:
+    """How well an image job's mesh matches its image, in words, once the mesh is here."""
+    if JobKind(job.request.kind) is not JobKind.IMAGE or job.state not in (JobState.READY, JobState.IMPORTED):
+        return
+    entry = fidelity.words_for(job.fidelity)
+    poor = job.fidelity is not None and job.fidelity < fidelity.FAIR
+    sentence = text(entry, percent=round((job.fidelity or 0.0) * 100))
+    wrapped_label(layout, context, sentence, icon="ERROR" if poor else "IMAGE_DATA", boxes=1)
 
 
 #: Endings whose sentence says to press Resume: the service has (or may have) the mesh, so asking
@@ -379,8 +392,9 @@ def _draw_actions(
         label = words.OP_IMPORT.name if job.state is JobState.READY else words.IMPORT_AGAIN
         first.append(("kiln.import_job", text(label), "IMPORT"))
     if job.state.is_active:
-        if not elsewhere:  # the service has no cancel: Kiln stops waiting, the task may still run
-            first.append(("kiln.cancel_job", text(words.OP_STOP_WAITING.name), "CANCEL"))
+        if not elsewhere:  # a cancel where the service has one; else Kiln stops waiting (it may still charge)
+            stop = words.OP_CANCEL_ON_SERVICE if cancels_on_service(job) else words.OP_STOP_WAITING
+            first.append(("kiln.cancel_job", text(stop.name), "CANCEL"))
     else:
         if _resumable(job):
             first.append(("kiln.resume_job", text(words.OP_RESUME.name), "RECOVER_LAST"))

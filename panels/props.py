@@ -7,10 +7,18 @@ they only mirror the engine's job ids so a UIList can draw them.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import bpy
-from bpy.props import CollectionProperty, EnumProperty, IntProperty, PointerProperty, StringProperty
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 
 from .. import preferences
 from ..api.jobs import JobRequest
@@ -18,6 +26,7 @@ from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
+from ..session.image_jobs import MAX_VARIANTS
 from ..session.job_requests import image_price_request, text_request
 
 #: Each service's tier choices for a kind of job, made once (Blender needs the strings kept alive).
@@ -33,6 +42,34 @@ def tier_items(settings: Any, context: bpy.types.Context | None) -> list[tuple[s
         capabilities = info(service).capabilities
         tiers = sorted(capabilities.tiers(kind), key=lambda tier: tier.id != capabilities.default_tier(kind))
         items = _tier_items[(service, kind)] = [(tier.id, tier.label.name, tier.label.tip) for tier in tiers]
+    return items
+
+
+_style_items: dict[str, list[tuple[str, str, str]]] = {}
+#: The style choice that sends none (the service's own look).
+NO_STYLE = "NONE"
+#: The panel's option settings, by the one option name each stands for (``api.services.OPTION_NAMES``).
+OPTION_SETTINGS = {
+    "pbr": "option_pbr",
+    "quad": "option_quad",
+    "texture": "option_texture",
+    "polygons": "option_polygons",
+    "style": "option_style",
+}
+#: The views after the front, in ``JobRequest.views``'s order (back, left, right).
+VIEW_SETTINGS = ("view_back", "view_left", "view_right")
+
+
+def style_items(settings: Any, context: bpy.types.Context | None) -> list[tuple[str, str, str]]:
+    """The chosen service's styles, "no style" first."""
+    service = preferences.chosen_service(context)
+    items = _style_items.get(service)
+    if items is None:
+        styles = info(service).capabilities.styles
+        items = _style_items[service] = [
+            (NO_STYLE, words.STYLE_NONE.name, words.STYLE_NONE.tip),
+            *((style.id, style.label.name, style.label.tip) for style in styles),
+        ]
     return items
 
 
@@ -74,8 +111,35 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_url: StringProperty(name=words.ARG_IMAGE_URL.name, description=words.ARG_IMAGE_URL.tip)  # type: ignore[valid-type]
     image_resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
+    image_prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
+    image_variants: IntProperty(  # type: ignore[valid-type]
+        name=words.ARG_VARIANTS.name, description=words.ARG_VARIANTS.tip, default=1, min=1, max=MAX_VARIANTS
+    )
     #: The tier of a service other than the interface's (whose tiers are the resolutions above).
     tier: EnumProperty(name=words.OPTION_TIER.name, description=words.OPTION_TIER.tip, items=tier_items)  # type: ignore[valid-type]
+    # The service's options: one the artist never touched is not sent (the service's own default).
+    option_pbr: BoolProperty(name=words.ARG_PBR.name, description=words.ARG_PBR.tip, default=True)  # type: ignore[valid-type]
+    option_quad: BoolProperty(name=words.ARG_QUAD.name, description=words.ARG_QUAD.tip)  # type: ignore[valid-type]
+    option_texture: BoolProperty(  # type: ignore[valid-type]
+        name=words.ARG_TEXTURE.name, description=words.ARG_TEXTURE.tip, default=True
+    )
+    option_polygons: IntProperty(  # type: ignore[valid-type]
+        name=words.ARG_POLYGONS.name, description=words.ARG_POLYGONS.tip, min=0, soft_max=500_000, step=1000
+    )
+    option_style: EnumProperty(name=words.ARG_STYLE.name, description=words.ARG_STYLE.tip, items=style_items)  # type: ignore[valid-type]
+    more_views: BoolProperty(name=words.SETTING_MORE_VIEWS.name, description=words.SETTING_MORE_VIEWS.tip)  # type: ignore[valid-type]
+    view_back: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_VIEW_BACK.name, description=words.ARG_VIEW_BACK.tip, subtype="FILE_PATH"
+    )
+    view_left: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_VIEW_LEFT.name, description=words.ARG_VIEW_LEFT.tip, subtype="FILE_PATH"
+    )
+    view_right: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_VIEW_RIGHT.name, description=words.ARG_VIEW_RIGHT.tip, subtype="FILE_PATH"
+    )
+    retexture_prompt: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_STYLE_PROMPT.name, description=words.ARG_STYLE_PROMPT.tip
+    )
 
 
 class KilnJobItem(bpy.types.PropertyGroup):
@@ -114,7 +178,36 @@ def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None
     else:
         request = image_price_request(settings.image_resolution)
     service = preferences.chosen_service(context)
-    return request.to_service(service, chosen_tier(settings, service))
+    given = chosen_options(settings, service)
+    options = json.dumps(given, sort_keys=True) if given else ""
+    return request.to_service(service, chosen_tier(settings, service), options)
+
+
+def chosen_options(settings: KilnGenerateSettings, service: str) -> dict[str, object]:
+    """The options the panel sends: those the service takes that the artist set (0 polygons and no
+    style: the service's default, not sent)."""
+    offered = info(service).capabilities.options
+    chosen: dict[str, object] = {}
+    for name, prop in OPTION_SETTINGS.items():
+        if name not in offered or not settings.is_property_set(prop):
+            continue
+        value = getattr(settings, prop)
+        if (name == "polygons" and not value) or (name == "style" and value in (NO_STYLE, "")):
+            continue
+        chosen[name] = value
+    return chosen
+
+
+def uses_views(settings: KilnGenerateSettings, service: str) -> bool:
+    """Generate sends several views: an image from a file or Blender, More Views on, one view given,
+    on a service that takes several."""
+    return (
+        settings.mode == "IMAGE"
+        and settings.image_source in ("FILE", "BLENDER")
+        and settings.more_views
+        and info(service).capabilities.max_views > 1
+        and any(getattr(settings, name).strip() for name in VIEW_SETTINGS)
+    )
 
 
 def chosen_tier(settings: KilnGenerateSettings, service: str) -> str:

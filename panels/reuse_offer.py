@@ -22,7 +22,15 @@ from ..api.words import catalogue as words
 from ..drawing import buttons_row, wrapped_label
 from ..language import text
 from ..session import library
-from .props import KilnGenerateSettings, chosen_tier, effective_prompt, request_of
+from .props import (
+    VIEW_SETTINGS,
+    KilnGenerateSettings,
+    chosen_options,
+    chosen_tier,
+    effective_prompt,
+    request_of,
+    uses_views,
+)
 
 #: Seconds an answer is kept before the index is looked at again.
 FRESH_SECONDS = 1.0
@@ -30,8 +38,12 @@ _answers: dict[str, tuple[float, Entry | None, bool]] = {}
 _image_hashes: dict[tuple[str, int, int], bytes] = {}
 
 
-def operator_id(settings: KilnGenerateSettings) -> str:
-    return "kiln.generate_from_text" if settings.mode == "TEXT" else "kiln.generate_from_image"
+def operator_id(settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> str:
+    if settings.mode == "TEXT":
+        return "kiln.generate_from_text"
+    if uses_views(settings, preferences.chosen_service(context)):
+        return "kiln.generate_from_views"
+    return "kiln.generate_from_image"
 
 
 def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> None:
@@ -42,11 +54,17 @@ def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | N
     tier = chosen_tier(settings, service)
     if tier:
         op.tier = tier
+    for name, value in chosen_options(settings, service).items():
+        setattr(op, name, value)
     if settings.mode == "TEXT":
         op.prompt = effective_prompt(settings)
         op.resolution = settings.text_resolution
         op.provider = settings.provider
         op.quality = settings.quality
+        return
+    op.resolution = settings.image_resolution
+    if uses_views(settings, service):
+        _fill_views(op, settings)
         return
     if settings.image_source == "FILE":
         op.filepath = settings.image_path
@@ -54,8 +72,18 @@ def fill(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context | N
         op.image_name = settings.image.name
     elif settings.image_source == "URL":
         op.image_url = settings.image_url
-    op.resolution = settings.image_resolution
     op.webhook_url = settings.webhook_url
+    op.prepare = settings.image_prepare
+    op.variants = settings.image_variants
+
+
+def _fill_views(op: Any, settings: KilnGenerateSettings) -> None:
+    """The front (the image chosen above) and the views given, as ``generate_from_views`` takes them."""
+    if settings.image_source == "FILE":
+        op.front = settings.image_path
+    elif settings.image is not None:
+        op.front = settings.image.name
+    op.back, op.left, op.right = (getattr(settings, name) for name in VIEW_SETTINGS)
 
 
 def fill_generate(op: Any, settings: KilnGenerateSettings, context: bpy.types.Context) -> None:
@@ -77,10 +105,10 @@ def draw(layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnG
     wrapped_label(box, context, text(words.ALREADY_GENERATED, date=entry.date), icon="ASSET_MANAGER", boxes=1)
     use_it, anyway = text(words.USE_IT_FREE), text(words.GENERATE_ANYWAY)
     row = buttons_row(box, context, use_it, anyway, boxes=1)
-    use = row.operator(operator_id(settings), text=use_it, icon="APPEND_BLEND")
+    use = row.operator(operator_id(settings, context), text=use_it, icon="APPEND_BLEND")
     fill(use, settings, context)
     use.reuse = "ALWAYS"
-    send = row.operator(operator_id(settings), text=anyway, icon="PLAY")
+    send = row.operator(operator_id(settings, context), text=anyway, icon="PLAY")
     fill(send, settings, context)
     send.reuse = "NEVER"
 
@@ -106,6 +134,8 @@ def _key(settings: KilnGenerateSettings, context: bpy.types.Context | None) -> s
         return request_key(request) if request.prompt else None
     if settings.image_source != "FILE" or not settings.image_path.strip():
         return None
+    if uses_views(settings, preferences.chosen_service(context)):
+        return None  # the library keeps single-image requests
     path = Path(bpy.path.abspath(settings.image_path.strip()))
     digest = _file_digest(path)
     if digest is None:

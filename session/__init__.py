@@ -16,11 +16,14 @@ Bottom first:
 * ``results_here`` — which jobs' results are in the open .blend.
 * ``quality_report`` — a result's quality report, read back from the objects it was stamped on.
 * ``scene_import`` — a finished job into the scene: appended from the helper's .blend, or imported here.
+* ``image_variants`` — the variants of one image ranked by fidelity as they land, the best shown.
 * ``library`` — the Kiln asset library: its folder and index; identical requests reuse it.
 * ``library_store`` — every result kept in the library once it is in the scene.
 * ``review_sheet`` — a batch's review files beside its summary.
 * ``watcher`` — the heartbeat: a ``bpy.app.timers`` function that applies what the workers did.
 * ``launching`` — what every networked operator checks first; launching and following a job.
+* ``image_jobs`` — an image job's image checked (off the main thread with a window) and its variants sent.
+* ``retexture`` — the selected mesh exported for a re-texture, with Blender's own glTF exporter.
 * ``batches``, ``blockout``, ``exports`` — the session's part of a batch, a blockout and an export;
   ``batch_run`` — the batch operator's whole flow, above the watcher.
 * ``provenance``, ``disclosure`` — where a result came from, in the files Kiln writes and in the

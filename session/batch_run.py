@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 import bpy
 
 from ..api.errors import InputError, KilnError
-from ..api.features import batch
 from ..api.features.quality.options import GameOptions
-from ..api.jobs.sending import refusal_of
+from ..api.jobs.orders import refusal_of
 from ..api.services import DEFAULT_SERVICE
 from ..api.words import catalogue as words
 from ..language import said
@@ -29,6 +28,8 @@ from .messenger import refuse, tell
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..api.features import batch
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Weighed:
 def read(given: Given) -> batch.Batch | None:
     """The prompt file, each line going to the given service, or None when it cannot be read
     (``run`` says why)."""
+    from ..api.features import batch  # loaded by the first batch: most sessions send none
+
     try:
         return _to_service(batch.read_batch(given.path, resolution=given.resolution), given)
     except InputError:
@@ -89,6 +92,8 @@ def run(
 ) -> set[OperatorResult]:
     """The whole batch for ``op``: refused with every reason, sent after the cost was asked about
     (``ask_first`` starts the operator's own question in the UI), followed or waited for."""
+    from ..api.features import batch
+
     try:
         parsed = _to_service(batch.read_batch(given.path, resolution=given.resolution), given)
     except InputError as exc:

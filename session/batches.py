@@ -18,19 +18,19 @@ from mathutils import Vector
 
 from .. import preferences
 from ..api.errors import KilnError
-from ..api.features import batch
 from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobRequest, JobState
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..language import said as said_text
-from . import library, review_sheet, runtime, state
+from . import library, runtime, state
 from .arguments import preferred_options
 from .messenger import sentence
 from .placement import Placement
 from .quality_report import job_report
 
 if TYPE_CHECKING:
+    from ..api.features import batch
     from ..api.jobs import JobEngine
     from .messenger import Report
 
@@ -53,6 +53,8 @@ def send(
 ) -> list[str]:
     """Submit every item not reused (the engine bounds how many are in flight), reserve every grid
     slot, and put the library's copies in theirs; returns the ids of the jobs sent."""
+    from ..api.features import batch  # loaded by the first batch: most sessions send none
+
     engine = runtime.engine(context)
     origin = runtime.current_origin()
     groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
@@ -81,6 +83,9 @@ def send(
 
 def conclude(job_ids: list[str], summary_path: str) -> tuple[list[Job], Message]:
     """The batch is over: free its grid, write the summary when asked; returns the jobs and a headline."""
+    from ..api.features import batch
+    from . import review_sheet
+
     state.current.grid_slots.forget(job_ids)
     engine = runtime.engine()
     jobs = [job for job in map(engine.get, job_ids) if job is not None]

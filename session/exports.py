@@ -89,6 +89,8 @@ def export_in_place(job: Job, options: GameOptions, context: bpy.types.Context) 
 
 
 def _export_here(job: Job, options: GameOptions, context: bpy.types.Context) -> tuple[list[str], str]:
+    from ..finishing import game_ready  # loaded on the first export with no helper: rare
+
     view_layer = context.view_layer
     selected = [obj for obj in view_layer.objects if obj.select_get()]
     active, active_collection = view_layer.objects.active, view_layer.active_layer_collection
@@ -96,8 +98,6 @@ def _export_here(job: Job, options: GameOptions, context: bpy.types.Context) -> 
     context.scene.collection.children.link(holder)
     view_layer.active_layer_collection = view_layer.layer_collection.children[holder.name]
     before = set(bpy.data.objects)
-    from ..finishing import game_ready  # loaded on the first export with no helper: rare
-
     try:
         bpy.ops.import_scene.gltf(filepath=job.mesh_path)
         made = [obj for obj in bpy.data.objects if obj not in before]

@@ -15,9 +15,11 @@ from pathlib import Path
 import bpy
 
 from .. import preferences
+from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
+from ..api.words import catalogue as words
 from ..options import AUTO
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,11 @@ def image_price_request(resolution_choice: str) -> JobRequest:
     return JobRequest(
         kind="image", image_url="https://priced.invalid/", resolution=resolution(resolution_choice)
     )
+
+
+def retexture_price_request(service: str) -> JobRequest:
+    """A re-texture's price is its service's: a request that says only that (for an estimate)."""
+    return JobRequest(kind="retexture", service=service)
 
 
 def text_request(prompt: str, resolution_choice: str, provider: str = "", quality: str = "") -> JobRequest:
@@ -70,3 +77,34 @@ def save_blender_image(name: str) -> Path:
     finally:
         settings.file_format, settings.color_mode = saved
     return path
+
+
+def image_of(value: str) -> tuple[Path, str]:
+    """An image given as a file path or a Blender image's name: the file to send, and the Blender
+    image's name ("" for a file). Raises InputError when it is neither, or not an image Kiln can send."""
+    value = value.strip()
+    if bpy.data.images.get(value) is not None:
+        return save_blender_image(value), value
+    path = Path(bpy.path.abspath(value))
+    if not path.is_file():
+        raise InputError(words.VIEW_NOT_FOUND, name=value)
+    inputs.read_image_file(path)
+    return path, ""
+
+
+def views_request(front: str, back: str = "", left: str = "", right: str = "") -> JobRequest:
+    """One image job of several views: the front as the image, the others by position (back, left,
+    right; "" where one in the middle is missing, none after the last given)."""
+    if not front.strip():
+        raise InputError(words.VIEWS_NEED_FRONT)
+    front_path, front_image = image_of(front)
+    views = [str(image_of(view)[0]) if view.strip() else "" for view in (back, left, right)]
+    while views and not views[-1]:
+        views.pop()
+    return JobRequest(
+        kind="image",
+        image_path=str(front_path),
+        views=tuple(views),
+        name=front_image,
+        blender_image=front_image,
+    )

@@ -38,7 +38,7 @@ from ..api.features.provenance import AI_TAG
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable
 from ..api.jobs import Job
-from ..api.service.client import kiln_version
+from ..api.version import kiln_version
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
 from ..finishing import library_asset

@@ -48,6 +48,8 @@ class Placement:
     placeholder: str = ""
     #: The batch grid the result takes the next slot of (None: not part of a batch).
     grid: Grid | None = None
+    #: The object a re-texture is of: the result lands beside it, never in its place, or "".
+    beside: str = ""
 
 
 def target_collection(context: bpy.types.Context, name: str, group: str = "") -> bpy.types.Collection:
@@ -108,11 +110,15 @@ def place(context: bpy.types.Context, objects: list[bpy.types.Object], how: Plac
         collection.objects.link(obj)
         if obj.parent is None and placeholder is None:
             obj.location += location
+    original = bpy.data.objects.get(how.beside) if how.beside else None
     if placeholder is not None:
         _replace_placeholder(context, objects, placeholder, how.fit)
+    elif original is not None:
+        _beside(objects, original, location)
     elif how.options.target_height > 0:
         _scale_to_height(context, objects, how.options.target_height, location)
-    _finish(context, objects, how.options)
+    if original is None:
+        _finish(context, objects, how.options)
     if how.grid is not None and placeholder is None:
         _into_grid(context, objects, how.grid)
 
@@ -146,6 +152,16 @@ def _into_grid(context: bpy.types.Context, objects: list[bpy.types.Object], grid
         if obj.parent is None:
             obj.location += offset
     context.view_layer.update()
+
+
+def _beside(objects: list[bpy.types.Object], original: bpy.types.Object, added: Vector) -> None:
+    """A re-texture's result next to its original: moved along X by the original's width (its own
+    place otherwise kept: the service returns the mesh where it was sent). The original is not touched."""
+    low, high = world_bounds([original])
+    width = max(high.x - low.x, 0.1)
+    roots = [obj for obj in objects if obj.parent is None]
+    for obj in roots:
+        obj.location += original.matrix_world.translation - added + Vector((width, 0.0, 0.0))
 
 
 def _vec3(vector: Vector) -> Vec3:

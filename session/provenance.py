@@ -22,8 +22,8 @@ from ..api.features.provenance import Provenance
 from ..api.features.quality import naming
 from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobKind
-from ..api.service.client import kiln_version
 from ..api.services import service_id
+from ..api.version import kiln_version
 from ..api.words import Message, english, english_message
 from ..api.words import catalogue as words
 from .blocking import blocks

@@ -57,7 +57,9 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
     """
     how = state.current.placements.pop(job.id, None) or Placement(preferred_options(context))
     grid = state.current.grid_slots.take(job.id)
-    how = replace(how, group=job.group, placeholder=job.request.placeholder, grid=grid)
+    how = replace(
+        how, group=job.group, placeholder=job.request.placeholder, grid=grid, beside=job.request.retexture_of
+    )
     new_objects = _append_prepared(job, fall_back=preferences.get(context).import_in_place)
     if new_objects is None:
         # Loaded on the first import in place: the helper does this work everywhere else.
@@ -160,10 +162,20 @@ def _say_in_place_once() -> None:
         messenger.announce("WARNING", notice, logged=True)
 
 
+#: How well an image job's mesh matches its image, 0–1 (``api.checks.fidelity``).
+FIDELITY_KEY = "kiln_fidelity"
+
+
 def _stamp(obj: bpy.types.Object, job: Job) -> None:
     """Provenance on every object, so a scene always says where a mesh came from."""
     obj["kiln_task_id"] = job.task_id
-    if job.request.kind == "text":
+    if job.request.kind == "retexture":
+        obj["kiln_retexture_of"] = job.request.retexture_of
+        if job.request.prompt:
+            obj["kiln_prompt"] = job.request.prompt
+        if job.request.image_path:
+            obj["kiln_image"] = job.request.image_path
+    elif job.request.kind == "text":
         obj["kiln_prompt"] = job.request.prompt
     else:
         obj["kiln_image"] = job.request.blender_image or job.request.image_path or job.request.image_url
@@ -172,6 +184,8 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     if job.request.tier:
         obj["kiln_tier"] = job.request.tier
     obj["kiln_date"] = iso_date(job.created_at)
+    if job.fidelity is not None:  # how well the mesh matches its image; absent when not measured
+        obj[FIDELITY_KEY] = job.fidelity
     stamp_agent(obj, job.request.agent)
 
 

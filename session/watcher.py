@@ -28,7 +28,7 @@ from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobState
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
-from . import batches, library_store, messenger, runtime, state
+from . import batches, image_variants, library_store, messenger, runtime, state
 from .blocking import blocks
 from .scene_import import ImportFailed, import_job
 
@@ -99,6 +99,10 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
         engine.mark_failed(job.id, exc.message)
         return "ERROR", messenger.sentence(exc.message)
     engine.mark_imported(job.id, names, into=runtime.current_origin())
+    image_variants.rank_variants(context, job, names)
+    unlike = image_variants.unlike_its_image(job)
+    if unlike is not None:
+        messenger.announce("WARNING", words.FIDELITY_POOR, percent=unlike)
     kept = library_store.store(context, job, names, game)
     if kept is not None:
         messenger.announce("WARNING", kept, logged=True)  # library_store.store has logged it

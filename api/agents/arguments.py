@@ -124,11 +124,26 @@ class Number:
         return value
 
 
+@dataclass(frozen=True)
+class Flag:
+    """On or off (JSON's true or false); left out, the service's own default."""
+
+    description: str
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "boolean", "description": self.description, "enum": [True, False]}
+
+    def check(self, name: str, value: object) -> bool:
+        if not isinstance(value, bool):
+            raise ArgumentError(words.NOT_BOOLEAN.format(name=name))
+        return value
+
+
 def _shown(value: float) -> str:
     return f"{value:g}"
 
 
-Field = Text | Choice | Number
+Field = Text | Choice | Number | Flag
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ that would go over is refused), then the host starts the job and the answer carr
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +17,11 @@ from ..checks.inputs import MAX_PROMPT_CHARS, MAX_URL_CHARS, check_prompt
 from ..errors import InputError, KilnError
 from ..features.credits import request_cost
 from ..jobs import JobRequest
+from ..jobs.orders import refusal_of
 from ..services import SERVICE_IDS
 from ..services.interface import IMAGE_DEFAULT_RESOLUTION
 from . import images, words
-from .arguments import ArgumentError, Arguments, Choice, Number, Text
+from .arguments import ArgumentError, Arguments, Choice, Field, Flag, Number, Text
 from .bridge import HostBusy
 from .calls import Call
 from .host import AgentRequest, LibraryMatch
@@ -77,17 +80,61 @@ SERVICE = Choice(
     SERVICE_IDS,
 )
 
+#: The options, one name each across services; one left out is the service's own default, and one
+#: the service lacks is refused with its sentence (nothing is sent).
+OPTION_FIELDS: dict[str, Field] = {
+    "pbr": Flag("PBR materials (base colour, metal, roughness, normal maps). Not every service takes it."),
+    "quad": Flag("A mesh of four-sided faces. Not every service takes it."),
+    "texture": Flag("Textured (true) or the shape alone (false, cheaper where the service says so)."),
+    "polygons": Number(
+        "The polygon budget (each service has its own range); 0: the service's default.",
+        0,
+        1_000_000,
+        whole=True,
+    ),
+    "style": Text("One of the service's own style ids (for example Tripo's 'object:clay').", 60),
+}
+VIEW_SIDES = ("back", "left", "right")
+#: More views of the same object after the front, each given the same ways as the front.
+VIEW_FIELDS: dict[str, Field] = {
+    f"{side}_{how}": Text(
+        f"The {side} view of the same object (optional; only on a service that takes several images). "
+        + spec.description,
+        spec.max_length,
+        check_with=spec.check_with,
+    )
+    for side in VIEW_SIDES
+    for how, spec in IMAGE_FIELDS.items()
+}
+
 TEXT_ARGUMENTS = Arguments(
-    {"prompt": PROMPT, "resolution": TEXT_RESOLUTION, "name": NAME, "reuse": REUSE, "service": SERVICE},
+    {
+        "prompt": PROMPT,
+        "resolution": TEXT_RESOLUTION,
+        "name": NAME,
+        "reuse": REUSE,
+        "service": SERVICE,
+        **OPTION_FIELDS,
+    },
     required=("prompt",),
 )
 IMAGE_ARGUMENTS = Arguments(
-    {**IMAGE_FIELDS, "resolution": IMAGE_RESOLUTION, "name": NAME, "reuse": REUSE, "service": SERVICE}
+    {
+        **IMAGE_FIELDS,
+        **VIEW_FIELDS,
+        "resolution": IMAGE_RESOLUTION,
+        "name": NAME,
+        "reuse": REUSE,
+        "service": SERVICE,
+        **OPTION_FIELDS,
+    }
 )
 ESTIMATE_ARGUMENTS = Arguments(
     {
         "prompt": PROMPT,
         **IMAGE_FIELDS,
+        **VIEW_FIELDS,
+        **OPTION_FIELDS,
         "service": SERVICE,
         "resolution": Choice(
             "Mesh resolution: 1024, 1536, or auto (the service's default: 1536 for an image).",
@@ -122,8 +169,36 @@ def image_ask(call: Call, args: dict[str, Any], resolution: int | None) -> Agent
         name = name or Path(args["image_path"]).stem[:MAX_NAME_CHARS]  # Kiln keeps a copy under its own name
     else:
         url = args["image_url"]
-    request = JobRequest(kind="image", image_url=url, resolution=resolution, name=name)
-    return AgentRequest(_to_service(call, args, request), image, call.session.agent)
+    views, view_data = _views(call, args)
+    request = JobRequest(kind="image", image_url=url, resolution=resolution, name=name, views=views)
+    # Judged with every view given (one sent as data has no path until the host saves it).
+    judged = tuple(a or ("data" if d is not None else "") for a, d in zip(views, view_data, strict=True))
+    request = _to_service(call, args, request, judged)
+    return AgentRequest(request, image, call.session.agent, view_data)
+
+
+def _views(call: Call, args: dict[str, Any]) -> tuple[tuple[str, ...], tuple[bytes | None, ...]]:
+    """The views after the front by position: an address kept in the request, bytes for the host to
+    save (its path filled in then); "" and None where a view is missing, none after the last given."""
+    addresses: list[str] = []
+    data: list[bytes | None] = []
+    for side in VIEW_SIDES:
+        given = [how for how in IMAGE_FIELDS if f"{side}_{how}" in args]
+        if len(given) > 1:
+            raise ArgumentError(words.ONE_VIEW_IMAGE.format(side=side))
+        how = given[0] if given else ""
+        value = args.get(f"{side}_{how}", "")
+        addresses.append(value if how == "image_url" else "")
+        if how == "image_base64":
+            data.append(images.from_base64(value))
+        elif how == "image_path":
+            data.append(images.from_file(value, call.allowed_folders))
+        else:
+            data.append(None)
+    while addresses and not addresses[-1] and data[-1] is None:
+        addresses.pop()
+        data.pop()
+    return tuple(addresses), tuple(data)
 
 
 def text_ask(call: Call, args: dict[str, Any]) -> AgentRequest:
@@ -133,9 +208,20 @@ def text_ask(call: Call, args: dict[str, Any]) -> AgentRequest:
     return AgentRequest(_to_service(call, args, request), None, call.session.agent)
 
 
-def _to_service(call: Call, args: dict[str, Any], request: JobRequest) -> JobRequest:
-    """The request going to the service the agent named, or the artist's choice."""
-    return request.to_service(args.get("service") or call.host.default_service())
+def _to_service(
+    call: Call, args: dict[str, Any], request: JobRequest, views: tuple[str, ...] = ()
+) -> JobRequest:
+    """The request going to the service the agent named (or the artist's choice), with its options;
+    what that service cannot take is refused in its own sentence before anything is sent."""
+    given = {name: args[name] for name in OPTION_FIELDS if name in args}
+    if not given.get("polygons", 1):
+        del given["polygons"]  # 0: the service's default
+    options = json.dumps(given, sort_keys=True) if given else ""
+    request = request.to_service(args.get("service") or call.host.default_service(), options=options)
+    refused = refusal_of(replace(request, views=views or request.views))
+    if refused is not None:
+        raise InputError(refused)
+    return request
 
 
 def _library(match: LibraryMatch) -> dict[str, str]:
@@ -145,7 +231,7 @@ def _library(match: LibraryMatch) -> dict[str, str]:
 def generate(call: Call, ask: AgentRequest, reuse: str) -> ToolResult:
     """Library first, then the budget, then the host starts the job."""
     budget = call.session.budget
-    if reuse != "never":
+    if reuse != "never" and not ask.views:  # the library keeps single-image requests
         match = call.host.library_match(ask)
         if match is not None and reuse == "always":
             objects = list(call.host.reuse(ask, match))

@@ -13,7 +13,7 @@ treat a job with an empty ``agent`` (the artist's own) as unknown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,6 +33,9 @@ class AgentRequest:
     request: JobRequest
     image: bytes | None
     agent: str
+    #: The views after the front by position (back, left, right): each its checked bytes (saved by
+    #: the host like ``image``), or None where it is given by address in ``request.views`` or missing.
+    views: tuple[bytes | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,10 @@ class JobView:
     waits_for_import: bool = False
     #: Where the result came from (``api.features.provenance.Provenance.summary``), once it has a task.
     provenance: dict[str, Any] | None = None
+    #: An image job's check before sending: what was found (codes and sentences) and what was prepared.
+    image_check: Mapping[str, Any] | None = None
+    #: How well an image job's mesh matches its image, 0–1; None: not measured (or not an image job).
+    fidelity: float | None = None
 
     @property
     def settled(self) -> bool:

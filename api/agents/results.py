@@ -92,6 +92,18 @@ JOB_SCHEMA: dict[str, Any] = {
             "required": ["digital_source_type", "service", "service_id", "request", "task_id", "date"],
             "additionalProperties": False,
         },
+        "image_check": {
+            "type": ["object", "null"],
+            "description": "An image job's check before sending: findings (codes), said (the sentences), "
+            "the subject's box and fill, and whether the image was prepared (cropped, centred, square).",
+        },
+        "fidelity": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "maximum": 1,
+            "description": "How well the mesh's silhouette matches the image's subject from its best side "
+            "(image jobs); null when not measured, never 0 for that.",
+        },
     },
     "required": ["job_id", "state", "kind", "label", "progress", "settled", "objects", "has_preview"],
 }
@@ -178,6 +190,8 @@ def job_json(view: JobView) -> dict[str, Any]:
         "quality": quality,
         "has_preview": view.has_preview,
         "provenance": view.provenance,
+        "image_check": dict(view.image_check) if view.image_check is not None else None,
+        "fidelity": view.fidelity,
     }
 
 

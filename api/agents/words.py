@@ -69,6 +69,11 @@ TEXT_UNPRINTABLE = "{name} contains control characters; send plain text."
 TEXT_PATTERN = "{name} is not in the expected form ({shape})."
 NOT_A_CHOICE = "{name} must be one of {choices}."
 OUT_OF_RANGE = "{name} must be between {minimum} and {maximum}."
+NOT_BOOLEAN = "{name} must be true or false."
+ONE_VIEW_IMAGE = (
+    "Give the {side} view once: as {side}_image_base64, {side}_image_url or {side}_image_path "
+    "(at most one of them)."
+)
 ONE_IMAGE = "Give the image once: as image_base64, image_url or image_path (exactly one of them)."
 NO_PROMPT_OR_IMAGE = "Give a prompt (text job) or an image (image job), not both and not neither."
 

@@ -20,10 +20,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..checks.fidelity import words_for as fidelity_words
 from ..checks.inputs import check_prompt, check_web_url, read_image_file
 from ..checks.text_files import csv_dialect, decode_text, relative_path
 from ..errors import InputError
-from ..jobs import Job, JobRequest, JobState
+from ..jobs import Job, JobKind, JobRequest, JobState
 from ..words import Message, english, shorten
 from ..words import catalogue as words
 from ..words import message as msg
@@ -226,10 +227,26 @@ def summarize(jobs: Iterable[Job], reports: Mapping[str, QualityReport] | None =
                 "verdict": report.verdict if report else None,
                 "reasons": report.reasons if report else [],
                 "quality": asdict(report) if report else None,
+                **_image_facts(job),
             }
         )
     imported = sum(row["state"] == JobState.IMPORTED.value for row in rows)
     return {"jobs": rows, "imported": imported, "failed": len(rows) - imported}
+
+
+def _image_facts(job: Job) -> dict[str, Any]:
+    """An image job's fidelity (0–1, None: not measured) and its words, and what its image check found."""
+    if JobKind(job.request.kind) is not JobKind.IMAGE:
+        return {}
+    try:
+        found = json.loads(job.request.preflight).get("findings", []) if job.request.preflight else []
+    except (ValueError, AttributeError):
+        found = []
+    facts: dict[str, Any] = {"fidelity": job.fidelity, "image_check": found}
+    if job.state is JobState.IMPORTED:
+        percent = round((job.fidelity or 0.0) * 100)
+        facts["fidelity_said"] = english(fidelity_words(job.fidelity), percent=percent)
+    return facts
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:

@@ -40,7 +40,7 @@ def request_cost(request: Priced, text_cost: int | None = None) -> int | None:
     """Credits one submit of ``request`` costs on its service; None when unknown. ``text_cost`` is the
     artist's own figure for the interface service's text jobs (whose price it does not publish)."""
     kind = str(request.kind)
-    if kind not in ("text", "image"):
+    if kind not in ("text", "image", "retexture"):
         return 0
     price = info(request.service_id).capabilities.price(kind, request.tier_id, request.option_values)
     if price is None and kind == "text" and request.service_id == DEFAULT_SERVICE:

@@ -73,7 +73,10 @@ def request_key(request: JobRequest, image_bytes: bytes | None = None) -> str | 
     """The key of an identical request, or None when the request cannot be matched (a URL, a task).
 
     The same prompt or image on another service, tier or options is another request; the interface
-    service's keys are what they always were (so its library keeps matching)."""
+    service's keys are what they always were (so its library keeps matching). Several views of one
+    object are never matched (the library keeps requests of one image)."""
+    if request.views:
+        return None
     if request.kind is JobKind.TEXT:
         parts = [
             normalise_prompt(request.prompt),
@@ -98,7 +101,7 @@ def image_digest_key(sha256_hex: str, request: JobRequest) -> str:
 
 def image_key(request: JobRequest) -> str | None:
     """``request_key`` reading the image file (a few MB at most: the inputs check capped it)."""
-    if request.kind is JobKind.IMAGE and request.image_path:
+    if request.kind is JobKind.IMAGE and request.image_path and not request.views:
         try:
             return request_key(request, Path(request.image_path).read_bytes())
         except OSError:

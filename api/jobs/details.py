@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ..checks.fidelity import words_for as fidelity_words
+from ..words import english
 from .model import Job
 
 
@@ -28,6 +30,9 @@ def job_details(job: Job) -> str:
         ("Options", request.options),
         ("Stage", str(job.stage + 1) if job.stage else ""),
         ("Prompt" if request.prompt else "Image", request.prompt or request.image_path or request.image_url),
+        ("Image sent (prepared by Kiln)", request.image_sent),
+        ("Image check", request.preflight),
+        ("Fidelity", _fidelity(job)),
         ("Retries", str(job.attempt) if job.attempt else ""),
         ("Created", _when(job.created_at)),
         ("Sent", _when(job.submitted_at)),
@@ -39,6 +44,14 @@ def job_details(job: Job) -> str:
         ("Files", ", ".join(Path(p).name for p in (job.mesh_path, job.preview_path, job.blend_path) if p)),
     ]
     return "\n".join(f"{name}: {value}" for name, value in lines if value)
+
+
+def _fidelity(job: Job) -> str:
+    """How well the mesh matches its image, in words and number (image jobs with a mesh only)."""
+    if str(job.request.kind) != "image" or not (job.mesh_path or job.fidelity is not None):
+        return ""
+    said = english(fidelity_words(job.fidelity), percent=round((job.fidelity or 0) * 100))
+    return f"{said} [{job.fidelity:.3f}, {job.fidelity_view}]" if job.fidelity is not None else said
 
 
 def _when(moment: float | None) -> str:

@@ -10,6 +10,7 @@ or a lock held across either.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import queue
@@ -24,9 +25,11 @@ from .. import fs
 from ..errors import InputError, KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import DEFAULT_POLICY, RetryPolicy
+from ..services import info
 from ..words import Message, as_message, message
 from ..words import catalogue as words
 from .book import JobBook, claimed
+from .cancelling import cancels_on_service
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
     OWNED_STATES,
@@ -40,9 +43,9 @@ from .model import (
     new_job_id,
     sentence,
 )
+from .orders import refusal_of
 from .owner import this_process
 from .scheduler import Scheduler
-from .sending import refusal_of
 from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread
@@ -251,14 +254,24 @@ class JobEngine:
             self.book.emit(fresh)
             self.scheduler.schedule(job_id, Step.SEND, 0.0)
 
-    def cancel(self, job_id: str) -> None:
-        """Stop tracking a job. The service has no cancel endpoint: the task may still finish there."""
+    def cancel(self, job_id: str) -> bool:
+        """Stop a job. Where its service documents a cancel and a task was made, a worker then asks
+        the service (True: it will); elsewhere Kiln stops waiting and the task may still finish there."""
         with self.book.lock:
             job = self._own_or_take(job_id)
             if job.state in (JobState.IMPORTED, JobState.CANCELLED):
-                return
-            self.book.settle(job_id, JobState.CANCELLED, note=message(words.NOTE_STOPPED_WAITING))
+                return False
+            on_service = cancels_on_service(job)
+            note = (
+                message(words.NOTE_CANCELLING, service=info(job.request.service_id).name)
+                if on_service
+                else message(words.NOTE_STOPPED_WAITING)
+            )
+            self.book.settle(job_id, JobState.CANCELLED, note=note)
+            if on_service:
+                self.scheduler.schedule(job_id, Step.CANCEL, 0.0)
         self.scheduler.deadlines.cancel(job_id)
+        return on_service
 
     def remove(self, job_id: str) -> None:
         """Take a job off the list (any process's, once it is not being worked on)."""
@@ -270,11 +283,20 @@ class JobEngine:
                 raise JobElsewhere(self.book.elsewhere(words.JOB_RUNS_ELSEWHERE_CANCEL_THERE, job))
             self.book.remove(job_id)
             self.book.discard(job.blend_path)
-            upload = Path(job.request.image_path)
-            # A copy Kiln saved (of a Blender image, or of an agent's image), never the artist's own file.
-            kilns_copy = job.request.blender_image or job.request.agent
-            if kilns_copy and inside(upload, self.state_dir / UPLOADS_DIR) and self._writer:
-                self._writer.later(lambda: fs.discard(upload))
+            self._discard_uploads(job)
+
+    def _discard_uploads(self, job: Job) -> None:
+        """Kiln's own copies of a removed job's images (a Blender image, an agent's image or view, the
+        prepared image, a mesh exported for a re-texture), never the artist's own files."""
+        uploads = self.state_dir / UPLOADS_DIR
+        request = job.request
+        kilns_copy = bool(request.blender_image or request.agent)
+        ours = [(request.image_path, kilns_copy), (request.image_sent, True), (request.model_path, True)]
+        ours += [(view, True) for view in request.views]
+        for path, kilns in ours:
+            upload = Path(path)
+            if path and kilns and inside(upload, uploads) and self._writer:
+                self._writer.later(functools.partial(fs.discard, upload))
 
     def mark_imported(self, job_id: str, objects: Iterable[str], into: str = "") -> None:
         """The job's mesh is in this Blender's scene (``into``: that .blend's identity). Another live

@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..checks import fidelity
+from ..checks.fidelity import Fidelity
 from ..checks.glb import GlbInfo, check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
 from ..isolation import IsolationError
@@ -20,8 +22,8 @@ from ..words import catalogue as words
 from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
-from .model import Job, JobState, cache_name, sentence
-from .sending import order_of
+from .model import Job, JobKind, JobState, cache_name, sentence
+from .orders import order_of
 from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:
@@ -141,6 +143,7 @@ class Fetcher(WorkerStep):
         if not self._fetched(job, client, mesh):
             return
         preview_ok = fetch_preview(client, job.preview_url, preview)
+        likeness = measure_fidelity(job, mesh)
         blend = self._prepared(job, mesh, self.host.cache_dir / f"{name}.blend")
         if blend is None:
             return
@@ -149,11 +152,9 @@ class Fetcher(WorkerStep):
                 book.discard(blend)
                 return
             self._failures.pop(job_id, None)
+            done = replace(book.jobs[job_id], mesh_path=str(mesh), blend_path=blend, fidelity=likeness.value)
             shown = str(preview) if preview_ok else ""
-            book.put(
-                replace(book.jobs[job_id], mesh_path=str(mesh), blend_path=blend, preview_path=shown),
-                save=False,
-            )
+            book.put(replace(done, preview_path=shown, fidelity_view=likeness.view), save=False)
             book.settle(job_id, JobState.READY)
 
     def _count(self, job_id: str, triangles: int | None) -> None:
@@ -237,6 +238,16 @@ class Fetcher(WorkerStep):
         """The engine is stopping or the job was cancelled: its helper must not outlive that."""
         with self.book.lock:
             return self.host.stop.is_set() or self.book.current(job_id, JobState.DOWNLOADING) is None
+
+
+def measure_fidelity(job: Job, mesh: Path) -> Fidelity:
+    """How well an image job's checked mesh matches the image sent (a measure only: it never fails the
+    job, and a job with no image on this computer is "not measured")."""
+    request = job.request
+    image = request.image_sent or request.image_path
+    if request.kind is not JobKind.IMAGE or not image or not Path(image).is_file():
+        return Fidelity(None)
+    return fidelity.measure(mesh, image)
 
 
 def fetch_preview(client: GenerationService, url: str, dest: Path) -> bool:

@@ -55,6 +55,8 @@ class JobKind(enum.StrEnum):
     TEXT = "text"
     IMAGE = "image"
     TASK = "task"
+    #: New textures for a mesh Kiln exported (``model_path``), styled by ``prompt`` or ``image_path``.
+    RETEXTURE = "retexture"
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,20 @@ class JobRequest:
     tier: str = ""
     #: Options by their one name (``api.services.OPTION_NAMES``) as JSON; "": the service's defaults.
     options: str = ""
-    #: More images of the same object after ``image_path`` (back, left, right).
+    #: More images of the same object after ``image_path``, by position (back, left, right); "" where
+    #: a view in the middle is missing.
     views: tuple[str, ...] = ()
+    #: A re-texture's mesh: the GLB Kiln exported of the artist's object.
+    model_path: str = ""
+    #: The object a re-texture is of: its result lands beside it (``kiln_retexture_of``).
+    retexture_of: str = ""
+    #: The image actually sent when Kiln prepared it (``api.checks.image_preflight``): a file of Kiln's
+    #: uploads folder, sent instead of ``image_path`` or ``image_url``, which stay the provenance.
+    image_sent: str = ""
+    #: What the image check found and prepared (``Preflight.summary`` as JSON); "": not checked.
+    preflight: str = ""
+    #: The name the variants of one image share (``session.image_jobs``): the best match is shown.
+    variant_of: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -172,6 +186,8 @@ class JobRequest:
             return self.prompt.strip()
         if self.kind is JobKind.TASK:
             return "Task"
+        if self.kind is JobKind.RETEXTURE and self.retexture_of:
+            return self.retexture_of
         return Path(self.image_path).name if self.image_path else self.image_url.rsplit("/", 1)[-1]
 
 
@@ -234,6 +250,10 @@ class Job:
     task_handle: str = ""
     #: Which submit of a job made in stages the task is (Meshy: 0 the preview, 1 the refine).
     stage: int = 0
+    #: How well an image job's mesh matches its image (``api.checks.fidelity``, 0–1); None: not measured.
+    fidelity: float | None = None
+    #: The view of the mesh that matched best ("front", "side mirrored", …).
+    fidelity_view: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..errors import KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import RetryPolicy
-from ..services import DEFAULT_SERVICE, make_client
+from ..services import DEFAULT_SERVICE, info, make_client
 from ..words import catalogue as words
 from ..words import message
 from .book import JobBook
@@ -161,8 +161,15 @@ class Scheduler:
             error = self._client_errors[service].message
         else:
             error = message(words.SERVICE_NOT_SET_UP)
+        if service != DEFAULT_SERVICE:  # the custom service is "the service" in every sentence
+            error = message(words.SERVICE_SAID, service=info(service).name, said=error)
         self.book.settle(job_id, JobState.FAILED, error=error)
         return None
+
+    def client_for(self, job_id: str) -> GenerationService | None:
+        """The client of the job's service, if one could be made (nothing is said on the job)."""
+        with self._lock:
+            return self._clients.get(self._service_of(job_id))
 
     def _service_of(self, job_id: str) -> str:
         job = self.book.jobs.get(job_id)

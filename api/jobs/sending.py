@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
 from ..service.models import Task
-from ..services import Order, info, refusal
 from ..words import Message, message
 from ..words import catalogue as words
 from .disk import StoreError
-from .model import Job, JobKind, JobRequest, JobState, sentence
+from .model import Job, JobKind, JobState, sentence
+from .orders import order_of
 from .step_context import Step, WorkerStep, restart_clock, unexpected, wait_recorded
 from .store import Conflict
 
@@ -155,33 +155,3 @@ class Sender(WorkerStep):
 def stage_key(job: Job) -> str:
     """The submit's idempotency key: the job's, and a key of its own for each later stage."""
     return f"{job.idempotency_key}-{job.stage}" if job.stage else job.idempotency_key
-
-
-def request_order(request: JobRequest) -> Order:
-    """What a request asks its service to make (its first stage), in plain values."""
-    return Order(
-        kind=str(request.kind),
-        prompt=request.prompt,
-        image_path=request.image_path,
-        image_url=request.image_url,
-        views=request.views,
-        tier=request.tier_id,
-        provider=request.provider,
-        quality=request.quality,
-        webhook_url=request.webhook_url,
-        options=request.option_values,
-    )
-
-
-def order_of(job: Job) -> Order:
-    """What the job asks its service to make at its current stage (the task the stage before made)."""
-    order = request_order(job.request)
-    return replace(order, stage=job.stage, previous_task_id=job.task_id) if job.stage else order
-
-
-def refusal_of(request: JobRequest) -> Message | None:
-    """Why the request's service cannot take it, in a sentence (None: it can); nothing is sent then."""
-    if request.kind is JobKind.TASK:
-        return None
-    service = info(request.service_id)
-    return refusal(service.capabilities, service.name, request_order(request))

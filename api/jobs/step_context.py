@@ -39,6 +39,8 @@ class Step(enum.Enum):
     SEND = "send"
     POLL = "poll"
     DOWNLOAD = "download"
+    #: Ask the service to cancel a job the artist cancelled (where the service can).
+    CANCEL = "cancel"
 
 
 #: The step that moves a job on from each state it can be resumed in.
@@ -66,6 +68,8 @@ class StepContext(Protocol):
     def schedule(self, job_id: str, step: Step, delay: float) -> None: ...
 
     def usable_client(self, job_id: str) -> GenerationService | None: ...
+
+    def client_for(self, job_id: str) -> GenerationService | None: ...
 
     def take_slot(self) -> bool: ...
 

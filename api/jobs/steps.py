@@ -7,6 +7,7 @@ before anything is acted on (the send, the task id) is waited for on the worker.
 
 from __future__ import annotations
 
+from .cancelling import Canceller
 from .fetching import Fetcher
 from .model import cache_name
 from .sending import Sender
@@ -17,9 +18,19 @@ class StepRunner:
     """Runs a job's next step on the calling worker thread (a sender and a fetcher, each counting tries)."""
 
     def __init__(self, context: StepContext) -> None:
-        sender, fetcher = Sender(context), Fetcher(context)
-        self._steps = {Step.SEND: sender.send, Step.POLL: fetcher.poll, Step.DOWNLOAD: fetcher.download}
-        self._kinds: dict[Step, WorkerStep] = {Step.SEND: sender, Step.POLL: fetcher, Step.DOWNLOAD: fetcher}
+        sender, fetcher, canceller = Sender(context), Fetcher(context), Canceller(context)
+        self._steps = {
+            Step.SEND: sender.send,
+            Step.POLL: fetcher.poll,
+            Step.DOWNLOAD: fetcher.download,
+            Step.CANCEL: canceller.cancel,
+        }
+        self._kinds: dict[Step, WorkerStep] = {
+            Step.SEND: sender,
+            Step.POLL: fetcher,
+            Step.DOWNLOAD: fetcher,
+            Step.CANCEL: canceller,
+        }
 
     def run(self, step: Step, job_id: str) -> None:
         self._steps[step](job_id)

@@ -29,7 +29,6 @@ import logging
 import os
 import re
 import threading
-import tomllib
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -48,6 +47,7 @@ from ..errors import (
     ServiceError,
     UnsafeAddressError,
 )
+from ..version import kiln_version
 from ..words import catalogue as words
 from .answers import parse_json
 from .download import stream_to_file
@@ -59,7 +59,7 @@ from .redact import redact
 from .retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
 from .transport import Transport
 
-__all__ = ["DEADLINE", "MAX_ANSWER_BYTES", "MAX_DOWNLOAD_BYTES", "ServiceClient", "kiln_version"]
+__all__ = ["DEADLINE", "MAX_ANSWER_BYTES", "MAX_DOWNLOAD_BYTES", "ServiceClient"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,20 +69,8 @@ MAX_ERROR_BYTES = 64 * 1024
 DEADLINE = 60.0  # seconds for one API exchange, connection and whole answer
 DOWNLOAD_FLOOR = (4096.0, 30.0)  # a download slower than 4 KB/s over 30 s is cut
 _SALVAGE_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.){1,2048}")')
-#: The manifest at the add-on's root (this module is ``api/service/client.py``).
-MANIFEST = Path(__file__).resolve().parents[2] / "blender_manifest.toml"
-
 ProgressCallback = Callable[[int, int | None], object]
 T = TypeVar("T")
-
-
-def kiln_version() -> str:
-    """The add-on version from the manifest at the add-on's root (shipped in the zip)."""
-    try:
-        with MANIFEST.open("rb") as f:
-            return str(tomllib.load(f).get("version", "unknown"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return "unknown"
 
 
 DEFAULT_USER_AGENT = f"Kiln/{kiln_version()} python-requests/{requests.__version__}"
@@ -185,6 +173,11 @@ class ServiceClient:
     def stages(self, order: object) -> int:
         """Submits one job takes: one, unless the service makes a job in stages."""
         return 1
+
+    def cancel_task(self, task_id: str, *, handle: str = "") -> None:
+        """A service that documents no cancel: said, nothing sent (Stop Waiting is all Kiln can do)."""
+        name = str(getattr(getattr(self, "info", None), "name", "") or "The service")
+        raise InputError(words.SERVICE_CANNOT_CANCEL, details=f"task {shown_task_id(task_id)}", service=name)
 
     # ------------------------------------------------------------------ plumbing
 

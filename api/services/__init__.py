@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .capabilities import OPTION_NAMES, Capabilities, Tier
 from .info import ServiceInfo
-from .order import Order, refusal
+from .order import Order, given_views, refusal
 
 if TYPE_CHECKING:
     from .base import GenerationService
@@ -70,6 +70,7 @@ __all__ = [
     "ServiceInfo",
     "Tier",
     "all_services",
+    "given_views",
     "info",
     "make_client",
     "refusal",

@@ -59,4 +59,9 @@ class GenerationService(Protocol):
         """Credits left on the account, where the service tells (None: it does not)."""
         ...
 
+    def cancel_task(self, task_id: str, *, handle: str = "") -> None:
+        """Ask the service to stop the task, where it documents a way (``Capabilities.cancel``); one
+        attempt. A service without one raises InputError with a sentence saying so."""
+        ...
+
     def close(self) -> None: ...

@@ -64,12 +64,20 @@ class Capabilities:
     webhooks: bool = False
     #: A job the service itself fails costs nothing there (its own documentation says so).
     refunds_failed: bool = False
-    #: The service can re-texture a mesh it is sent (issue 40 fills what it takes).
+    #: The service can re-texture a mesh it is sent (``Order.kind == "retexture"``), a mesh file of at
+    #: most ``retexture_max_bytes`` (0: no documented limit), for ``retexture_credits`` (None: unpublished).
     retexture: bool = False
+    retexture_max_bytes: int = 0
+    retexture_credits: int | None = None
+    #: Which of :data:`OPTION_NAMES` a re-texture takes.
+    retexture_options: frozenset[str] = frozenset()
+    #: Credits the texture adds to a job (on by default, so tier prices include it): a job sent with
+    #: texture off costs this much less, where the service publishes it.
+    texture_credits: int = 0
 
     def takes(self, kind: str) -> bool:
-        """Whether the service takes a job of this kind ("text" or "image")."""
-        return bool(self.tiers(kind))
+        """Whether the service takes a job of this kind ("text", "image" or "retexture")."""
+        return self.retexture if kind == "retexture" else bool(self.tiers(kind))
 
     def tiers(self, kind: str) -> tuple[Tier, ...]:
         return self.text_tiers if kind == "text" else self.image_tiers if kind == "image" else ()
@@ -83,9 +91,17 @@ class Capabilities:
         return next((tier for tier in self.tiers(kind) if tier.id == wanted), None)
 
     def price(self, kind: str, tier_id: str = "", options: Mapping[str, object] | None = None) -> int | None:
-        """Credits one job costs, or None where the service does not publish it (never taken as free)."""
+        """Credits one job costs, or None where the service does not publish it (never taken as free).
+
+        An option's published credits are added when it is on; texture off takes ``texture_credits`` off.
+        """
+        chosen = options or {}
+        if kind == "retexture":
+            return self.retexture_credits if self.retexture else None
         tier = self.tier(kind, tier_id)
         if tier is None or tier.credits is None:
             return None
-        extra = sum(cost for name, cost in self.option_credits.items() if (options or {}).get(name))
-        return tier.credits + extra
+        extra = sum(cost for name, cost in self.option_credits.items() if chosen.get(name))
+        if "texture" in chosen and not chosen["texture"]:
+            extra -= self.texture_credits
+        return max(0, tier.credits + extra)

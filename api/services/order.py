@@ -18,12 +18,15 @@ from .capabilities import OPTION_NAMES, Capabilities
 class Order:
     """One submit: a text or image job (``stage`` > 0: a later stage of the same job)."""
 
-    kind: str  # "text" or "image"
+    kind: str  # "text", "image" or "retexture"
     prompt: str = ""
     image_path: str = ""
     image_url: str = ""
-    #: More images of the same object after the front (back, left, right), where the service takes them.
+    #: More images of the same object after the front, read by position as (back, left, right); a
+    #: missing view in the middle is "" (each client leaves it out as its service documents).
     views: tuple[str, ...] = ()
+    #: A re-texture's mesh (a GLB Kiln exported); its style is ``prompt`` or ``image_path``.
+    model_path: str = ""
     #: A tier of the service's capabilities ("" : its default).
     tier: str = ""
     #: The interface service's image model for text jobs (its ``image_model``).
@@ -38,18 +41,27 @@ class Order:
     previous_task_id: str = ""
 
 
+def given_views(views: tuple[str, ...]) -> list[str]:
+    """The views actually given (a missing one, "", left out), in their order."""
+    return [view for view in views if str(view or "").strip()]
+
+
 def refusal(capabilities: Capabilities, service_name: str, order: Order) -> Message | None:
     """Why ``order`` cannot go to this service, in a sentence (None: it can). Nothing is sent then."""
     if not capabilities.takes(order.kind):
-        entry = words.SERVICE_TAKES_NO_TEXT if order.kind == "text" else words.SERVICE_TAKES_NO_IMAGE
-        return message(entry, service=service_name)
+        entries = {"text": words.SERVICE_TAKES_NO_TEXT, "retexture": words.SERVICE_TAKES_NO_RETEXTURE}
+        return message(entries.get(order.kind, words.SERVICE_TAKES_NO_IMAGE), service=service_name)
     if order.tier and capabilities.tier(order.kind, order.tier) is None:
         return message(words.SERVICE_TIER_UNKNOWN, service=service_name, tier=order.tier)
     if order.image_url and not capabilities.image_url:
         return message(words.SERVICE_TAKES_NO_IMAGE_URL, service=service_name)
-    if 1 + len(order.views) > capabilities.max_views:
+    views = given_views(order.views)
+    if views and capabilities.max_views <= 1:
         return message(words.SERVICE_TAKES_ONE_IMAGE, service=service_name)
+    if 1 + len(views) > capabilities.max_views:
+        return message(words.SERVICE_TAKES_FEWER_VIEWS, service=service_name, n=capabilities.max_views)
+    offered = capabilities.retexture_options if order.kind == "retexture" else capabilities.options
     for name in OPTION_NAMES:
-        if name in order.options and name not in capabilities.options:
+        if name in order.options and name not in offered:
             return message(words.SERVICE_LACKS_OPTION, service=service_name, option=name)
     return None

@@ -953,7 +953,7 @@ PROMPT_FROM_TEXT = Plural(
     "Sends all {n:,} characters of the Text block “{name}” (Advanced).",
 )
 PROMPT_FROM_TEXT_BLOCK = "A long prompt from a Text block:"
-IMAGE_URL_FETCHED = "The service fetches this address itself."
+IMAGE_URL_FETCHED = "Kiln fetches this picture to check it, then sends the picture it checked."
 CHOOSE_IMAGE_FILE = "Choose an image file (PNG, JPEG or WebP)."
 CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included)."
 GENERATE_WITH_COST = "Generate · {cost}"
@@ -1198,6 +1198,86 @@ DISCLOSURE_COL_CREDIT = "Credit"
 DISCLOSURE_COL_DONE = "Done since"
 DISCLOSURE_COL_SOURCE = "Digital source type"
 
+# ------------------------------------------------------------------ image checks
+# What Kiln finds in a concept image before anything is sent, and how well the mesh matches it after
+# (``api/checks/image_preflight.py``, ``api/checks/fidelity.py``).
+
+IMAGE_NOT_A_PICTURE = (
+    "Kiln could not read {name} as a picture, so nothing was sent. Save it again as PNG or JPEG, "
+    "then pick it again."
+)
+IMAGE_SINGLE_COLOUR = (
+    "{name} is empty or a single colour, with no object to make a mesh of, so nothing was sent. "
+    "Pick the image of your object."
+)
+IMAGE_TOO_SMALL = (
+    "{name} is {width} by {height} pixels and the service takes at least {side} pixels on each side, "
+    "so nothing was sent. Pick a larger image."
+)
+IMAGE_CUT_OFF = (
+    "The object in {name} touches the edge of the picture, so part of it may be cut off and missing "
+    "from the mesh. Use an image that shows all of it."
+)
+IMAGE_SUBJECT_SMALL = (
+    "The object in {name} fills little of the picture, so the mesh may lack detail. "
+    "Leave Prepare Image on, or crop the image closer."
+)
+IMAGE_SEVERAL_SUBJECTS = (
+    "{name} seems to show several separate objects, and the service makes one mesh of them all. "
+    "Use an image of one object."
+)
+IMAGE_BUSY_BACKGROUND = (
+    "The background of {name} is busy, and the service may model it too. "
+    "Use an image of the object on a plain background."
+)
+IMAGE_BLURRED = "{name} is very blurred, so the mesh will lack detail. Use a sharper image."
+IMAGE_STRICT_REFUSED = (
+    "Nothing was sent: the image check found a problem, and you asked to send only clean images."
+)
+IMAGE_NOT_LOOKED_AT = (
+    "Kiln could not look closely at the image on this Blender (its Python lacks the Pillow module), "
+    "so it is sent as it is."
+)
+IMAGE_URL_UNREADABLE = (
+    "Kiln could not fetch the image at {url} to check it, so nothing was sent. "
+    "Check the address, or save the image and pick the file."
+)
+IMAGE_CHECKING = "Checking {name} before anything is sent…"
+IMAGE_PREPARED = (
+    "Kiln cropped {name} to the object, centred it on a plain square of {side} pixels and sent that."
+)
+IMAGE_LOOKS_FINE = "{name} looks fine: one object on a plain background."
+IMAGE_SEND_ANYWAY = Label("Send Anyway", "Send this image although the check found a problem")
+ARG_PREFLIGHT = Label("Image Check", "What to do when the image check finds a problem in the image")
+PREFLIGHT_ASK = Label("Ask", "Say what the check found and ask before sending (a script gets a warning)")
+PREFLIGHT_STRICT = Label("Strict", "Send nothing when the check finds any problem")
+ARG_PREPARE = Label(
+    "Prepare Image",
+    "Crop the image to the object, centre it on a plain square and fit it to the service's size "
+    "before it is sent",
+)
+ARG_VARIANTS = Label(
+    "Variants", "How many versions to make from the image; each costs a job, and the best match is placed"
+)
+FIDELITY_GOOD = "The mesh matches your image well ({percent}% alike from its best side)."
+FIDELITY_FAIR = "The mesh matches your image in part ({percent}% alike from its best side)."
+FIDELITY_POOR = (
+    "The mesh looks unlike your image ({percent}% alike from its best side): try another image or a variant."
+)
+FIDELITY_UNMEASURED = "How well the mesh matches your image could not be measured."
+IMAGE_CHECK_LOST = (
+    "The image check's outcome is gone (was Kiln reloaded?), so nothing was sent. Press Generate again."
+)
+IMAGE_VARIANTS_GENERATING = Plural(
+    "Generating 1 variant of “{name}”.",
+    "Generating {n} variants of “{name}”: the best match with your image is shown, the others wait behind "
+    "the variant buttons.",
+)
+IMAGE_VARIANTS_IMPORTED = Plural(
+    "{n} variant of “{name}” is in the scene.",
+    "{n} variants of “{name}” are in the scene: the best match with your image is shown.",
+)
+
 # ------------------------------------------------------------------ the services
 # Said of any service; ``{service}`` is its own name (Tripo, Meshy, Hyper3D Rodin: never translated).
 
@@ -1244,12 +1324,85 @@ OPTION_TIER = Label("Quality", "The service's quality tier for this job; the pri
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
 JOB_SENT_TO = "Sent to {service}"
+SERVICE_PRICE_UNKNOWN = (
+    "{service} publishes no price Kiln can show for this job; your balance there says what it cost."
+)
 #: This session's spending on one service, when it used several (each counts in its own credits).
 SPENT_ON_SERVICE = "{service}: {jobs}, {credits}"
 SPENT_ON_SERVICE_UNPRICED = "{service}: {jobs}, {credits}, and {unpriced}"
 CONNECTED_TO_SERVICE = "{service}: connected, your API key works."
 CONNECTED_WITH_BALANCE = Plural(
     "{service}: connected, {amount} credit left.", "{service}: connected, {amount} credits left."
+)
+
+# ------ what services can do
+# Several views of one object, a service's own options in the panel, re-texturing a mesh, cancelling
+# on the service. ``{service}`` is the service's own name.
+
+SERVICE_TAKES_FEWER_VIEWS = Plural(
+    "{service} takes at most {n} image of one object, so nothing was sent. Leave a view out.",
+    "{service} takes at most {n} images of one object, so nothing was sent. Leave a view out.",
+)
+SERVICE_TAKES_NO_RETEXTURE = (
+    "{service} cannot re-texture a mesh, so nothing was sent. Choose a service that can."
+)
+SERVICE_CANNOT_CANCEL = (
+    "{service} has no way to cancel a job, so Kiln only stopped waiting. "
+    "The service may still finish it (and charge for it)."
+)
+NOTE_CANCELLING = "Asking {service} to cancel this job…"
+NOTE_CANCELLED_ON_SERVICE = (
+    "Cancelled on {service}. Count its credits as spent: {service} does not say it gives them back."
+)
+NOTE_CANCEL_FAILED = (
+    "{service} did not confirm the cancel. Kiln stopped waiting; the service may still finish the job "
+    "(and charge for it)."
+)
+OP_CANCEL_ON_SERVICE = Label(
+    "Cancel on Service",
+    "Ask the service to cancel this job; credits it already charged may not come back",
+)
+OP_GENERATE_FROM_VIEWS = Label(
+    "Generate from Views",
+    "Generate one 3D mesh from several images of the same object: its front, and its back, left or right",
+)
+ARG_VIEW_FRONT = Label("Front", "The front view: an image file's path, or the name of a Blender image")
+ARG_VIEW_BACK = Label("Back", "The back view (optional): an image file's path, or a Blender image's name")
+ARG_VIEW_LEFT = Label("Left", "The left view (optional): an image file's path, or a Blender image's name")
+ARG_VIEW_RIGHT = Label("Right", "The right view (optional): an image file's path, or a Blender image's name")
+VIEWS_NEED_FRONT = "Give the front view: the other views go with it. Nothing was sent."
+VIEW_NOT_FOUND = (
+    "There is no image file or Blender image called “{name}”, so nothing was sent. "
+    "Check the path or the image's name."
+)
+SETTING_MORE_VIEWS = Label(
+    "More Views",
+    "Add the back, left or right view of the same object: the service makes one mesh from them all",
+)
+VIEWS_OFFERED = Plural(
+    "{service} takes {n} image of one object.", "{service} takes up to {n} images of one object."
+)
+STYLE_NONE = Label("No Style", "The service's own look, no style")
+OP_RETEXTURE_SELECTED = Label(
+    "Re-texture Selected",
+    "Send the selected mesh to the service for new textures, from a prompt or an image; the result "
+    "lands beside it and the original stays as it is",
+)
+ARG_STYLE_PROMPT = Label("Style Prompt", "The look of the new textures, in words")
+ARG_STYLE_IMAGE = Label("Style Image", "An image file whose look the new textures follow")
+PANEL_RETEXTURE = "Re-texture"
+RETEXTURE_HINT = "Select a mesh, describe its new look, then press Re-texture Selected."
+RETEXTURE_WITH_COST = "Re-texture Selected ({cost})"
+RETEXTURE_NOT_OFFERED = "{service} cannot re-texture a mesh: choose a service that can, above."
+RETEXTURE_NEEDS_MESH = "Select one mesh object to re-texture. Nothing was sent."
+RETEXTURE_PROMPT_OR_IMAGE = "Give a style prompt or a style image, one of the two. Nothing was sent."
+RETEXTURE_TOO_LARGE = (
+    "The selected mesh is {size} as a GLB file, more than the {limit} {service} takes, so nothing "
+    "was sent. Decimate it, then try again."
+)
+RETEXTURE_EXPORT_FAILED = "Blender could not export the selected mesh, so nothing was sent."
+RETEXTURE_PROMPT_TOO_LONG = (
+    "{service} takes a style prompt of at most {limit} characters; this one has {length}. Nothing was sent."
 )
 
 # ------------------------------------------------------------------ Tripo

@@ -40,8 +40,14 @@ from sandbox.state import KEY_SHAPE, SandboxState, Task
 TEXT_PATH = "/openapi/v2/text-to-3d"
 IMAGE_PATH = "/openapi/v1/image-to-3d"
 MULTI_PATH = "/openapi/v1/multi-image-to-3d"
+RETEXTURE_PATH = "/openapi/v1/retexture"
 BALANCE_PATH = "/openapi/v1/balance"
-ENDPOINTS = {"text-to-3d": TEXT_PATH, "image-to-3d": IMAGE_PATH, "multi-image-to-3d": MULTI_PATH}
+ENDPOINTS = {
+    "text-to-3d": TEXT_PATH,
+    "image-to-3d": IMAGE_PATH,
+    "multi-image-to-3d": MULTI_PATH,
+    "retexture": RETEXTURE_PATH,
+}
 
 #: text-to-3d page: ``ai_model`` meshy-5, meshy-6, latest (= Meshy 6).
 AI_MODELS = frozenset({"meshy-5", "meshy-6", "latest"})
@@ -50,6 +56,10 @@ TOPOLOGIES = frozenset({"quad", "triangle"})
 POLYCOUNT = (100, 300_000)
 MAX_PROMPT = 600
 MAX_IMAGES = 4
+#: Retexture: 10 credits; ``text_style_prompt`` at most 600 characters; the model as a public URL or
+#: a base64 data URI of MIME type application/octet-stream (.glb, .gltf, .obj, .fbx, .stl).
+RETEXTURE_COST = 10
+MAX_STYLE_PROMPT = 600
 #: www.meshy.ai/api "Pricing": preview 20 (Meshy 6) / 10 (others); refine 10; image 20/30 and 5/15.
 PREVIEW_COST = {"meshy-6": 20, "latest": 20, "meshy-5": 10}
 REFINE_COST = 10
@@ -214,6 +224,38 @@ def create_app(state: SandboxState) -> FastAPI:
         charge_or_refuse(key, cost)
         decoded = [await _image(url) for url in urls]
         return make_image_task(request, key, body, decoded[0], cost, "multi-image-to-3d")
+
+    @app.post(RETEXTURE_PATH, summary="Create a Retexture task")
+    async def retexture(request: Request) -> Response:
+        key = authorize(request)
+        body = await _json_object(request)
+        source = body.get("model_url")
+        if not isinstance(source, str) and not isinstance(body.get("input_task_id"), str):
+            raise _refuse("One of input_task_id or model_url is required.")
+        if isinstance(source, str):
+            _model(source)
+        style, image = body.get("text_style_prompt"), body.get("image_style_url")
+        if not isinstance(style, str) and not isinstance(image, str):
+            raise _refuse("One of text_style_prompt or image_style_url is required.")
+        if isinstance(style, str) and len(style) > MAX_STYLE_PROMPT:
+            raise _refuse(f"text_style_prompt must be at most {MAX_STYLE_PROMPT} characters.")
+        _bool(body, "enable_pbr")
+        _bool(body, "enable_original_uv")
+        if isinstance(image, str):
+            await _image(image)
+        prompt = style if isinstance(style, str) else "retextured model"
+        _magic(prompt)
+        charge_or_refuse(key, RETEXTURE_COST)
+        task = state.create_task(
+            key=key,
+            kind="text",
+            resolution=RESOLUTION,
+            prompt=prompt,
+            base_url=_base_url(request),
+            endpoint="retexture",
+            cost=RETEXTURE_COST,
+        )
+        return created(task, key, RETEXTURE_COST, "retexture", "retexture", body)
 
     def make_image_task(
         request: Request, key: str, body: dict[str, Any], image: Image.Image, cost: int, endpoint: str
@@ -383,6 +425,21 @@ async def _image(ref: str) -> Image.Image:
     if images.sniff_format(data) not in ("png", "jpeg"):
         raise _refuse("We currently support .jpg, .jpeg, and .png formats.")
     return await interface_app._decode(data)
+
+
+def _model(ref: str) -> None:
+    """A model as a data URI of application/octet-stream (a GLB here) or a public address."""
+    if ref.startswith(("http://", "https://")):
+        return
+    head, _, payload = ref.partition(",")
+    if head != "data:application/octet-stream;base64":
+        raise _refuse("model_url must be a public URL or a data URI of type application/octet-stream.")
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise _refuse("The data URI is not valid base64.") from None
+    if data[:4] != b"glTF":
+        raise _refuse("Supported formats: .glb, .gltf, .obj, .fbx, .stl.")
 
 
 def _base_url(request: Request) -> str:

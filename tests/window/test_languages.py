@@ -56,6 +56,10 @@ PROPER_NAMES = (
     "GLB",
     "FBX",
     "LODs",
+    # The services' own names (brands: the same in every language).
+    "Hyper3D Rodin",
+    "Tripo",
+    "Meshy",
 )
 #: A placeholder left in a sentence: "{name}", "{n}".
 UNFILLED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")

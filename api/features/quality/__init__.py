@@ -14,3 +14,7 @@ arrays, asks these modules what to report and change, and does the Blender work 
 * ``hull`` — a convex hull's size limits and its enclosing scale.
 * ``sheet``, ``review`` — a batch's review sheet (a contact sheet PNG) and page (HTML).
 """
+
+#: The custom property every object of a result carries its report in (JSON text): written by
+#: whichever Blender finished the result, read by the artist's (here, so reading it loads no numpy).
+QUALITY_KEY = "kiln_quality"

@@ -30,10 +30,6 @@ from .budget import Deadline, OutOfTime
 
 log = logging.getLogger(__name__)
 
-#: The custom property every object of a result carries its report in (JSON text): written by
-#: whichever Blender finished the result, read by the artist's.
-QUALITY_KEY = "kiln_quality"
-
 FAILED = words.QUALITY_NOT_MEASURED_FAILED
 OUT_OF_TIME = words.QUALITY_NOT_MEASURED_OUT_OF_TIME
 

@@ -26,7 +26,9 @@ def review_html(title: str, summary: dict[str, Any], sheet_name: str) -> str:
         kind = row.get("verdict") or ("failed" if row["state"] != "imported" else "")
         shown = english(VERDICT_WORDS[kind]) if kind in VERDICT_WORDS else kind
         reasons = "; ".join(row.get("reasons") or [])
-        outcome = row["error"] if row["error"] else reasons
+        outcome = (
+            row["error"] if row["error"] else "; ".join(filter(None, (reasons, row.get("fidelity_said"))))
+        )
         triangles = f"{row['triangles']:,}" if row.get("triangles") is not None else ""
         rows.append(
             f"<tr><td>{e(row['name'])}</td><td class='{e(kind)}'>{e(shown or row['state'])}</td>"

@@ -19,6 +19,9 @@ from ..info import ServiceInfo
 TEXT_TO_3D_PATH = "/openapi/v2/text-to-3d"
 IMAGE_TO_3D_PATH = "/openapi/v1/image-to-3d"
 MULTI_IMAGE_TO_3D_PATH = "/openapi/v1/multi-image-to-3d"
+#: Retexture (docs.meshy.ai/api/retexture): ``model_url`` (a public URL or a base64 data URI,
+#: ``application/octet-stream``), ``text_style_prompt`` or ``image_style_url``, ``enable_pbr``.
+RETEXTURE_PATH = "/openapi/v1/retexture"
 #: GET ``{"balance": n}`` (MCP server ``src/tools/balance.ts``).
 BALANCE_PATH = "/openapi/v1/balance"
 
@@ -27,11 +30,19 @@ BALANCE_PATH = "/openapi/v1/balance"
 HANDLE_TEXT = "text"
 HANDLE_IMAGE = "image"
 HANDLE_MULTI_IMAGE = "multi-image"
+HANDLE_RETEXTURE = "retexture"
 TASK_PATHS = {
     HANDLE_TEXT: TEXT_TO_3D_PATH,
     HANDLE_IMAGE: IMAGE_TO_3D_PATH,
     HANDLE_MULTI_IMAGE: MULTI_IMAGE_TO_3D_PATH,
+    HANDLE_RETEXTURE: RETEXTURE_PATH,
 }
+#: The model as a data URI is at most 100 MB (Meshy's MCP server, ``meshy_retexture``'s ``model_url``:
+#: "a GLB data URI (max 100 MB)"); base64 makes 3 bytes 4, so the GLB itself at most 75 MB.
+RETEXTURE_MAX_URI_BYTES = 100 * 1024 * 1024
+RETEXTURE_MAX_BYTES = RETEXTURE_MAX_URI_BYTES * 3 // 4 - 64
+#: ``text_style_prompt``: "Maximum 600 characters" (retexture page).
+MAX_STYLE_PROMPT_CHARS = 600
 
 # ---------------------------------------------------------------- fields (text-to-3d page)
 MODE_PREVIEW = "preview"
@@ -62,6 +73,10 @@ REFINE_CREDITS = 10
 #: Image to 3D and Multi Image to 3D: "Meshy 6 models: 20 credits (without texture), 30 credits (with
 #: texture); other models: 5 credits (without texture), 15 credits (with texture)".
 IMAGE_CREDITS = {MODEL_6: (20, 30), MODEL_5: (5, 15)}
+#: Texture's share of each price: an image job 10 less untextured, a text job its refine (10) less.
+TEXTURE_CREDITS = 10
+#: Retexture: 10 credits (Pricing; Meshy's MCP server's ``meshy_retexture``: "Cost: 10 credits").
+RETEXTURE_CREDITS = 10
 
 # ---------------------------------------------------------------- task states (task object; MCP constants.ts)
 STATE_PENDING = "PENDING"
@@ -137,6 +152,10 @@ INFO = ServiceInfo(
         webhooks=False,
         # POST /openapi/v1/retexture (docs.meshy.ai/api/retexture) takes a model URL or a task id.
         retexture=True,
+        retexture_max_bytes=RETEXTURE_MAX_BYTES,
+        retexture_credits=RETEXTURE_CREDITS,
+        retexture_options=frozenset({"pbr"}),
+        texture_credits=TEXTURE_CREDITS,
     ),
     client_module="meshy.client",
     # llms-full.txt: "API keys ... have the format msy_" (the quick start's "msy-" is an old spelling).

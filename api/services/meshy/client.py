@@ -40,9 +40,9 @@ from ...service.answers import error_for, parse_json, server_words
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_segment
 from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
-from ...words import Message, english_message, message
+from ...words import Message, message
 from ...words import catalogue as words
-from ..order import Order
+from ..order import Order, given_views
 from . import (
     BALANCE_PATH,
     CODE_INSUFFICIENT_CREDITS,
@@ -53,15 +53,19 @@ from . import (
     FAILED_STATES,
     HANDLE_IMAGE,
     HANDLE_MULTI_IMAGE,
+    HANDLE_RETEXTURE,
     HANDLE_TEXT,
     IMAGE_TO_3D_PATH,
     INFO,
     MAX_PROMPT_CHARS,
+    MAX_STYLE_PROMPT_CHARS,
     MODE_PREVIEW,
     MODE_REFINE,
     MULTI_IMAGE_TO_3D_PATH,
     POLYCOUNT_RANGE,
     QUEUED_STATES,
+    RETEXTURE_MAX_BYTES,
+    RETEXTURE_PATH,
     RUNNING_STATES,
     STATE_CANCELED,
     TASK_PATHS,
@@ -97,6 +101,8 @@ class Client(ServiceClient):
         Meshy documents no Idempotency-Key; the header is sent anyway (harmless) and a submit that may
         have left unanswered is "outcome unknown" (:meth:`ServiceClient._submit`).
         """
+        if order.kind == "retexture":
+            return self._retexture(order, idempotency_key)
         model = self._model(order)
         if order.kind == "text":
             if order.stage >= 1:
@@ -141,7 +147,8 @@ class Client(ServiceClient):
         if order.options.get("style"):
             raise InputError(words.MESHY_STYLE_TEXT_ONLY, service=INFO.name)
         front = self._image_ref(order.image_url or None, order.image_path or None)
-        views = [self._view_ref(view) for view in order.views]
+        # Positions do not matter to multi-image-to-3d ("1 to 4 images"): a missing view is left out.
+        views = [self._view_ref(view) for view in given_views(order.views)]
         if 1 + len(views) > INFO.capabilities.max_views:
             raise InputError(words.SERVICE_TAKES_ONE_IMAGE, service=INFO.name)
         body: dict[str, Any] = {"ai_model": model}
@@ -157,6 +164,27 @@ class Client(ServiceClient):
         body["image_url"] = front
         task = self._submit(IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, None)
         return _with_handle(task, HANDLE_IMAGE)
+
+    def _retexture(self, order: Order, idempotency_key: str) -> Task:
+        """POST retexture: the mesh as a data URI (``model_url``), its style as ``text_style_prompt``
+        or ``image_style_url`` (docs.meshy.ai/api/retexture), ``enable_pbr`` where chosen."""
+        body: dict[str, Any] = {"model_url": _model_uri(order.model_path)}
+        if order.image_path:
+            body["image_style_url"] = self._image_ref(None, order.image_path)
+        else:
+            prompt = check_prompt(order.prompt)
+            if len(prompt) > MAX_STYLE_PROMPT_CHARS:
+                raise InputError(
+                    words.RETEXTURE_PROMPT_TOO_LONG,
+                    service=INFO.name,
+                    length=len(prompt),
+                    limit=MAX_STYLE_PROMPT_CHARS,
+                )
+            body["text_style_prompt"] = prompt
+        if "pbr" in order.options:
+            body["enable_pbr"] = _flag(order.options, "pbr", False)
+        task = self._submit(RETEXTURE_PATH, {"json": body}, idempotency_key, None)
+        return _with_handle(task, HANDLE_RETEXTURE)
 
     def _model(self, order: Order) -> str:
         """The ``ai_model`` id of ``order.tier`` ("" : the default); an unknown tier is refused here too."""
@@ -277,7 +305,7 @@ class Client(ServiceClient):
         elif 400 <= status < 500 and status not in (401, 402, 404, 429) and _about_content(said):
             error = BadRequestError(status, said, words.MESHY_CONTENT_REFUSED, service=INFO.name)
         if isinstance(error, AuthError | CreditsError | RateLimitError):
-            _name_the_service(error)
+            error.named(INFO.name)
         return error
 
 
@@ -367,6 +395,23 @@ def _mesh_fields(options: Mapping[str, object]) -> dict[str, Any]:
     return fields
 
 
+def _model_uri(path: str) -> str:
+    """The exported mesh as the data URI the retexture page gives (``application/octet-stream``)."""
+    try:
+        size = Path(path).stat().st_size
+        if size > RETEXTURE_MAX_BYTES:
+            raise InputError(
+                words.RETEXTURE_TOO_LARGE,
+                service=INFO.name,
+                size=f"{size / 1e6:.0f} MB",
+                limit=f"{RETEXTURE_MAX_BYTES / 1e6:.0f} MB",
+            )
+        data = Path(path).read_bytes()
+    except (OSError, ValueError, TypeError):
+        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh cannot be read") from None
+    return "data:application/octet-stream;base64," + base64.b64encode(data).decode("ascii")
+
+
 def _flag(options: Mapping[str, object], name: str, default: bool) -> bool:
     value = options.get(name, default)
     return default if value is None else bool(value)
@@ -413,10 +458,3 @@ def _about_content(said: str | None) -> bool:
 
 def _joined(*parts: str | None) -> str:
     return "; ".join(part for part in parts if part)
-
-
-def _name_the_service(error: KilnError) -> None:
-    """An error about the account, said with "Meshy:" in front (the artist may use several services)."""
-    inner = error.message
-    error.message = message(words.SERVICE_SAID, details=inner.details, service=INFO.name, said=inner)
-    error.args = (english_message(error.message),)

@@ -157,7 +157,9 @@ INFO = ServiceInfo(
         cancel=False,  # no cancel call is documented
         balance=True,  # Check Balance
         webhooks=False,  # none documented
-        retexture=True,  # Generate Texture: "/api/v2/rodin_texture_only" (not wired yet)
+        # Generate Texture ("/api/v2/rodin_texture_only") would re-texture a mesh; Kiln does not send
+        # it yet, so it is not offered.
+        retexture=False,
     ),
     client_module="rodin.client",
 )

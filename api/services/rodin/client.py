@@ -43,9 +43,9 @@ from ...service.ids import check_task_id, shown_task_id, task_id_problem
 from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...service.origin import loggable
 from ...service.redact import redact
-from ...words import Message, english_message, message
+from ...words import Message, message
 from ...words import catalogue as words
-from ..order import Order, refusal
+from ..order import Order, given_views, refusal
 from . import (
     AUTH_WORDS,
     BALANCE_PATH,
@@ -139,7 +139,7 @@ class Client(ServiceClient):
         polygons = _polygons(options.get("polygons", 0))
         if polygons:
             fields.append((FIELD_POLYGONS, str(polygons)))
-        if order.kind == "image" and order.views:
+        if order.kind == "image" and given_views(order.views):
             fields.append((FIELD_CONDITION_MODE, CONDITION_CONCAT))
         return fields
 
@@ -148,7 +148,8 @@ class Client(ServiceClient):
         PNG among them has its own transparency."""
         if order.kind != "image":
             return [], False
-        paths = [order.image_path, *order.views]
+        # Rodin reads every image after the first as another view of the object: a missing one is left out.
+        paths = [order.image_path, *given_views(order.views)]
         if not paths[0]:
             raise InputError(words.ONE_IMAGE_NEEDED)
         parts: list[tuple[str, tuple[str, bytes, str]]] = []
@@ -369,16 +370,10 @@ def _named(error: KilnError) -> KilnError:
     """An error about the account says which service's account: Rodin's own words for credits,
     ``{service}: …`` before the general sentence for a key or a limit."""
     if isinstance(error, CreditsError):
-        _say(error, message(words.RODIN_OUT_OF_CREDITS, details=error.details, service=INFO.name))
-    elif isinstance(error, AuthError | RateLimitError) and error.message.name != "SERVICE_SAID":
-        inner = Message(error.message.name, error.message.values)
-        _say(error, message(words.SERVICE_SAID, details=error.details, service=INFO.name, said=inner))
+        return error.reworded(words.RODIN_OUT_OF_CREDITS, service=INFO.name)
+    if isinstance(error, AuthError | RateLimitError):
+        return error.named(INFO.name)
     return error
-
-
-def _say(error: KilnError, said: Message) -> None:
-    error.message = said
-    error.args = (english_message(said),)
 
 
 def _polygons(value: object) -> int:

@@ -127,6 +127,7 @@ DEFAULT_TIER = TIER_V31
 #: image and multiview 30 (20); P1 text 40 (30), image and multiview 50 (40);
 #: texture_quality=detailed +10 on H2/H3. Kiln shows the textured price: a job with texture off
 #: costs 10 less than shown, never more.
+TEXTURE_CREDITS = 10
 TEXT_CREDITS = {TIER_V25: 20, TIER_V31: 20, TIER_V31_DETAILED: 30, TIER_P1: 40}
 IMAGE_CREDITS = {TIER_V25: 30, TIER_V31: 30, TIER_V31_DETAILED: 40, TIER_P1: 50}
 _TIER_LABELS = {
@@ -180,8 +181,11 @@ INFO = ServiceInfo(
         balance=True,
         refunds_failed=True,  # Tripo's FAQ: a job that fails costs nothing
         webhooks=False,
-        # import_model (free) then texture_model (10 credits): Pricing lists both.
-        retexture=True,
+        # import_model then texture_model (10 credits, Pricing) would re-texture a mesh, but a model
+        # reaches import_model only through Tripo's STS upload to object storage, which Kiln does
+        # not speak yet: not offered until it does.
+        retexture=False,
+        texture_credits=TEXTURE_CREDITS,
     ),
     client_module="tripo.client",
     key_prefix="tsk_",

@@ -267,7 +267,7 @@ class Client(ServiceClient):
         # General: "please provide this ID when reporting the issue": kept in the details for support.
         trace = resp.headers.get("X-Tripo-Trace-ID", "")
         if _TRACE_ID.fullmatch(trace):
-            _say(error, error.message, f"trace id {trace}")
+            error.reworded(error.message, details=f"trace id {trace}")
         return error
 
     def _code_error(
@@ -308,7 +308,7 @@ class Client(ServiceClient):
             error = BadRequestError(status if 400 <= status < 500 else 400, detail)
         if not error.message.name.startswith("TRIPO_"):
             # A sentence said of any service: Tripo's name in front, so the artist knows whose it is.
-            _say(error, message(words.SERVICE_SAID, service=INFO.name, said=error.message), error.details)
+            error.named(INFO.name)
         logger.debug("Tripo error code %s (HTTP %d)", code, status)
         return error
 
@@ -428,17 +428,12 @@ def _flag(value: object, option: str) -> bool:
     raise InputError(words.TRIPO_OPTION_UNREADABLE, option=option)
 
 
-def _say(error: KilnError, said: Entry | Message, details: str) -> None:
-    """Give ``error`` another sentence, keeping its class and facts (status, retry_after)."""
-    KilnError.__init__(error, said, details=details)
-
-
 def _reworded(error: KilnError, entry: Entry, status: int) -> KilnError:
     """``error`` said in Tripo's words, with the HTTP status Tripo really answered in the details."""
     details = error.details
     for fixed in ("HTTP 401", "HTTP 402", "HTTP 403", "HTTP 429"):
         details = details.replace(fixed, f"HTTP {status}", 1) if details.startswith(fixed) else details
-    _say(error, entry, details)
+    error.reworded(entry, details=details)
     if hasattr(error, "status"):
         error.status = status
     return error

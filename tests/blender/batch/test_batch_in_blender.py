@@ -146,7 +146,8 @@ def test_a_ui_batch_writes_its_summary_once_its_jobs_settle(
     batches = kiln_module("session.batches")
     runtime = kiln_module("session.runtime")
     watcher = kiln_module("session.watcher")
-    items = [batches.batch.BatchItem(1, batches.batch.JobRequest(kind="text", prompt="a red chair"))]
+    batch = kiln_module("api.features.batch")
+    items = [batch.BatchItem(1, batch.JobRequest(kind="text", prompt="a red chair"))]
     job_ids = batches.send(blender.context, items)
     summary_path = tmp_path / "ui-summary.json"
     batches.follow(kiln_module("session.state").FollowedBatch("props.txt", job_ids, str(summary_path)))

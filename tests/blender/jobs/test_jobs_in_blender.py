@@ -62,7 +62,7 @@ def test_image_job_in_background_mode_lands_in_the_scene(
 
 
 def test_a_blender_image_is_saved_and_sent(service: Any, blender: Any, kiln_module: Any) -> None:
-    image = blender.data.images.new("Concept", 64, 64, alpha=True)
+    image = blender.data.images.new("Concept", 256, 256, alpha=True)  # the service takes 128 and more
     image.generated_type = "COLOR_GRID"
     assert blender.ops.kiln.generate_from_image(image_name="Concept", resolution="1024") == {"FINISHED"}
     assert kiln_objects(blender)[0]["kiln_image"] == "Concept"

@@ -126,7 +126,7 @@ def test_an_exported_glb_declares_where_it_came_from_and_still_imports(
     # An FBX carries the same as custom properties (FBX user properties keep their names and text).
     # Written from the open scene: in the bpy module Blender's FBX exporter ignores a scene given
     # by a context override, which export_in_place uses (the FBX it writes there holds no mesh).
-    game_ready, provenance = kiln_module("helper_blender.game_ready"), kiln_module("api.features.provenance")
+    game_ready, provenance = kiln_module("finishing.game_ready"), kiln_module("api.features.provenance")
     record = provenance.Provenance.from_json(
         kiln_module("session.provenance").export_record(
             job, options(kiln_module, "UNREAL", tmp_path), blender.context
@@ -284,7 +284,7 @@ def test_a_glb_the_helper_exported_before_the_job_was_known_gets_its_packet_on_i
 ) -> None:
     """What ``scene_import`` does for a result appended from the helper's .blend (its export was
     written without a record): the GLB is stamped afterwards, with what was done to the objects."""
-    provenance, game_ready = kiln_module("api.features.provenance"), kiln_module("helper_blender.game_ready")
+    provenance, game_ready = kiln_module("api.features.provenance"), kiln_module("finishing.game_ready")
     game = kiln_module("api.features.quality.options").GameOptions(
         engine="GODOT", export_dir=str(tmp_path / "out")
     )

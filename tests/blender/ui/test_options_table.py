@@ -15,6 +15,7 @@ ADDON = "bl_ext.kiln_dev.kiln"
 #: "Service Default", so the image operator's (and the panel's) resolution is ``image_resolution``.
 UNDER_ANOTHER_NAME = {
     ("KILN_OT_generate_from_image", "resolution"): "image_resolution",
+    ("KILN_OT_generate_from_views", "resolution"): "image_resolution",
     ("KilnGenerateSettings", "text_resolution"): "resolution",
     ("KILN_OT_export_job", "engine"): "export_engine",
 }

@@ -127,6 +127,8 @@ def test_image_file_chosen_shows_its_thumbnail_and_enables_generate(
         "filepath": str(CONCEPTS / "chair.png"),
         "resolution": "1536",
         "webhook_url": "",
+        "prepare": True,
+        "variants": 1,
     }
     (thumb,) = layout.of("template_icon")
     preview = ui.thumbnails._previews[f"file:{CONCEPTS / 'chair.png'}"]
@@ -153,6 +155,8 @@ def test_blender_image_chosen_shows_its_preview(service: Any, blender: Any, ui: 
         "image_name": "Concept",
         "resolution": "1024",
         "webhook_url": "",
+        "prepare": True,
+        "variants": 1,
     }
 
 
@@ -180,6 +184,8 @@ def test_an_image_url_is_sent_as_is(service: Any, blender: Any, ui: Any) -> None
         "image_url": "https://example.com/concept.png",
         "resolution": "1536",
         "webhook_url": "https://hooks.example.com/kiln",
+        "prepare": True,
+        "variants": 1,
     }
 
 
@@ -207,3 +213,15 @@ def test_advanced_holds_provider_quality_or_webhook(blender: Any, ui: Any) -> No
 def test_the_key_is_not_part_of_the_scene_settings(blender: Any) -> None:
     names = {p.identifier for p in blender.context.scene.kiln.bl_rna.properties}
     assert not any("key" in name for name in names)
+
+
+def test_variants_are_priced_on_the_button(service: Any, blender: Any, ui: Any) -> None:
+    settings = blender.context.scene.kiln
+    settings.mode, settings.image_source = "IMAGE", "FILE"
+    settings.image_path = str(CONCEPTS / "chair.png")
+    settings.image_resolution = "1536"
+    settings.image_variants = 3
+    layout = draw(ui.generate.KILN_PT_generate, blender.context)
+    button = generate_button(layout)
+    assert "12 credits" in button.kwargs["text"] and button.props.variants == 3
+    assert "image_prepare" in layout.props() and "image_variants" in layout.props()

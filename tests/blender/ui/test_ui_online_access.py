@@ -7,6 +7,8 @@ from typing import Any
 NETWORKED = {
     "generate_from_text",
     "generate_from_image",
+    "generate_from_views",
+    "retexture_selected",
     "generate_batch",
     "generate_from_selection",
     "test_connection",

@@ -9,8 +9,8 @@ from checkout import ROOT
 from hostile_server import HostileServer
 
 from api.errors import KilnError
-from api.service.client import kiln_version
 from api.services.interface.client import Client
+from api.version import kiln_version
 
 KEY = "tsk_live_UserAgent0123456789abcd"
 

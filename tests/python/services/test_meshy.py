@@ -396,3 +396,59 @@ def test_capabilities_are_meshys() -> None:
     assert caps.price("text", "meshy-5") == 20
     assert caps.polygons == (100, 300_000)
     assert json.dumps(sorted(caps.options)) == json.dumps(["pbr", "polygons", "quad", "style", "texture"])
+
+
+# ---------------------------------------------------------------------- what Meshy can do beyond one prompt
+
+
+def test_a_missing_view_in_the_middle_is_left_out_of_image_urls(
+    client: Client, sandbox: Sandbox, png: Path
+) -> None:
+    before = len(sandbox.tasks)
+    order = Order(kind="image", image_path=str(png), views=("", "", str(png)))
+    task = client.submit(order, idempotency_key="gap")
+    assert task.handle == "multi-image"
+    (body,) = bodies(sandbox, before)
+    assert len(body["image_urls"]) == 2
+
+
+def test_a_retexture_sends_the_mesh_as_a_data_uri_and_its_style(
+    client: Client, sandbox: Sandbox, tmp_path: Path, png: Path
+) -> None:
+    mesh = tmp_path / "crate.glb"
+    first = client.submit(
+        Order(kind="text", prompt="a crate", options={"texture": False}), idempotency_key="m"
+    )
+    done = wait(client, first)
+    assert done.result is not None and done.result.mesh_url
+    client.download(done.result.mesh_url, mesh)
+    before, left = len(sandbox.tasks), sandbox.credits_left(KEY)
+    order = Order(kind="retexture", prompt="rusty metal", model_path=str(mesh), options={"pbr": True})
+    task = client.submit(order, idempotency_key="rt")
+    assert task.handle == "retexture"
+    (body,) = bodies(sandbox, before)
+    assert body["model_url"].startswith("data:application/octet-stream;base64,")
+    assert body["text_style_prompt"] == "rusty metal" and body["enable_pbr"] is True
+    assert left - sandbox.credits_left(KEY) == info("MESHY").capabilities.price("retexture") == 10
+    finished = wait(client, task)
+    assert finished.status is TaskStatus.COMPLETED
+    client.download(finished.result.mesh_url, tmp_path / "new.glb", check=check_glb)  # type: ignore[union-attr]
+    by_image = client.submit(
+        Order(kind="retexture", image_path=str(png), model_path=str(mesh)), idempotency_key="rti"
+    )
+    body = bodies(sandbox, before + 1)[0]
+    assert body["image_style_url"].startswith("data:image/png;base64,") and "text_style_prompt" not in body
+    assert by_image.handle == "retexture"
+
+
+def test_a_retexture_option_meshy_lacks_is_refused_with_nothing_sent(sandbox: Sandbox) -> None:
+    order = Order(kind="retexture", prompt="rusty", model_path="m.glb", options={"quad": True})
+    said = refusal(INFO.capabilities, INFO.name, order)
+    assert said is not None and said.name == "SERVICE_LACKS_OPTION"
+
+
+def test_texture_off_costs_what_meshy_publishes_less() -> None:
+    caps = info("MESHY").capabilities
+    assert caps.price("image", options={"texture": False}) == 20
+    assert caps.price("image", "meshy-5", {"texture": False}) == 5
+    assert caps.price("text", options={"texture": False}) == 20

@@ -27,7 +27,7 @@ from api.errors import (
     ServiceError,
 )
 from api.service.models import TaskStatus
-from api.services import Order, info, make_client
+from api.services import Order, info, make_client, refusal
 from api.services.rodin.client import Client, _files, _pick
 from sandbox.server import Sandbox
 
@@ -308,7 +308,7 @@ def test_what_rodin_lacks_is_refused_before_anything_is_sent(sandbox: Sandbox, c
         "SERVICE_LACKS_OPTION": Order(kind="text", prompt="a chair", options={"texture": False}),
         "SERVICE_TIER_UNKNOWN": Order(kind="text", prompt="a chair", tier="Ultra"),
         "SERVICE_TAKES_NO_IMAGE_URL": Order(kind="image", image_url="https://example.com/a.png"),
-        "SERVICE_TAKES_ONE_IMAGE": Order(kind="image", image_path="a.png", views=("b",) * 5),
+        "SERVICE_TAKES_FEWER_VIEWS": Order(kind="image", image_path="a.png", views=("b",) * 5),
         "RODIN_POLYGONS_OUT_OF_RANGE": Order(kind="text", prompt="a chair", options={"polygons": 10}),
     }
     for entry, order in orders.items():
@@ -338,3 +338,21 @@ def test_what_kiln_shows_of_rodin() -> None:
     assert caps.takes("text") and caps.takes("image") and caps.max_views == 5
     assert caps.options == {"pbr", "quad", "polygons"} and caps.balance and not caps.cancel
     assert caps.price("text") is None  # half a credit: never shown as free
+
+
+def test_a_missing_view_in_the_middle_is_left_out(sandbox: Sandbox, client: Any, tmp_path: Path) -> None:
+    front, right = picture(tmp_path, "front.png"), picture(tmp_path, "right.png", "RGB")
+    order = Order(kind="image", image_path=str(front), views=("", "", str(right)))
+    task = client.submit(order, idempotency_key="gap-1")
+    fields = sandbox.tasks[task.id].submit_body["received"]
+    assert fields["images"] == 2 and fields["condition_mode"] == "concat"
+
+
+def test_rodin_offers_no_retexture_and_no_cancel_and_says_so(client: Any) -> None:
+    caps = info("RODIN").capabilities
+    said = refusal(caps, "Hyper3D Rodin", Order(kind="retexture", prompt="rusty", model_path="m.glb"))
+    assert said is not None and said.name == "SERVICE_TAKES_NO_RETEXTURE"
+    with pytest.raises(InputError) as caught:
+        client.cancel_task("0193-some-task")
+    assert caught.value.message.name == "SERVICE_CANNOT_CANCEL"
+    assert "Hyper3D Rodin" in caught.value.user_message

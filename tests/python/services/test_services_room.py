@@ -14,7 +14,7 @@ from api.features.library_index import request_key
 from api.jobs import Job, JobRequest, JobState, ServiceConfig
 from api.jobs.engine import JobEngine
 from api.jobs.model import Account
-from api.jobs.sending import refusal_of
+from api.jobs.orders import refusal_of
 from api.services import DEFAULT_SERVICE, SERVICE_IDS, all_services, info, service_id
 
 

@@ -163,7 +163,10 @@ def test_texture_off_turns_pbr_off_too_and_a_zero_budget_is_left_to_tripo(
     [
         (Order(kind="text", prompt="a chair", options={"quad": True}), words.SERVICE_LACKS_OPTION),
         (Order(kind="text", prompt="a chair", tier="v9"), words.SERVICE_TIER_UNKNOWN),
-        (Order(kind="image", image_path="f.png", views=("b", "l", "r", "x")), words.SERVICE_TAKES_ONE_IMAGE),
+        (
+            Order(kind="image", image_path="f.png", views=("b", "l", "r", "x")),
+            words.SERVICE_TAKES_FEWER_VIEWS,
+        ),
     ],
 )
 def test_what_tripo_lacks_is_refused_before_anything_is_sent(
@@ -396,3 +399,11 @@ def test_odd_fields_of_a_poll_become_nothing_rather_than_an_error(data: dict[str
 def test_a_submit_answer_without_a_usable_task_is_unusable_not_an_error_of_tripos(answer: object) -> None:
     with Client("http://127.0.0.1:9", KEY) as offline, pytest.raises(ValueError):
         offline._task_from_submit(answer)
+
+
+def test_tripo_does_not_offer_a_retexture_or_a_cancel_and_says_so() -> None:
+    caps = info("TRIPO").capabilities
+    said = refusal(caps, "Tripo", Order(kind="retexture", prompt="rusty", model_path="m.glb"))
+    assert said is not None and said.name == "SERVICE_TAKES_NO_RETEXTURE"
+    assert not caps.cancel
+    assert caps.price("text", options={"texture": False}) == caps.price("text") - 10

@@ -61,7 +61,7 @@ def test_python_snippets_run_in_blender(
     monkeypatch.setenv("KILN_TRIPO_BASE_URL", tripo.base_url)
     monkeypatch.setenv("KILN_TRIPO_API_KEY", TRIPO_KEY)
     snippets = blocks("python")
-    assert len(snippets) == 7
+    assert len(snippets) == 8
     for snippet in snippets:
         exec(compile(snippet, str(SECTIONS), "exec"), {"__name__": "__snippet__"})
     assert tripo.submit_count == 1, "the other service's snippet went to Tripo"
@@ -70,11 +70,12 @@ def test_python_snippets_run_in_blender(
     ]
     # one prompt, one image, three + two batch lines, two waited-for jobs, two placeholders; the CSV's
     # image line asks for the same bytes and resolution as the image snippet, so it is the library's
-    # copy (not sent)
-    assert len({obj["kiln_task_id"] for obj in objects}) == 10
-    assert service.submit_count == 10
+    # copy (not sent); three variants of the image at last
+    assert len({obj["kiln_task_id"] for obj in objects}) == 13
+    assert service.submit_count == 13
     placeholders = {obj["kiln_placeholder"] for obj in objects if "kiln_placeholder" in obj}
-    assert placeholders == {"Barrel", "a street lamp"}
+    variants = {name for name in placeholders if name.startswith("concept.png ")}  # the image's variants
+    assert placeholders - variants == {"Barrel", "a street lamp"} and len(variants) == 1
     assert {"Hero lamp", "Scanned chair", "a blue lantern"} <= set(
         blender.data.collections["Kiln"].children.keys()
     )

@@ -1,0 +1,79 @@
+"""Re-texture the selected mesh on a service that documents it: new textures from a prompt or an
+image, the result beside the original (which stays as it is)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import bpy
+from bpy.props import StringProperty
+
+from ..api.checks import inputs
+from ..api.errors import InputError, KilnError
+from ..api.jobs import JobRequest
+from ..api.jobs.orders import refusal_of
+from ..api.words import catalogue as words
+from ..options import declare
+from ..session import retexture
+from ..session.arguments import ServiceProperties
+from ..session.launching import launch
+from ..session.messenger import refuse
+from ..session.setup import OnlineOperator, setup_problems
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+
+class KILN_OT_retexture_selected(ServiceProperties, OnlineOperator):
+    """New textures for the selected mesh from a prompt or an image; the result lands beside it"""
+
+    bl_idname = "kiln.retexture_selected"
+    bl_label = words.OP_RETEXTURE_SELECTED.name
+    bl_description = words.OP_RETEXTURE_SELECTED.tip
+    bl_options = {"REGISTER"}
+
+    prompt: StringProperty(name=words.ARG_STYLE_PROMPT.name, description=words.ARG_STYLE_PROMPT.tip)  # type: ignore[valid-type]
+    filepath: StringProperty(  # type: ignore[valid-type]
+        name=words.ARG_STYLE_IMAGE.name, description=words.ARG_STYLE_IMAGE.tip, subtype="FILE_PATH"
+    )
+    wait: declare("wait")  # type: ignore[valid-type]
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        problems = setup_problems(context, self.chosen_service(context))
+        if problems:
+            return refuse(self, *problems)
+        try:
+            request = self._request(context)
+        except KilnError as exc:
+            return refuse(self, exc.message)
+        return launch(self, context, request)
+
+    def _request(self, context: bpy.types.Context) -> JobRequest:
+        """Checked before the export (the service, the style), then the mesh exported and its size checked."""
+        obj = retexture.chosen_mesh(context)
+        prompt, image = self.prompt.strip(), self.filepath.strip()
+        if bool(prompt) == bool(image):
+            raise InputError(words.RETEXTURE_PROMPT_OR_IMAGE)
+        image_path = ""
+        if image:
+            path = Path(bpy.path.abspath(image))
+            inputs.read_image_file(path)
+            image_path = str(path)
+        else:
+            inputs.check_prompt(prompt)
+        request = self.with_service(
+            JobRequest(
+                kind="retexture", prompt=prompt, image_path=image_path, retexture_of=obj.name, name=obj.name
+            )
+        )
+        refused = refusal_of(request)
+        if refused is not None:
+            raise InputError(refused)
+        model = retexture.export_mesh(context, obj)
+        retexture.check_size(model, request.service_id)
+        return replace(request, model_path=str(model))
+
+
+classes = (KILN_OT_retexture_selected,)

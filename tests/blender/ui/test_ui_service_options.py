@@ -1,0 +1,91 @@
+"""The Generate panel shows what the chosen service can do, and only that: its options under the
+tier, its views where it takes several images, its price following the choices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from concepts import CONCEPTS
+from recording_layout import Recorder, draw
+
+KEYS = {
+    "TRIPO": ("KILN_TRIPO_API_KEY", "tsk_live_panelstripo00000"),
+    "MESHY": ("KILN_MESHY_API_KEY", "msy_live_panelsmeshy00000"),
+    "RODIN": ("KILN_RODIN_API_KEY", "rodin_live_panelsrodin000"),
+}
+
+
+@pytest.fixture
+def chosen(blender: Any, fresh_jobs: Path, ui: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Choose a service in the preferences (with its key in the environment); the choice is undone after."""
+    prefs = ui.preferences.get()
+    kept = prefs.service
+    for env, key in KEYS.values():
+        monkeypatch.setenv(env, key)
+
+    def choose(service: str) -> None:
+        prefs.service = service
+
+    yield choose
+    prefs.service = kept
+
+
+def shown_options(layout: Recorder) -> set[str]:
+    return {c.args[1] for c in layout.of("prop") if str(c.args[1]).startswith("option_")}
+
+
+def generate_button(layout: Recorder) -> Any:
+    (button,) = [c for c in layout.of("operator") if c.args[0].startswith("kiln.generate_from_")]
+    return button
+
+
+@pytest.mark.parametrize(
+    ("service", "options"),
+    [
+        ("MESHY", {"option_pbr", "option_quad", "option_texture", "option_polygons", "option_style"}),
+        ("TRIPO", {"option_pbr", "option_texture", "option_polygons", "option_style"}),
+        ("RODIN", {"option_pbr", "option_quad", "option_polygons"}),
+    ],
+)
+def test_the_panel_shows_only_the_options_the_service_takes(
+    chosen: Any, blender: Any, ui: Any, service: str, options: set[str]
+) -> None:
+    chosen(service)
+    blender.context.scene.kiln.prompt = "a red chair"
+    assert shown_options(draw(ui.generate.KILN_PT_generate, blender.context)) == options
+
+
+def test_options_set_in_the_panel_reach_the_button_and_its_price(chosen: Any, blender: Any, ui: Any) -> None:
+    chosen("MESHY")
+    settings = blender.context.scene.kiln
+    settings.prompt = "a red chair"
+    before = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
+    assert "30 credits" in before.kwargs["text"]
+    assert not {"pbr", "quad", "texture", "polygons"} & set(vars(before.props))  # untouched: not sent
+    settings.option_texture = False
+    settings.option_polygons = 5000
+    after = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
+    assert "20 credits" in after.kwargs["text"]
+    assert vars(after.props)["texture"] is False and vars(after.props)["polygons"] == 5000
+
+
+def test_more_views_where_the_service_takes_several(chosen: Any, blender: Any, ui: Any) -> None:
+    chosen("MESHY")
+    settings = blender.context.scene.kiln
+    settings.mode, settings.image_source = "IMAGE", "FILE"
+    settings.image_path = str(CONCEPTS / "chair.png")
+    layout = draw(ui.generate.KILN_PT_generate, blender.context)
+    assert "more_views" in layout.props()
+    settings.more_views = True
+    settings.view_back = str(CONCEPTS / "teapot.png")
+    layout = draw(ui.generate.KILN_PT_generate, blender.context)
+    assert {"view_back", "view_left", "view_right"} <= set(layout.props())
+    button = generate_button(layout)
+    assert button.args[0] == "kiln.generate_from_views"
+    assert vars(button.props)["front"] == str(CONCEPTS / "chair.png")
+    assert vars(button.props)["back"] == str(CONCEPTS / "teapot.png")
+    chosen("INTERFACE")
+    assert "more_views" not in draw(ui.generate.KILN_PT_generate, blender.context).props()
