@@ -822,17 +822,18 @@ OP_GENERATE_FROM_IMAGE = Label(
 )
 ARG_PROMPT = Label("Prompt", "What to make, in plain words, for example “a weathered oak chair”")
 ARG_PROVIDER = Label(
-    "Image Model Provider",
-    "Who draws the reference views the mesh is made from; empty lets the service choose",
+    "Drawing Model",
+    "Which model draws the reference views the mesh is made from; empty lets the service choose",
 )
 ARG_QUALITY = Label(
-    "Image Model Quality", "How carefully the reference views are drawn; empty lets the service choose"
+    "Drawing Quality", "How carefully the reference views are drawn; empty lets the service choose"
 )
 ARG_IMAGE_FILE = Label("Image File", "A PNG, JPEG or WebP file to send")
 ARG_BLENDER_IMAGE = Label("Blender Image", "Any image in this .blend file, Render Result included")
 ARG_IMAGE_URL = Label("Image Address", "A public https:// address of the image; the service fetches it")
 ARG_WEBHOOK_URL = Label(
-    "Webhook Address", "An https:// address the service calls when the mesh is done (optional)"
+    "Notify Address",
+    "An https:// address your service calls when the mesh is done (optional, for studio tools)",
 )
 CHOOSE_ONE_IMAGE = "Choose exactly one image: a file, a Blender image or a web address."
 CONFIRM_GENERATE = Label("Generate", "Send it")
@@ -959,7 +960,7 @@ CHOOSE_BLENDER_IMAGE = "Choose an image from this file (Render Result included).
 GENERATE_WITH_COST = "Generate · {cost}"
 TEXT_PRICE_UNKNOWN = "The service does not publish the price of a text job."
 SET_PRICE = "Set Text Job Price"
-SERVICE_VALUES_UNPUBLISHED = "Free text: the service does not list the values it takes."
+SERVICE_VALUES_UNPUBLISHED = "Leave both empty unless your service's documentation names a value."
 BATCH_FROM_FILE = "Batch from File…"
 BLOCKOUT_HINT = (
     "Select shapes that stand in for meshes to come, press Mark as Placeholder and say what each should "
