@@ -238,7 +238,7 @@ def test_the_panel_as_an_artist_meets_it(
     sidebar_picture(window, "sidebar-image")
 
     # Advanced and Blockout open, each by a click on its header (under Set Text Job Price: Blockout's
-    # first, so Advanced's header stays where it was), with a placeholder selected.
+    # first, so the headers above it stay where they were), with a placeholder selected.
     window.call(
         "bpy.context.scene.kiln.mode = 'TEXT'\n"
         "with in_view3d('WINDOW'):\n"
@@ -248,7 +248,8 @@ def test_the_panel_as_an_artist_meets_it(
         "crate['kiln_prompt'] = 'a wooden crate with rope handles'"
     )
     x, y = find_in_sidebar(window, "bpy.ops.preferences.addon_show", step=6)
-    for below in (HEADER_BELOW_BUTTON + HEADER_ROW, HEADER_BELOW_BUTTON):
+    # Advanced, Re-texture, Blockout: Blockout's header is the third.
+    for below in (HEADER_BELOW_BUTTON + 2 * HEADER_ROW, HEADER_BELOW_BUTTON):
         window.display.click(x, y + below)
         time.sleep(0.5)
     assert find_in_sidebar(window, "bpy.ops.kiln.generate_from_selection", step=8)
