@@ -52,15 +52,17 @@ def sidebar_picture(window: Window, name: str) -> Path:
 #: Around a dialog opened under the pointer: how far left of it and above and below it a picture reaches;
 #: alone (without the Sidebar), how far to either side.
 DIALOG_REACH = (460, 260, 300)
-DIALOG_ALONE = (380, 160, 130)
+#: A confirmation Blender opens with its buttons under the pointer: the picture's left, right, top and
+#: bottom from the pointer (the question sits to its right).
+DIALOG_ALONE = (60, 600, 130, 150)
 
 
 def dialog_picture(window: Window, name: str, pointer: tuple[int, int], *, sidebar: bool = True) -> Path:
     """A question Blender opened under the pointer, taken where the pointer is (moving it away could
     close the question): with the Sidebar beside it (reaching to its right edge), or alone."""
     if not sidebar:
-        side, up, down = DIALOG_ALONE
-        rect = {"x": pointer[0] - side, "y": pointer[1] - up, "width": 2 * side, "height": up + down}
+        left, right, up, down = DIALOG_ALONE
+        rect = {"x": pointer[0] - left, "y": pointer[1] - up, "width": left + right, "height": up + down}
         return shot(window.display, name, rect)
     bar = window.call("result = sidebar()")
     left, up, down = DIALOG_REACH
