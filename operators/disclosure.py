@@ -13,7 +13,6 @@ from bpy.props import BoolProperty, StringProperty
 
 from ..api.words import catalogue as words
 from ..main_thread import follow
-from ..session import disclosure
 from ..session.blocking import blocks
 from ..session.messenger import announce, refuse, tell
 
@@ -48,6 +47,8 @@ class KILN_OT_disclosure_report(bpy.types.Operator):
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         if not self.filepath.strip():
             return refuse(self, words.DISCLOSURE_CHOOSE_FILE)
+        from ..session import disclosure  # loaded by the first report: most sessions write none
+
         found = disclosure.file_rows(context)
         if self.library:
             found += disclosure.library_rows(context)

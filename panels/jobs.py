@@ -17,7 +17,7 @@ import bpy
 
 from ..api.checks import fidelity
 from ..api.jobs import Job, JobKind, JobState
-from ..api.jobs.cancelling import cancels_on_service
+from ..api.jobs.orders import cancels_on_service
 from ..api.words import Message
 from ..api.words import catalogue as words
 from ..drawing import (

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from .. import preferences
-from ..api.features.concept_image import Checked, check_request
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.words import catalogue as words
 from ..language import report
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
     from bpy.stub_internal.rna_enums import WmReportItems
 
+    from ..api.features.concept_image import Checked
     from ..api.words import Entry
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,8 @@ _checked: dict[str, Checked] = {}
 
 def check_inline(request: JobRequest, prepare: bool) -> Checked:
     """Background mode: the check here and now."""
+    from ..api.features.concept_image import check_request  # loaded by the first image job
+
     return check_request(request, prepare=prepare, uploads=preferences.user_dir() / UPLOADS_DIR)
 
 
@@ -63,6 +65,8 @@ def check_then_call_again(op: bpy.types.Operator, request: JobRequest, prepare: 
             _checked.pop(next(iter(_checked)))
         _checked[token] = checked
         _call_again(mode, {**arguments, "checked": token})
+
+    from ..api.features.concept_image import check_request  # loaded by the first image job
 
     follow("image-check", lambda: check_request(request, prepare=prepare, uploads=uploads), done)
 

@@ -32,6 +32,10 @@ for _name in ("KILN_API_KEY", "KILN_BASE_URL"):
 #: Seconds between polls of the sandbox, as a developer sets it (artists get 2–3 s; a service on
 #: another machine always does): the sandbox finishes a task in ~0.1 s. Child Blenders inherit it.
 os.environ["KILN_POLL_INTERVAL"] = "0.2"
+#: npm's glTF validator, installed by `make venv` into .node/ (the provenance tests run it).
+_NODE_MODULES = Path(__file__).resolve().parent.parent / ".node" / "node_modules"
+if _NODE_MODULES.is_dir():
+    os.environ.setdefault("KILN_NODE_MODULES", str(_NODE_MODULES))
 
 ADDON_MODULE = "bl_ext.kiln_dev.kiln"
 

@@ -14,15 +14,10 @@ from ..errors import KilnError
 from ..services import info
 from ..words import Message, message
 from ..words import catalogue as words
-from .model import Job, JobState
+from .model import JobState
 from .step_context import WorkerStep
 
 log = logging.getLogger(__name__)
-
-
-def cancels_on_service(job: Job) -> bool:
-    """Whether cancelling ``job`` reaches its service: it documents a cancel, and a task is running there."""
-    return info(job.request.service_id).capabilities.cancel and bool(job.task_id) and job.state.is_active
 
 
 class Canceller(WorkerStep):

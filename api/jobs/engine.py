@@ -29,7 +29,6 @@ from ..services import info
 from ..words import Message, as_message, message
 from ..words import catalogue as words
 from .book import JobBook, claimed
-from .cancelling import cancels_on_service
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError, inside
 from .model import (
     OWNED_STATES,
@@ -43,7 +42,7 @@ from .model import (
     new_job_id,
     sentence,
 )
-from .orders import refusal_of
+from .orders import cancels_on_service, refusal_of
 from .owner import this_process
 from .scheduler import Scheduler
 from .steps import STEP_FOR_STATE, Step, restart_clock

@@ -1,5 +1,6 @@
 """What a request asks its service to make, and whether that service takes it: plain values, light
-enough for the Sidebar to ask while it draws (the engine's heavier steps are not loaded for it)."""
+enough for the Sidebar to ask while it draws (the engine's heavier steps are not loaded for it), and
+whether cancelling a job reaches its service."""
 
 from __future__ import annotations
 
@@ -39,3 +40,8 @@ def refusal_of(request: JobRequest) -> Message | None:
         return None
     service = info(request.service_id)
     return refusal(service.capabilities, service.name, request_order(request))
+
+
+def cancels_on_service(job: Job) -> bool:
+    """Whether cancelling ``job`` reaches its service: it documents a cancel, and a task is running there."""
+    return info(job.request.service_id).capabilities.cancel and bool(job.task_id) and job.state.is_active
