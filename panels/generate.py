@@ -33,6 +33,8 @@ from .props import (
     effective_prompt,
     request_of,
     scene_settings,
+    style_setting,
+    tier_setting,
 )
 
 if TYPE_CHECKING:
@@ -115,7 +117,7 @@ def _draw_tier(
         label = words.OPTION_RESOLUTION if settings.mode == "TEXT" else words.OPTION_IMAGE_RESOLUTION
         labeled_prop(col, context, settings, name, text(label.name))
     else:
-        labeled_prop(col, context, settings, "tier", text(words.OPTION_TIER.name))
+        labeled_prop(col, context, settings, tier_setting(service), text(words.OPTION_TIER.name))
     _draw_options(col, context, settings, service)
 
 
@@ -133,7 +135,7 @@ def _draw_options(
     if "polygons" in offered:
         labeled_prop(col, context, settings, "option_polygons", text(words.ARG_POLYGONS.name))
     if "style" in offered and capabilities.styles:
-        labeled_prop(col, context, settings, "option_style", text(words.ARG_STYLE.name))
+        labeled_prop(col, context, settings, style_setting(service), text(words.ARG_STYLE.name))
 
 
 def _draw_text_inputs(

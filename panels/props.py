@@ -22,30 +22,13 @@ from bpy.props import (
 
 from .. import preferences
 from ..api.jobs import JobRequest
-from ..api.services import DEFAULT_SERVICE, info
+from ..api.services import DEFAULT_SERVICE, SERVICE_IDS, info
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
 from ..session.image_jobs import MAX_VARIANTS
 from ..session.job_requests import image_price_request, text_request
 
-#: Each service's tier choices for a kind of job, made once (Blender needs the strings kept alive).
-_tier_items: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
-
-
-def tier_items(settings: Any, context: bpy.types.Context | None) -> list[tuple[str, str, str]]:
-    """The chosen service's tiers for the panel's kind of job (its default first)."""
-    service = preferences.chosen_service(context)
-    kind = "text" if settings.mode == "TEXT" else "image"
-    items = _tier_items.get((service, kind))
-    if items is None:
-        capabilities = info(service).capabilities
-        tiers = sorted(capabilities.tiers(kind), key=lambda tier: tier.id != capabilities.default_tier(kind))
-        items = _tier_items[(service, kind)] = [(tier.id, tier.label.name, tier.label.tip) for tier in tiers]
-    return items
-
-
-_style_items: dict[str, list[tuple[str, str, str]]] = {}
 #: The style choice that sends none (the service's own look).
 NO_STYLE = "NONE"
 #: The panel's option settings, by the one option name each stands for (``api.services.OPTION_NAMES``).
@@ -54,23 +37,45 @@ OPTION_SETTINGS = {
     "quad": "option_quad",
     "texture": "option_texture",
     "polygons": "option_polygons",
-    "style": "option_style",
 }
 #: The views after the front, in ``JobRequest.views``'s order (back, left, right).
 VIEW_SETTINGS = ("view_back", "view_left", "view_right")
 
 
-def style_items(settings: Any, context: bpy.types.Context | None) -> list[tuple[str, str, str]]:
-    """The chosen service's styles, "no style" first."""
-    service = preferences.chosen_service(context)
-    items = _style_items.get(service)
-    if items is None:
-        styles = info(service).capabilities.styles
-        items = _style_items[service] = [
-            (NO_STYLE, words.STYLE_NONE.name, words.STYLE_NONE.tip),
-            *((style.id, style.label.name, style.label.tip) for style in styles),
-        ]
-    return items
+def tier_setting(service: str) -> str:
+    """The panel's tier setting of a service other than the interface's (one a service: its choices
+    are fixed, so Blender never asks a function for them)."""
+    return f"tier_{service.lower()}"
+
+
+def style_setting(service: str) -> str:
+    """The panel's style setting of a service that has styles."""
+    return f"option_style_{service.lower()}"
+
+
+def _choices(service: str) -> dict[str, Any]:
+    """A service's tier and style settings, made once when the add-on loads.
+
+    Fixed choices, one setting a service: Blender 4.2 crashes as it exits when an enum's choices
+    come from a function (its strings outlive Python's module teardown)."""
+    capabilities = info(service).capabilities
+    tiers = list({tier.id: tier for tier in (*capabilities.text_tiers, *capabilities.image_tiers)}.values())
+    tiers.sort(key=lambda tier: tier.id not in (capabilities.text_default, capabilities.image_default))
+    made: dict[str, Any] = {
+        tier_setting(service): EnumProperty(  # type: ignore[func-returns-value]
+            name=words.OPTION_TIER.name,
+            description=words.OPTION_TIER.tip,
+            items=[(tier.id, tier.label.name, tier.label.tip) for tier in tiers],
+        )
+    }
+    if capabilities.styles:
+        styles = [(style.id, style.label.name, style.label.tip) for style in capabilities.styles]
+        made[style_setting(service)] = EnumProperty(  # type: ignore[func-returns-value]
+            name=words.ARG_STYLE.name,
+            description=words.ARG_STYLE.tip,
+            items=[(NO_STYLE, words.STYLE_NONE.name, words.STYLE_NONE.tip), *styles],
+        )
+    return made
 
 
 class KilnGenerateSettings(bpy.types.PropertyGroup):
@@ -115,8 +120,6 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_variants: IntProperty(  # type: ignore[valid-type]
         name=words.ARG_VARIANTS.name, description=words.ARG_VARIANTS.tip, default=1, min=1, max=MAX_VARIANTS
     )
-    #: The tier of a service other than the interface's (whose tiers are the resolutions above).
-    tier: EnumProperty(name=words.OPTION_TIER.name, description=words.OPTION_TIER.tip, items=tier_items)  # type: ignore[valid-type]
     # The service's options: one the artist never touched is not sent (the service's own default).
     option_pbr: BoolProperty(name=words.ARG_PBR.name, description=words.ARG_PBR.tip, default=True)  # type: ignore[valid-type]
     option_quad: BoolProperty(name=words.ARG_QUAD.name, description=words.ARG_QUAD.tip)  # type: ignore[valid-type]
@@ -126,7 +129,6 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     option_polygons: IntProperty(  # type: ignore[valid-type]
         name=words.ARG_POLYGONS.name, description=words.ARG_POLYGONS.tip, min=0, soft_max=500_000, step=1000
     )
-    option_style: EnumProperty(name=words.ARG_STYLE.name, description=words.ARG_STYLE.tip, items=style_items)  # type: ignore[valid-type]
     more_views: BoolProperty(name=words.SETTING_MORE_VIEWS.name, description=words.SETTING_MORE_VIEWS.tip)  # type: ignore[valid-type]
     view_back: StringProperty(  # type: ignore[valid-type]
         name=words.ARG_VIEW_BACK.name, description=words.ARG_VIEW_BACK.tip, subtype="FILE_PATH"
@@ -140,6 +142,12 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     retexture_prompt: StringProperty(  # type: ignore[valid-type]
         name=words.ARG_STYLE_PROMPT.name, description=words.ARG_STYLE_PROMPT.tip
     )
+
+
+# Each other service's tier (the interface's are the resolutions) and style, as settings of their own.
+for _service in SERVICE_IDS:
+    if _service != DEFAULT_SERVICE:
+        KilnGenerateSettings.__annotations__.update(_choices(_service))
 
 
 class KilnJobItem(bpy.types.PropertyGroup):
@@ -188,7 +196,10 @@ def chosen_options(settings: KilnGenerateSettings, service: str) -> dict[str, ob
     style: the service's default, not sent)."""
     offered = info(service).capabilities.options
     chosen: dict[str, object] = {}
-    for name, prop in OPTION_SETTINGS.items():
+    settings_of = {**OPTION_SETTINGS, "style": style_setting(service)}
+    for name, prop in settings_of.items():
+        if not hasattr(settings, prop):  # a service with no styles has no style setting
+            continue
         if name not in offered or not settings.is_property_set(prop):
             continue
         value = getattr(settings, prop)
@@ -212,7 +223,7 @@ def uses_views(settings: KilnGenerateSettings, service: str) -> bool:
 
 def chosen_tier(settings: KilnGenerateSettings, service: str) -> str:
     """The tier the panel sends: "" for the interface service (its resolution says it)."""
-    return "" if service == DEFAULT_SERVICE else str(settings.tier or "")
+    return "" if service == DEFAULT_SERVICE else str(getattr(settings, tier_setting(service)) or "")
 
 
 def scene_settings(context: bpy.types.Context) -> KilnGenerateSettings:

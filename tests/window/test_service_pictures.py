@@ -106,18 +106,15 @@ def test_two_services_side_by_side_and_the_views_input(
 
     choose(window, "TRIPO")
     assert panel_texts(window) == ["pbr", "polygons", "style", "texture"]
-    window.call(f"{SETTINGS}.option_style = 'object:clay'")
-    tripo = window.call(
-        "result = [o for o in sys.modules[MODULE + '.panels.props'].style_items(None, bpy.context)]"
-    )
-    assert any(item[0] == "object:clay" for item in tripo)
+    window.call(f"{SETTINGS}.option_style_tripo = 'object:clay'")
+    assert window.call(f"result = {SETTINGS}.option_style_tripo") == "object:clay"
     redraw(window)
     tripo_picture = sidebar_picture(window, "sidebar-options-tripo")
 
     choose(window, "MESHY")
     assert panel_texts(window) == ["pbr", "polygons", "quad", "style", "texture"]
-    window.call(f"{SETTINGS}.option_quad = True\n{SETTINGS}.option_style = 'sculpture'")
-    assert window.call(f"result = {SETTINGS}.option_style") == "sculpture"
+    window.call(f"{SETTINGS}.option_quad = True\n{SETTINGS}.option_style_meshy = 'sculpture'")
+    assert window.call(f"result = {SETTINGS}.option_style_meshy") == "sculpture"
     redraw(window)
     meshy_picture = sidebar_picture(window, "sidebar-options-meshy")
     both = side_by_side(tripo_picture, meshy_picture, "sidebar-services-side-by-side")
@@ -134,7 +131,7 @@ def test_two_services_side_by_side_and_the_views_input(
         f"{SETTINGS}.more_views = True\n"
         f"{SETTINGS}.view_back = {program.inside(back)!r}\n"
         f"{SETTINGS}.view_left = {program.inside(left)!r}\n"
-        f"{SETTINGS}.option_style = 'NONE'"
+        f"{SETTINGS}.option_style_meshy = 'NONE'"
     )
     offer = "sys.modules[MODULE + '.panels.reuse_offer']"
     operator = window.call(f"result = {offer}.operator_id(bpy.context.scene.kiln, bpy.context)")

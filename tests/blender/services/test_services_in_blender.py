@@ -243,7 +243,8 @@ def test_the_panel_names_the_service_and_its_price_on_generate(
         assert button.props.service == stand.service
         shown = [c.args[1] for c in layout.of("prop")]
         assert "service" in shown
-        assert ("tier" in shown) == (stand.service != "INTERFACE"), "the resolution is the custom service's"
+        tier = f"tier_{stand.service.lower()}"
+        assert (tier in shown) == (stand.service != "INTERFACE"), "the resolution is the custom service's"
     finally:
         preferences.get().service = "INTERFACE"
 

@@ -3,6 +3,7 @@ tier, its views where it takes several images, its price following the choices."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,12 @@ def chosen(blender: Any, fresh_jobs: Path, ui: Any, monkeypatch: pytest.MonkeyPa
 
 
 def shown_options(layout: Recorder) -> set[str]:
-    return {c.args[1] for c in layout.of("prop") if str(c.args[1]).startswith("option_")}
+    # A service's style is a setting of its own (option_style_tripo): said here by the option's name.
+    return {
+        re.sub(r"^(option_style)_\w+$", r"\1", str(c.args[1]))
+        for c in layout.of("prop")
+        if str(c.args[1]).startswith("option_")
+    }
 
 
 def generate_button(layout: Recorder) -> Any:
