@@ -55,7 +55,7 @@ def test_a_list_emptied_after_a_kill_keeps_its_log_and_the_job_lands_once(
     (backup,) = [p for p in state.glob(f"{STORE}.damaged-*") if not p.name.endswith(("-wal", "-shm"))]
     assert backup.read_bytes() == b"" and backup.with_name(backup.name + "-wal").read_bytes() == log
     sentence = (
-        "Kiln: Kiln's job list was emptied by something outside Kiln. Kiln kept a copy of it in its user "
+        "Kiln's job list was emptied by something outside Kiln. Kiln kept a copy of it in its user "
         "folder and brought back 1 job from it."
     )
     assert sentence in output.splitlines(), output[-3000:]
