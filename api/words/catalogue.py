@@ -1306,11 +1306,9 @@ OPTION_SERVICE = Label("Service", "The 3D generation service your jobs go to; ea
 OPTION_SERVICE_INTERFACE = Label(
     "Custom Service", "A service that speaks Kiln's service interface: you give its address and key"
 )
-OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo (tripo3d.ai): your Tripo API key, and its credits")
-OPTION_SERVICE_MESHY = Label("Meshy", "Meshy (meshy.ai): your Meshy API key, and its credits")
-OPTION_SERVICE_RODIN = Label(
-    "Hyper3D Rodin", "Hyper3D Rodin (hyper3d.ai): your Rodin API key, and its credits"
-)
+OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo: your Tripo API key, and its credits")
+OPTION_SERVICE_MESHY = Label("Meshy", "Meshy: your Meshy API key, and its credits")
+OPTION_SERVICE_RODIN = Label("Hyper3D Rodin", "Hyper3D Rodin: your Rodin API key, and its credits")
 GET_SERVICE_KEY = "Get a {service} API Key"
 ARG_PBR = Label(
     "PBR Materials", "Ask for physically based materials (base colour, metal, roughness, normal maps)"

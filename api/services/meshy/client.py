@@ -1,4 +1,4 @@
-"""The wire of Meshy (``https://api.meshy.ai/openapi``): its calls, fields, states and errors.
+"""The wire of Meshy (its ``openapi``, at the origin its package names): its calls, fields, states and errors.
 
 The rules every service's client keeps (deadlines, one attempt per call, the key kept home, only
 Kiln errors leave) are :class:`api.service.client.ServiceClient`'s; this module adds Meshy's paths

@@ -2,7 +2,7 @@
 
 The rules every service's client keeps (deadlines, one attempt per call, the key kept home, only
 Kiln errors leave) are :class:`api.service.client.ServiceClient`'s; this module adds Rodin's paths
-and fields, as developer.hyper3d.ai's API Specification pages give them (each constant in
+and fields, as Rodin's API Specification pages (cited in its package) give them (each constant in
 :mod:`api.services.rodin` names its page).
 
 Rodin's own shape: a generation answers a task ``uuid`` and ``jobs.subscription_key``; the status is
