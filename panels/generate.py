@@ -278,15 +278,15 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         layout = self.layout
         assert layout is not None
         settings = scene_settings(context)
-        interface = preferences.chosen_service(context) == DEFAULT_SERVICE  # its image model, its webhook
+        service = info(preferences.chosen_service(context))
         if settings.mode == "TEXT":
             wrapped_label(layout, context, text(words.PROMPT_FROM_TEXT_BLOCK))
             layout.template_ID(settings, "prompt_text", new="text.new", open="text.open")
-            if interface:
+            if service.needs_address:  # the image model of the interface document's text jobs
                 labeled_prop(layout, context, settings, "provider", text(words.ARG_PROVIDER.name))
                 labeled_prop(layout, context, settings, "quality", text(words.ARG_QUALITY.name))
                 wrapped_label(layout, context, text(words.SERVICE_VALUES_UNPUBLISHED), icon="INFO")
-        elif interface:
+        elif service.capabilities.webhooks:
             labeled_prop(layout, context, settings, "webhook_url", text(words.ARG_WEBHOOK_URL.name))
         layout.operator("kiln.generate_batch", text=text(words.BATCH_FROM_FILE), icon="FILE_TEXT")
 
