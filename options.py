@@ -14,7 +14,7 @@ from typing import Any
 
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from .api.agents.budget import DEFAULT_CREDITS, DEFAULT_JOBS
+from .api.agents.limits import DEFAULT_CREDITS, DEFAULT_JOBS
 from .api.jobs import ServiceConfig
 from .api.words import Label
 from .api.words import catalogue as words

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import bpy
 
 from . import dependencies, language
-from .api import isolation
 from .api.agents import status as agent_status
 from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
 from .api.features import secrets
@@ -354,9 +353,16 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
         timeout_seconds=prefs.timeout_minutes * 60.0,
         import_in_place=prefs.import_in_place,
         large_import_triangles=prefs.large_import_triangles,
-        helper_command=isolation.helper_command(bpy.app.binary_path),
+        helper_command=_helper_command(),
         online=bpy.app.online_access,
     )
+
+
+def _helper_command() -> tuple[str, ...]:
+    """How to start the helper Blender; its room is loaded by the first job, not by registering."""
+    from .api import isolation
+
+    return isolation.helper_command(bpy.app.binary_path)
 
 
 classes = (KilnPreferences,)

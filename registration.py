@@ -16,6 +16,10 @@ import bpy
 
 from .api.words.translations import KILN_CONTEXT
 
+#: Kiln's classes (and mixins) whose properties are already in Kiln's context: a mixin shared by
+#: many operators is read once.
+_in_context: set[type] = set()
+
 
 def in_kiln_context(cls: type) -> type:
     """``cls`` with its name and its properties' names looked up in Kiln's translation context."""
@@ -24,8 +28,9 @@ def in_kiln_context(cls: type) -> type:
         cls.bl_translation_context = KILN_CONTEXT  # type: ignore[attr-defined]
     # Blender collects properties from the class and its bases: Kiln's own bases (mixins) too.
     for klass in cls.__mro__:
-        if klass.__module__.startswith(__package__ or "."):
+        if klass not in _in_context and klass.__module__.startswith(__package__ or "."):
             _properties_in_kiln_context(klass)
+            _in_context.add(klass)
     return cls
 
 

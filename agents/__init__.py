@@ -23,16 +23,41 @@ never imports them.
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING
+
 from ..session import watcher
-from . import access, serving, settings
+
+if TYPE_CHECKING:
+    from . import access, actions, background, host, serving, settings, views  # noqa: F401
+
+#: The room's modules, loaded on first use (``agents.serving`` and so on): most Blenders never serve
+#: agents, so registering Kiln loads none of them; the watcher's first beat loads what it asks.
+_LAZY = frozenset({"access", "actions", "background", "host", "serving", "settings", "views"})
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return importlib.import_module(f".{name}", __name__)
+
+
+def _serve() -> float | None:
+    """The watcher's duty: the server's beat (``serving.beat``)."""
+    from . import serving
+
+    return serving.beat()
 
 
 def register() -> None:
-    settings.read_environment()
-    watcher.add_duty(serving.beat)
+    watcher.add_duty(_serve)
 
 
 def unregister() -> None:
-    watcher.remove_duty(serving.beat)
+    from . import access, serving, settings
+
+    watcher.remove_duty(_serve)
     serving.shutdown()
     access.forget()
+    settings.forget_environment()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from .. import preferences
-from ..api.agents import new_token
+from ..api import agents as agent_api
 from ..api.agents.environment import usable_token
 from ..api.features import secrets
 
@@ -34,7 +34,7 @@ def token() -> str:
 
 def renew() -> str:
     """A new token in place of the old one (agents that have the old one are refused from now on)."""
-    made = new_token()
+    made = agent_api.new_token()  # loads the agents' security module on first use
     token_home.write(made)
     return made
 

@@ -57,20 +57,30 @@ class EnvironmentUnusable(InputError):
 
 
 _environment: tuple[int, str] | InputError | None = None
+_read = False
 
 
 def read_environment() -> None:
-    """Read the two variables once, as Kiln is enabled."""
-    global _environment
+    """Read the two variables once per enabling of Kiln, when first asked (the watcher's first beat)."""
+    global _environment, _read
     try:
         _environment = agent_settings_from(os.environ)
     except InputError as exc:
         log.warning("%s", exc.user_message)
         _environment = exc
+    _read = True
+
+
+def forget_environment() -> None:
+    """Read the variables again when Kiln is next enabled."""
+    global _read
+    _read = False
 
 
 def environment() -> tuple[int, str] | None:
     """(port, token) from the environment, or None; raises EnvironmentUnusable."""
+    if not _read:
+        read_environment()
     if isinstance(_environment, InputError):
         raise EnvironmentUnusable(_environment.user_message)
     return _environment

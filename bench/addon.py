@@ -40,6 +40,26 @@ def mount(user_folder: Path) -> None:
     )
 
 
+EMPTY_EXTENSION = "kiln_bench_empty"
+
+
+def warm_extension_machinery(user_folder: Path) -> None:
+    """Enable (and disable) an empty extension beside Kiln: Blender loads its extension machinery
+    for the first extension it enables, a cost every artist's Blender with any extension pays."""
+    import bpy
+
+    empty = user_folder / "extensions-repo" / EMPTY_EXTENSION
+    empty.mkdir()
+    (empty / "__init__.py").write_text("def register():\n    pass\n\n\ndef unregister():\n    pass\n")
+    manifest = (ROOT / "blender_manifest.toml").read_text(encoding="utf-8")
+    (empty / "blender_manifest.toml").write_text(
+        manifest.replace('id = "kiln"', f'id = "{EMPTY_EXTENSION}"'), encoding="utf-8"
+    )
+    module_name = f"bl_ext.{REPO_MODULE}.{EMPTY_EXTENSION}"
+    bpy.ops.preferences.addon_enable(module=module_name)
+    bpy.ops.preferences.addon_disable(module=module_name)
+
+
 @contextmanager
 def enabled_alone() -> Iterator[Path]:
     """For one module's rows (``python -m bench.imports``): Kiln enabled from the working tree in a

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from .. import language
-from ..agents import access, background, serving, settings
+from .. import agents, language
 from ..api.agents import client_config
 from ..api.agents.environment import MIN_TOKEN_CHARS, TOKEN_VARIABLE, usable_token
 from ..api.errors import KilnError
@@ -48,13 +47,13 @@ class KILN_OT_copy_agent_config(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        if serving.url():
+        if agents.serving.url():
             return True
         cls.poll_message_set(language.tip(words.AGENTS_NOT_RUNNING))
         return False
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        context.window_manager.clipboard = CONFIGS[self.client](serving.url(), serving.token())
+        context.window_manager.clipboard = CONFIGS[self.client](agents.serving.url(), agents.serving.token())
         tell(self, "INFO", words.AGENT_CONFIG_COPIED, client=CLIENTS[self.client].name)
         return {"FINISHED"}
 
@@ -70,13 +69,13 @@ class KILN_OT_new_agent_token(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         try:
-            from_environment = settings.environment() is not None
-        except settings.EnvironmentUnusable:
+            from_environment = agents.settings.environment() is not None
+        except agents.settings.EnvironmentUnusable:
             from_environment = True
         if from_environment:
             return refuse(self, words.AGENT_TOKEN_FROM_ENVIRONMENT, token=TOKEN_VARIABLE)
-        access.renew()
-        serving.reconcile(context)  # a server with the old token stops; one with the new starts
+        agents.access.renew()
+        agents.serving.reconcile(context)  # a server with the old token stops; one with the new starts
         tell(self, "INFO", words.AGENT_TOKEN_MADE)
         return {"FINISHED"}
 
@@ -88,7 +87,7 @@ class KILN_OT_disconnect_agents(bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        ended = serving.disconnect()
+        ended = agents.serving.disconnect()
         tell(self, "INFO", words.AGENTS_DISCONNECTED, n=ended)
         return {"FINISHED"}
 
@@ -123,7 +122,7 @@ class KILN_OT_serve_agents(bpy.types.Operator):
             return refuse(self, words.SERVE_WEAK_TOKEN, least=MIN_TOKEN_CHARS)
         stop_file = Path(bpy.path.abspath(self.stop_file)) if self.stop_file.strip() else None
         try:
-            background.serve(context, settings.Asked(self.port, token), self.seconds, stop_file)
+            agents.background.serve(context, agents.settings.Asked(self.port, token), self.seconds, stop_file)
         except KilnError as exc:
             return refuse(self, exc.user_message)
         tell(self, "INFO", words.SERVED)

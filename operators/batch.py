@@ -20,13 +20,15 @@ from ..api.features.quality.options import GameOptions
 from ..api.words import catalogue as words
 from ..language import report
 from ..options import declare
-from ..session import batch_run, job_requests, spending
+from ..session import job_requests, spending
 from ..session.arguments import GameOutputProperties, ServiceProperties
 from ..session.messenger import refuse
 from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..session import batch_run
 
 
 class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOperator):
@@ -51,6 +53,8 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         if self.confirmed and self.filepath:  # sent back by execute: it says what the batch costs, and asks
+            from ..session import batch_run  # the flow loads with the first batch, not at registration
+
             parsed = batch_run.read(self._given(GameOptions()))
             if parsed is not None and parsed.items:
                 weighed = batch_run.weigh(parsed.items, self.reuse, context)
@@ -72,9 +76,13 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
             game = replace(self.game_options(context), review=bool(self.summary_path.strip()))
         except KilnError as exc:  # bad LOD ratios: nothing was sent
             return refuse(self, exc.message)
+        from ..session import batch_run
+
         return batch_run.run(self, context, self._given(game), self._ask_first)
 
     def _given(self, game: GameOptions) -> batch_run.Given:
+        from ..session import batch_run
+
         summary = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
         return batch_run.Given(
             path=Path(bpy.path.abspath(self.filepath.strip())),

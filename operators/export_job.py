@@ -14,7 +14,7 @@ from bpy.props import StringProperty
 from ..api.errors import KilnError
 from ..api.words import catalogue as words
 from ..options import declare
-from ..session import exports, runtime
+from ..session import runtime
 from ..session.blocking import blocks
 from ..session.messenger import refuse, tell
 
@@ -53,6 +53,8 @@ class KILN_OT_export_job(bpy.types.Operator):
             return refuse(self, words.EXPORT_NO_MESH)
         if not self.directory.strip():
             return refuse(self, words.EXPORT_CHOOSE_FOLDER)
+        from ..session import exports  # loaded by the first export, not when the add-on registers
+
         options = exports.export_options(job, self.engine, bpy.path.abspath(self.directory.strip()))
         work = exports.export_in_helper(job, options, context)
         if not blocks(self):

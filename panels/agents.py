@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from .. import language
-from ..agents import serving
-from ..api.agents import SessionView
+from .. import agents, language
 from ..api.agents import status as agent_status
 from ..api.jobs import Job
 from ..api.words import catalogue as words
@@ -17,6 +15,8 @@ from ..drawing import fit, wrapped_label
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
+
+    from ..api.agents import SessionView
 
 #: An agent, in this panel and on its jobs' rows.
 AGENT_ICON: IconItems = "CONSOLE"
@@ -35,7 +35,7 @@ class KILN_PT_agents(bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         assert layout is not None
-        connected = serving.sessions()
+        connected = agents.serving.sessions()
         if not connected:
             said = language.text(words.AGENTS_WAITING, port=agent_status.current.port)
             wrapped_label(layout, context, said, icon="LINKED")

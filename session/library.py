@@ -32,7 +32,6 @@ from . import runtime, spending
 from .arguments import options_of
 from .messenger import refuse, tell
 from .placement import Placement, append_blend, name_copy_after_request, place
-from .scene_import import NAME_CHARS, object_name
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +131,8 @@ def lookup_key(key: str | None, context: bpy.types.Context | None = None) -> Ent
 def append(context: bpy.types.Context, entry: Entry, how: Placement, request: JobRequest) -> list[str]:
     """Bring the library's copy into the scene for ``request``, placed and named as a fresh import of
     it would be (``operators.placement``: its import options, group, placeholder); returns the names."""
+    from .scene_import import NAME_CHARS, object_name  # loaded by the first copy, not at registration
+
     objects = append_blend(index(context).folder / entry.blend)
     for obj in objects:
         if obj.asset_data is not None:

@@ -19,14 +19,13 @@ import bpy
 
 from .. import preferences
 from ..api.features.blockout import Fit
-from ..api.features.provenance import iso_date
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
 from ..api.words import catalogue as words
 from ..api.words import english, message, shorten
 from ..language import report
-from . import messenger, provenance, state
+from . import messenger, state
 from .arguments import preferred_options
 from .placement import ImportOptions, Placement, append_blend, place
 
@@ -55,6 +54,8 @@ def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[
 
     ``game``: the job's fix-ups and outputs (``JobRequest.game``, read once by the caller).
     """
+    from . import provenance  # loaded by the first job that lands, not at registration
+
     how = state.current.placements.pop(job.id, None) or Placement(preferred_options(context))
     grid = state.current.grid_slots.take(job.id)
     how = replace(
@@ -183,6 +184,8 @@ def _stamp(obj: bpy.types.Object, job: Job) -> None:
     obj["kiln_service"] = job.request.service_id
     if job.request.tier:
         obj["kiln_tier"] = job.request.tier
+    from ..api.features.provenance import iso_date
+
     obj["kiln_date"] = iso_date(job.created_at)
     if job.fidelity is not None:  # how well the mesh matches its image; absent when not measured
         obj[FIDELITY_KEY] = job.fidelity

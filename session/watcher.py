@@ -28,9 +28,8 @@ from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobState
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
-from . import batches, image_variants, library_store, messenger, runtime, state
+from . import messenger, runtime, state
 from .blocking import blocks
-from .scene_import import ImportFailed, import_job
 
 if TYPE_CHECKING:
     from ..api.jobs import JobEngine
@@ -91,6 +90,10 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     The job's fix-ups and outputs are read once here and handed down: the import (finished in
     place where no helper could) and the library's copy (which the helper finishes alike).
     """
+    # Loaded with the first job that lands, not when the add-on registers.
+    from . import image_variants, library_store
+    from .scene_import import ImportFailed, import_job
+
     engine = runtime.engine(context)
     game = GameOptions.from_text(job.request.game)
     try:
@@ -136,6 +139,8 @@ def tick(context: bpy.types.Context) -> list[Report]:
     if ready is not None:
         messages.append(import_one(context, ready))
     if state.current.followed:
+        from . import batches  # loaded by the first batch
+
         messages += batches.conclude_settled(engine, auto_import)
     if events or messages:
         tag_redraw()

@@ -19,14 +19,14 @@ the official SDK's own client and to the MCP conformance suite in tests
 
 Modules, one job each: ``security`` (the gate: Host, Origin, token), ``transport`` (HTTP: the
 endpoint, bodies, sessions' headers, event streams), ``jsonrpc`` (messages), ``protocol`` (the
-handshake and the methods), ``sessions`` and ``budget`` (who is connected, what each may spend),
-``tools`` (the catalogue) with ``generate`` and ``job_tools`` (what each tool does), ``arguments``
-and ``images`` (checking what an agent sends), ``results`` (what a tool answers), ``host`` (what the
-Blender side provides), ``bridge`` (the hand-off to Blender's main thread), ``calls`` (one call's
-surroundings), ``server`` (start, show, stop), ``status`` (what the artist is shown of the server
-in their Blender), ``environment`` (``KILN_AGENT_PORT`` and ``KILN_AGENT_TOKEN``), ``client_config``
-(what clients are given),
-``logs`` (the room's logger, with secrets masked) and ``words`` (the sentences).
+handshake and the methods), ``sessions`` and ``budget`` (who is connected, what each may spend;
+``limits`` its defaults), ``tools`` (the catalogue) with ``generate`` and ``job_tools`` (what each
+tool does), ``arguments`` and ``images`` (checking what an agent sends), ``results`` (what a tool
+answers), ``host`` (what the Blender side provides), ``bridge`` (the hand-off to Blender's main
+thread), ``calls`` (one call's surroundings), ``server`` (start, show, stop), ``status`` (what the
+artist is shown of the server in their Blender), ``environment`` (``KILN_AGENT_PORT`` and
+``KILN_AGENT_TOKEN``), ``client_config`` (what clients are given), ``logs`` (the room's logger, with
+secrets masked) and ``words`` (the sentences).
 
 This is the top room of ``api/``: it may use every room below it; nothing in ``api/`` uses it.
 """

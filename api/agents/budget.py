@@ -15,9 +15,7 @@ import threading
 from dataclasses import dataclass
 
 from . import words
-
-DEFAULT_CREDITS = 20
-DEFAULT_JOBS = 10
+from .limits import DEFAULT_CREDITS, DEFAULT_JOBS
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 from ..errors import InputError
 from ..words import Entry, english, shorten
 from ..words import catalogue as words
-from .glb import image_kind
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # the spec shows no limit; 20 MB is generous for a concept image
 #: The spec shows no prompt limit. 4,000 characters keeps long prompts from a Text block usable
@@ -162,6 +161,8 @@ def _checked_image(data: object, path: Path | None, what: str) -> bytes:
         if path is not None:
             raise InputError(words.IMAGE_FILE_TOO_LARGE, path=str(path), size=size, limit=limit)
         raise InputError(words.IMAGE_DATA_TOO_LARGE, details=what, size=size, limit=limit)
+    from .glb import image_kind  # the GLB checks load with the first image, not at registration
+
     if image_kind(data[:16]) is None:
         if path is not None:
             raise InputError(words.IMAGE_FILE_NOT_AN_IMAGE, path=str(path))

@@ -33,10 +33,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from .. import fs
@@ -45,6 +44,9 @@ from ..errors import KilnError, StorageError
 from ..services import DEFAULT_SERVICE, info, service_id
 from ..words import Message, english, english_message, message
 from ..words import catalogue as words
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -370,6 +372,8 @@ class KeyHome:
     def write(self, key: str) -> None:
         self._key = key.strip()
         if self._saves is None:
+            from concurrent.futures import ThreadPoolExecutor  # loaded by the first key typed in
+
             self._saves = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiln-key-save")
         self._saves.submit(self._save, self._directory(), self._key)
 

@@ -3,10 +3,16 @@
 A warm helper Blender (``helper``) imports each checked GLB with Blender's own glTF importer
 and saves a .blend, which the artist's Blender only appends (``session/scene_import.py``):
 a hostile or buggy file can crash or exhaust the helper, never the artist's session.
-``route`` decides which meshes go there; ``memory`` reads a process's memory for the watchdog;
+``route`` decides which meshes go there; ``limits`` says how far a helper may go; ``memory`` reads a
+process's memory for the watchdog;
 ``errors`` says what went wrong with a helper. Plain Python: the code the helper runs imports bpy,
 so it lives in its own room, ``helper_blender/``.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     HelperCrashed,
@@ -16,8 +22,24 @@ from .errors import (
     IsolationError,
     MeshRejected,
 )
-from .helper import HelperLimits, ImportHelper, Prepared, review_picture
+from .limits import HelperLimits
 from .route import helper_command, in_place_notice, is_large, module_helper_command, wants_helper
+
+if TYPE_CHECKING:
+    from .helper import ImportHelper, Prepared, review_picture
+
+#: Loaded on first use: the helper's machinery (threads, processes, the watchdog) is not needed to
+#: register the add-on or to build a job's settings.
+_LAZY = {"ImportHelper": ".helper", "Prepared": ".helper", "review_picture": ".helper"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "HelperCrashed",

@@ -44,7 +44,8 @@ from .errors import (
     IsolationError,
     MeshRejected,
 )
-from .memory import GIB, physical_bytes, resident_bytes
+from .limits import HelperLimits
+from .memory import resident_bytes
 from .route import NO_BLENDER_PROGRAM
 
 log = logging.getLogger(__name__)
@@ -63,25 +64,6 @@ OUT_OF_MEMORY_WORDS = (
     "bad_alloc",
     "Cannot allocate memory",
 )
-
-
-def default_ceiling() -> int:
-    """Half the machine's memory, at least 2 GB: the artist's Blender keeps the other half."""
-    return max(2 * GIB, physical_bytes() // 2)
-
-
-@dataclass(frozen=True)
-class HelperLimits:
-    """The helper's limits. ``memory_bytes`` 0 means :func:`default_ceiling`."""
-
-    memory_bytes: int = 0
-    seconds_per_mesh: float = 300.0
-    idle_seconds: float = 300.0
-    start_seconds: float = 60.0
-
-    @property
-    def ceiling(self) -> int:
-        return self.memory_bytes or default_ceiling()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import sqlite3
 from pathlib import Path
 
 from ..errors import KilnError
@@ -50,7 +49,7 @@ RECORD_JOBS = "record its jobs"
 def cause(folder: Path, exc: BaseException | None = None) -> tuple[str, str]:
     """Why ``folder`` cannot be written: a cause of ``_CAUSES``, and the facts for the details."""
     code = exc.errno if isinstance(exc, OSError) else None
-    name = getattr(exc, "sqlite_errorname", "") if isinstance(exc, sqlite3.Error) else ""
+    name = getattr(exc, "sqlite_errorname", "")  # set on sqlite3.Error only
     probe = _nearest_existing(folder)
     said = f"{type(exc).__name__}: {exc}" if exc is not None else ""
     if probe is not None and probe != folder and not probe.is_dir():

@@ -55,7 +55,8 @@ def main() -> None:
     sys.modules[f"{MODULE}.session.runtime"].engine()
     if not any(t.name.startswith("kiln") for t in threading.enumerate()):
         raise SystemExit("the job engine started no worker thread")
-    watcher, batches = sys.modules[f"{MODULE}.session.watcher"], sys.modules[f"{MODULE}.session.batches"]
+    watcher = sys.modules[f"{MODULE}.session.watcher"]
+    batches = importlib.import_module(f"{MODULE}.session.batches")  # loaded by a batch, as here
     jobs_panel = sys.modules[f"{MODULE}.panels.jobs"]
     main_thread = sys.modules[f"{MODULE}.main_thread"]
     watcher.ensure_running()
