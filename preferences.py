@@ -161,8 +161,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "log_level")
 
     def _draw_credits(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
-        """The text job's price, when to ask before spending, and what 0 means, said in words."""
-        col.prop(self, "text_cost")
+        """The text job's price (only where the chosen service does not publish it: the custom
+        service's), when to ask before spending, and what 0 means, said in words."""
+        if info(service_id(self.service)).needs_address:
+            col.prop(self, "text_cost")
         col.prop(self, "ask_above")
         limit = self.ask_above
         said = language.text(words.ASK_ABOVE_ON, n=limit) if limit else language.text(words.ASK_ABOVE_OFF)
