@@ -518,6 +518,8 @@ FILES_NOT_A_FOLDER = (
     "Press Show “{name}”, move that file away, then try again."
 )
 SHOW_FILE = "Show “{name}”"
+#: The button under a damaged job list's sentence: it opens the folder where Kiln kept the copy.
+SHOW_COPY = "Show the Copy"
 FILES_FOLDER_MISSING = (
     "Kiln could not save a file because its folder is not there. If it is on a network drive, "
     "connect the drive, then try again."
