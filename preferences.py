@@ -210,7 +210,11 @@ class KilnPreferences(bpy.types.AddonPreferences):
         chosen = self.credentials()
         service = info(chosen.service)
         if not (chosen.api_key and chosen.base_url):
-            wrapped_label(col, context, language.text(words.PREFS_CONNECT_GUIDE), icon="INFO")
+            if service.needs_address:
+                guide = language.text(words.PREFS_CONNECT_GUIDE)
+            else:  # Kiln knows the address: the key alone, from the page Get a … API Key opens
+                guide = language.text(words.PREFS_CONNECT_GUIDE_KEY, service=service.name)
+            wrapped_label(col, context, guide, icon="INFO")
         if service.keys_page:
             link = col.operator(
                 "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)

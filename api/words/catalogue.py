@@ -860,6 +860,10 @@ SPEND_QUESTION_UNPRICED = Plural(
     "Send {n} job? Its price is unknown: set the Text Job Price in Kiln's preferences to see it.",
     "Send {n} jobs? Their price is unknown: set the Text Job Price in Kiln's preferences to see it.",
 )
+#: A run of unknown price where no setting of Kiln's can give the price (the service publishes none).
+SPEND_QUESTION_PRICE_UNKNOWN = Plural(
+    "Send {n} job? Its price is unknown.", "Send {n} jobs? Their price is unknown."
+)
 UNKNOWN_PRICE_TITLE = "Send at an Unknown Price?"
 UNKNOWN_PRICE_WHY = "{service} does not publish what this job costs, so Kiln cannot say its price."
 UNKNOWN_PRICE_SET_IT = (
@@ -1087,6 +1091,11 @@ OP_ANNOUNCE = Label("Kiln Announcement", "Show Kiln's sentences in the status ba
 PREFS_CONNECT_GUIDE = (
     "To connect, Kiln needs your API key and the service's address: both are on the service's dashboard "
     "(API Keys ▸ Create Secret Key). Paste them below, then press Test Connection."
+)
+#: The same for a service whose address Kiln knows (Tripo, Meshy, Hyper3D Rodin): only the key.
+PREFS_CONNECT_GUIDE_KEY = (
+    "To connect, Kiln needs your {service} API key: Get a {service} API Key opens the page where it is "
+    "made. Paste it below, then press Test Connection."
 )
 PREFS_KEY_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this key."
 PREFS_ADDRESS_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this address."
