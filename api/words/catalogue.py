@@ -19,8 +19,8 @@ from .kinds import Label, Plural
 
 OPTION_API_KEY = Label(
     "API Key",
-    "Your secret key from the service's dashboard (API Keys ▸ Create Secret Key). "
-    "Kept in your system's keychain, never in a .blend file",
+    "Your secret key, made on your service's site. "
+    "Kept in your system's keychain or in a private file, never in a .blend file",
 )
 OPTION_BASE_URL = Label("Service Address", "The address of the 3D generation service, starting with https://")
 OPTION_POLL_INTERVAL = Label(
