@@ -295,9 +295,10 @@ def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context)
     if not problems:
         return
     box = layout.box().column()
-    box.alert = True
     for problem in problems:
-        wrapped_label(box, context, said(problem), icon="ERROR", boxes=1)
+        sentence = box.column()
+        sentence.alert = True
+        wrapped_label(sentence, context, said(problem), icon="ERROR", boxes=1)
         draw_show_file(box, problem)
         copy_folder = problem.values.get("copy_folder")
         if isinstance(copy_folder, str):  # where Kiln kept the damaged list's copy
