@@ -160,8 +160,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "log_level")
 
     def _draw_credits(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
-        """The text job's price, when to ask before spending, and what 0 means, said in words."""
-        col.prop(self, "text_cost")
+        """The text job's price (only where the chosen service does not publish it: the custom
+        service's), when to ask before spending, and what 0 means, said in words."""
+        if info(service_id(self.service)).needs_address:
+            col.prop(self, "text_cost")
         col.prop(self, "ask_above")
         limit = self.ask_above
         said = language.text(words.ASK_ABOVE_ON, n=limit) if limit else language.text(words.ASK_ABOVE_OFF)
@@ -207,7 +209,11 @@ class KilnPreferences(bpy.types.AddonPreferences):
         chosen = self.credentials()
         service = info(chosen.service)
         if not (chosen.api_key and chosen.base_url):
-            wrapped_label(col, context, language.text(words.PREFS_CONNECT_GUIDE), icon="INFO")
+            if service.needs_address:
+                guide = language.text(words.PREFS_CONNECT_GUIDE)
+            else:  # Kiln knows the address: the key alone, from the page Get a … API Key opens
+                guide = language.text(words.PREFS_CONNECT_GUIDE_KEY, service=service.name)
+            wrapped_label(col, context, guide, icon="INFO")
         if service.keys_page:
             link = col.operator(
                 "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)

@@ -295,10 +295,16 @@ def _draw_store_problems(layout: bpy.types.UILayout, context: bpy.types.Context)
     if not problems:
         return
     box = layout.box().column()
-    box.alert = True
     for problem in problems:
-        wrapped_label(box, context, said(problem), icon="ERROR", boxes=1)
+        sentence = box.column()
+        sentence.alert = True
+        wrapped_label(sentence, context, said(problem), icon="ERROR", boxes=1)
         draw_show_file(box, problem)
+        copy_folder = problem.values.get("copy_folder")
+        if isinstance(copy_folder, str):  # where Kiln kept the damaged list's copy
+            box.operator(
+                "wm.path_open", text=text(words.SHOW_COPY), icon="FILE_FOLDER"
+            ).filepath = copy_folder
 
 
 def draw_show_file(layout: bpy.types.UILayout, problem: Message | None) -> None:

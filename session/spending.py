@@ -76,7 +76,10 @@ def ask_first(
     """Ask before sending: how many jobs and what they cost (and ``note``, already in words)."""
     cost = estimate_for(requests, context)
     if cost.known == 0 and cost.unpriced:
-        question = report(words.SPEND_QUESTION_UNPRICED, n=len(requests))
+        # The Text Job Price gives the price of the custom service's text jobs only.
+        settable = all(r.service_id == DEFAULT_SERVICE and str(r.kind) == JobKind.TEXT for r in requests)
+        unknown = words.SPEND_QUESTION_UNPRICED if settable else words.SPEND_QUESTION_PRICE_UNKNOWN
+        question = report(unknown, n=len(requests))
     else:
         question = report(words.SPEND_QUESTION, n=len(requests), cost=cost_text(cost, for_report=True))
     return context.window_manager.invoke_confirm(

@@ -2,7 +2,8 @@
 
 The folder of the backup, the file names, what exactly was wrong with which file and how many pages
 the log gave back go to the details and the console log (``store``); the panel and the status bar
-get these sentences.
+get these sentences. The backup's folder also rides along as a value, for the panel's Show the Copy
+button (never in the sentence).
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ def old_list_recovered(folder: Path, count: int) -> Message:
 
 
 def _kept(happened: Message, folder: Path, count: int) -> Message:
+    """The sentence, with the copy's folder as a value (the panel's Show the Copy opens it)."""
     details = f"the copy is kept in {folder}"
     if count:
-        return message(words.JOB_LIST_KEPT, details=details, happened=happened, n=count)
-    return message(words.JOB_LIST_KEPT_NOTHING, details=details, happened=happened)
+        return message(
+            words.JOB_LIST_KEPT, details=details, happened=happened, n=count, copy_folder=str(folder)
+        )
+    return message(words.JOB_LIST_KEPT_NOTHING, details=details, happened=happened, copy_folder=str(folder))
 
 
 def in_use(kind: DamageKind) -> Message:

@@ -19,8 +19,8 @@ from .kinds import Label, Plural
 
 OPTION_API_KEY = Label(
     "API Key",
-    "Your secret key from the service's dashboard (API Keys ▸ Create Secret Key). "
-    "Kept in your system's keychain, never in a .blend file",
+    "Your secret key, made on your service's site. "
+    "Kept in your system's keychain or in a private file, never in a .blend file",
 )
 OPTION_BASE_URL = Label("Service Address", "The address of the 3D generation service, starting with https://")
 OPTION_POLL_INTERVAL = Label(
@@ -518,6 +518,8 @@ FILES_NOT_A_FOLDER = (
     "Press Show “{name}”, move that file away, then try again."
 )
 SHOW_FILE = "Show “{name}”"
+#: The button under a damaged job list's sentence: it opens the folder where Kiln kept the copy.
+SHOW_COPY = "Show the Copy"
 FILES_FOLDER_MISSING = (
     "Kiln could not save a file because its folder is not there. If it is on a network drive, "
     "connect the drive, then try again."
@@ -858,6 +860,10 @@ SPEND_QUESTION_UNPRICED = Plural(
     "Send {n} job? Its price is unknown: set the Text Job Price in Kiln's preferences to see it.",
     "Send {n} jobs? Their price is unknown: set the Text Job Price in Kiln's preferences to see it.",
 )
+#: A run of unknown price where no setting of Kiln's can give the price (the service publishes none).
+SPEND_QUESTION_PRICE_UNKNOWN = Plural(
+    "Send {n} job? Its price is unknown.", "Send {n} jobs? Their price is unknown."
+)
 UNKNOWN_PRICE_TITLE = "Send at an Unknown Price?"
 UNKNOWN_PRICE_WHY = "{service} does not publish what this job costs, so Kiln cannot say its price."
 UNKNOWN_PRICE_SET_IT = (
@@ -1085,6 +1091,11 @@ OP_ANNOUNCE = Label("Kiln Announcement", "Show Kiln's sentences in the status ba
 PREFS_CONNECT_GUIDE = (
     "To connect, Kiln needs your API key and the service's address: both are on the service's dashboard "
     "(API Keys ▸ Create Secret Key). Paste them below, then press Test Connection."
+)
+#: The same for a service whose address Kiln knows (Tripo, Meshy, Hyper3D Rodin): only the key.
+PREFS_CONNECT_GUIDE_KEY = (
+    "To connect, Kiln needs your {service} API key: Get a {service} API Key opens the page where it is "
+    "made. Paste it below, then press Test Connection."
 )
 PREFS_KEY_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this key."
 PREFS_ADDRESS_FROM_ENVIRONMENT = "{name} is set in the environment and is used instead of this address."

@@ -94,6 +94,21 @@ def user(program: Program, installed_user: Path) -> Path:
 
 
 @pytest.fixture
+def artist_user(program: Program, installed_user: Path) -> Iterator[Path]:
+    """A copy of the installed user folder where an artist's Blender on Linux keeps it
+    (``/home/artist/.config/blender/<version>``): a picture that shows Kiln's file or a chosen image
+    shows a path an artist would have, not a temporary one. A test takes it as its ``user``."""
+    version = program.version.split()[1].rsplit(".", 1)[0] if " " in program.version else "5.2"
+    home = program.root / "home" / "artist"
+    folder = home / ".config" / "blender" / version
+    shutil.rmtree(home, ignore_errors=True)
+    folder.parent.mkdir(parents=True)
+    shutil.copytree(installed_user, folder, symlinks=True)
+    yield folder
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
 def display(program: Program) -> Iterator[Display]:
     screen = Display(program).start()
     yield screen

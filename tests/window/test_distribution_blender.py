@@ -10,10 +10,18 @@ from pathlib import Path
 
 import pytest
 from conftest import chroot_has, shot
+from pictures import SETTING_COLUMNS, keep_content
 from program import Program, Window
 
 MISSING = ("python3-numpy", "python3-requests")
 APT = {"DEBIAN_FRONTEND": "noninteractive"}
+
+
+@pytest.fixture
+def user(artist_user: Path) -> Path:
+    """The user folder where an artist's Blender keeps it: the preferences' picture shows Kiln's file
+    there, not a temporary path."""
+    return artist_user
 
 
 @pytest.fixture
@@ -53,4 +61,4 @@ def test_kiln_enables_and_says_what_is_missing_without_a_traceback(
     # The preferences say it too (the add-on's own box in Preferences ▸ Add-ons).
     rect = window.call("result = show_kiln_preferences()")
     time.sleep(0.5)
-    shot(window.display, "preferences-missing-modules", rect)
+    keep_content(shot(window.display, "preferences-missing-modules", rect), SETTING_COLUMNS)

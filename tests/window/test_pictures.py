@@ -13,7 +13,6 @@ user folder where an artist's Linux Blender keeps it, so no picture shows a temp
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,11 +32,16 @@ TRIPO_KEY = "tsk_live_picturestripo000"
 #: A prompt for the service that does not publish a text job's price (the first click asks).
 UNPRICED_PROMPT = "a brass ship's lantern"
 FAILING_PROMPT = "a stone dragon statue"
+#: The text job price set before the batch's question: what a text job costs on Tripo above.
+BATCH_TEXT_PRICE = 20
 SERVICE_WORDS = "The model could not make a mesh of this prompt: try describing its shape."
 ENGINE = "sys.modules[MODULE + '.session.runtime'].engine_if_started()"
 SETUP = "sys.modules[MODULE + '.session.setup']"
 PREFS = "bpy.context.preferences.addons[MODULE].preferences"
 IN_VIEW3D = "with in_view3d('WINDOW'):\n    "
+#: The library's copy of the Generate panel's request, and whether this session's list still has its job.
+OFFERED = "sys.modules[MODULE + '.panels.reuse_offer']._match(bpy.context.scene.kiln, bpy.context)"
+REDRAW = "for w in bpy.context.window_manager.windows:\n    for a in w.screen.areas:\n        a.tag_redraw()"
 #: The Kiln preferences window, made big enough to show every setting of Kiln's.
 PREFERENCES_SIZE = (1000, 1240)
 #: How the viewport shows the chest: tilted down from above (degrees from straight down), turned
@@ -51,17 +55,10 @@ SWITCH_ROWS_BELOW = 2
 
 
 @pytest.fixture
-def user(program: Program, installed_user: Path) -> Iterator[Path]:
-    """The installed user folder where an artist's Blender on Linux keeps it
-    (``~/.config/blender/<version>``): the preferences show Kiln's file there, not a temporary path."""
-    version = program.version.split()[1].rsplit(".", 1)[0] if " " in program.version else "5.2"
-    home = program.root / "home" / "artist"
-    folder = home / ".config" / "blender" / version
-    shutil.rmtree(home, ignore_errors=True)
-    folder.parent.mkdir(parents=True)
-    shutil.copytree(installed_user, folder, symlinks=True)
-    yield folder
-    shutil.rmtree(home, ignore_errors=True)
+def user(artist_user: Path) -> Path:
+    """The installed user folder where an artist's Blender on Linux keeps it: the preferences show
+    Kiln's file there, not a temporary path."""
+    return artist_user
 
 
 @pytest.fixture
@@ -253,19 +250,27 @@ def test_the_panel_as_an_artist_meets_it(
         window.display.click(x, y + below)
         time.sleep(0.5)
     assert find_in_sidebar(window, "bpy.ops.kiln.generate_from_selection", step=8)
-    # The two lanterns landed; Clear Finished leaves the Jobs panel short under the open panels.
+    # The two lanterns landed; Clear Finished leaves the Jobs panel short under the open panels, and
+    # the lantern on the hook, now only in Kiln's library, is offered under Generate (Use It, free).
     window.wait_for("len(kiln_jobs()) == 2 and all(j['state'] == 'imported' for j in kiln_jobs())", 60)
     window.call("with in_view3d('UI'):\n    bpy.ops.kiln.clear_finished()")
+    window.wait_for(f"(lambda found: found[0] is not None and not found[1])({OFFERED})", timeout=30)
+    window.call(REDRAW)
+    time.sleep(0.5)
     sidebar_picture(window, "sidebar-advanced-blockout")
 
-    # A batch says how many jobs and what they cost, and asks first.
+    # A batch says how many jobs and what they cost, and asks first: at the text job price the
+    # artist set (20 credits, as a text job costs on Tripo in the pictures above), over an empty
+    # viewport (the placeholder and the lanterns hidden, so nothing stands behind the question).
     props = user.parents[2] / "props.txt"
     props.write_text("a barrel\na crate\na lamp\n", encoding="utf-8")
     centre = viewport_centre(window)
     window.display.xdotool("mousemove", "--sync", *centre)
     before = sandbox.submit_attempts
     window.call(
-        f"{PREFS}.text_cost = 3\n"
+        "for obj in bpy.context.view_layer.objects:\n"
+        "    obj.hide_set(True)\n"
+        f"{PREFS}.text_cost = {BATCH_TEXT_PRICE}\n"
         "with in_view3d('WINDOW'):\n"
         f"    bpy.ops.kiln.generate_batch(filepath={program_path(user, props)!r})"
     )
@@ -333,3 +338,4 @@ def test_the_damaged_job_list_is_said_in_the_sidebar(
     assert list(store.parent.glob("jobs.sqlite3.damaged-*")), "no backup of the damaged list"
     open_kiln_tab(window)
     sidebar_picture(window, "sidebar-damaged-job-list")
+    assert find_in_sidebar(window, "bpy.ops.wm.path_open", step=6), "no Show the Copy under the sentence"

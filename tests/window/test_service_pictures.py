@@ -35,6 +35,13 @@ def display(program: Program) -> Iterator[Display]:
 
 
 @pytest.fixture
+def user(artist_user: Path) -> Path:
+    """The user folder where an artist's Blender keeps it, the images in the artist's home beside it:
+    the views' fields show the artist's own paths."""
+    return artist_user
+
+
+@pytest.fixture
 def stand_ins() -> Iterator[dict[str, Sandbox]]:
     started = {
         "TRIPO": Sandbox(service="tripo", keys=[TRIPO_KEY]).start(),
@@ -92,7 +99,7 @@ def side_by_side(left: Path, right: Path, name: str) -> Path:
 
 
 def test_two_services_side_by_side_and_the_views_input(
-    open_window: Callable[..., Window], stand_ins: dict[str, Sandbox], program: Program
+    open_window: Callable[..., Window], stand_ins: dict[str, Sandbox], program: Program, user: Path
 ) -> None:
     window = open_window(env=services_env(stand_ins))
     window.call("bpy.context.preferences.system.use_region_overlap = False")
@@ -122,7 +129,7 @@ def test_two_services_side_by_side_and_the_views_input(
         assert image.width > 2 * 200 and image.height > 300
 
     # The views input: the front chosen above, then the back and left of the same object.
-    folder = program.workdir("views")
+    folder = user.parents[2] / "concepts"
     front, back, left = (write_concept(folder, name) for name in ("robot", "teapot", "chair"))
     window.call(
         f"{SETTINGS}.mode = 'IMAGE'\n"

@@ -253,7 +253,7 @@ def test_the_panel_names_the_service_and_its_price_on_generate(
 def test_the_setup_box_links_to_where_the_services_keys_are_made(
     blender: Any, fresh_jobs: Path, kiln_module: Any, stand: Stand, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recording_layout import draw
+    from recording_layout import draw, draw_preferences
 
     monkeypatch.delenv(stand.key_env, raising=False)
     preferences = kiln_module("preferences")
@@ -266,6 +266,9 @@ def test_the_setup_box_links_to_where_the_services_keys_are_made(
         (link,) = layout.operators("wm.url_open")
         assert link.props.url == kiln_module("api.services").info(stand.service).keys_page
         assert link.text == f"Get a {stand.name} API Key"
+        # The preferences ask for the key alone: Kiln knows the service's address.
+        said = draw_preferences(preferences).text()
+        assert f"Kiln needs your {stand.name} API key" in said and "address" not in said
     finally:
         preferences.get().service = "INTERFACE"
 
@@ -291,3 +294,33 @@ def test_test_connection_names_the_service_and_its_balance(
     finally:
         check.reset()
         preferences.get().service = "INTERFACE"
+
+
+@pytest.mark.parametrize(
+    ("service", "said"),
+    [
+        ("RODIN", "Send 3 jobs? Their price is unknown."),
+        ("INTERFACE", "Send 3 jobs? Their price is unknown: set the Text Job Price in Kiln's preferences"),
+    ],
+)
+def test_a_run_of_unknown_price_points_at_the_text_job_price_only_where_it_gives_one(
+    blender: Any, fresh_jobs: Path, kiln_module: Any, service: str, said: str
+) -> None:
+    """Hyper3D Rodin publishes no price Kiln can show and no setting of Kiln's gives one; the custom
+    service's text price is the artist's Text Job Price."""
+    from types import SimpleNamespace
+
+    spending = kiln_module("session.spending")
+    asked: dict[str, Any] = {}
+
+    def invoke_confirm(op: Any, event: Any, **kwargs: Any) -> set[str]:
+        asked.update(kwargs)
+        return {"CANCELLED"}
+
+    context = SimpleNamespace(
+        window_manager=SimpleNamespace(invoke_confirm=invoke_confirm), preferences=blender.context.preferences
+    )
+    request = SimpleNamespace(kind="text", service_id=service, tier_id="", option_values={})
+    spending.ask_first(None, context, None, [request] * 3, "Send")
+    assert asked["message"].startswith(said), asked["message"]
+    assert service == "INTERFACE" or "Text Job Price" not in asked["message"]

@@ -51,6 +51,9 @@ def test_a_store_sqlite_would_read_as_new_is_kept_and_said(
     assert any(backup.name in r.getMessage() for r in caplog.records), "the file's name is in the console log"
     panel = draw(kiln_module("panels.jobs").KILN_PT_jobs, blender.context)
     assert "".join(problem.split()) in "".join(panel.text().split())
+    # Show the Copy opens the folder that holds the copy (the sentence itself names no path).
+    (show,) = panel.operators("wm.path_open")
+    assert show.text == "Show the Copy" and show.props.filepath == str(fresh_jobs)
     # A sentence that opens with Kiln's name is said once, with no "Kiln: " before it.
     shown = problem if problem.startswith("Kiln") else f"Kiln: {problem}"
     assert ("WARNING", shown) in watcher.tick(blender.context)

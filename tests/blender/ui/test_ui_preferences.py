@@ -94,6 +94,22 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
     )
 
 
+def test_the_text_job_price_is_asked_only_where_the_service_does_not_publish_it(
+    blender: Any, fresh_jobs: Any, ui: Any
+) -> None:
+    """Tripo, Meshy and Hyper3D Rodin's text prices are theirs: the artist's figure counts only for the
+    custom service, so only its preferences ask for it."""
+    prefs = ui.preferences.get()
+    kept = prefs.service
+    try:
+        for service in ("TRIPO", "MESHY", "RODIN"):
+            prefs.service = service
+            assert "text_cost" not in draw_prefs(ui).props(), service
+    finally:
+        prefs.service = kept
+    assert "text_cost" in draw_prefs(ui).props()
+
+
 def test_env_key_override_is_labelled(blender: Any, fresh_jobs: Any, ui: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("KILN_API_KEY", "env_live_abcdefgh12345")
     said = "KILN_API_KEY is set in the environment and is used instead of this key."
