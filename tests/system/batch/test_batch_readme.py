@@ -34,12 +34,12 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_development_starts_with_exactly_make_demo_and_make_test() -> None:
-    """The README opens with the artist's path; a developer's first commands are under Development."""
+    """The README opens with the artist's path; a developer's first commands are under For developers."""
     readme = README.read_text(encoding="utf-8")
-    development = readme.split("## Development", 1)[1].split("\n## ", 1)[0]
+    development = readme.split("## For developers", 1)[1].split("\n## ", 1)[0]
     assert blocks("sh", README)[0].split("\n")[:2] == ["make demo", "make test"]
     assert re.findall(r"^```sh\n(.*?)^```", development, flags=re.S | re.M) == ["make demo\nmake test\n"]
-    assert "make " not in readme.split("## Development", 1)[0].split("## Get started", 1)[1]
+    assert "make " not in readme.split("## For developers", 1)[0].split("## Get started", 1)[1]
 
 
 def test_readme_python_is_run_with_the_scripting_page() -> None:
