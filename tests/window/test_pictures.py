@@ -1,14 +1,15 @@
-"""The product's pictures (docs/images/, copied there by ``make screenshots``), each taken in the state
-it names and checked for what makes it that state.
+"""The product's pictures (docs/images/, copied there by ``make screenshots``), each taken in the state it
+names and checked for what makes it that state.
 
-One Blender goes from nothing configured to a first mesh as an artist would, on a named service
-(Tripo, its stand-in): Tripo picked, the setup box, online access ticked in it, Kiln's preferences
-opened from it (in sections), the key in, Test Connection, a prompt typed with its price, Generate, the
-job running, the treasure chest (the sandbox serves a model made in Blender) in the viewport, then a
-failed job with the service's reason. Another Blender, on a service that does not publish a text
-job's price, meets the first click's price question, Image mode with a prepared image, Advanced and
-Blockout open, and a batch's question. Two more make the damaged job list. Every Blender keeps its
-user folder where an artist's Linux Blender keeps it, so no picture shows a temporary path.
+One Blender goes from nothing configured to a first mesh as an artist would, on a named service (Tripo,
+its stand-in): the first screen (Custom Service, Kiln's default), Tripo picked, the setup box, online
+access ticked in it, Kiln's preferences opened from it (in sections), the key in, Test Connection, a
+prompt typed with its price, Generate, the job running, the treasure chest (the sandbox serves a model
+made in Blender) in the viewport, then a failed job with the service's reason. Another Blender, on a
+service that does not publish a text job's price, meets the first click's price question, Image mode with
+a prepared image, Advanced and Blockout open, and a batch's question. Two more make the damaged job list.
+Every Blender keeps its user folder where an artist's Linux Blender keeps it, so no picture shows a
+temporary path.
 """
 
 from __future__ import annotations
@@ -107,6 +108,9 @@ def test_a_first_mesh_from_nothing_configured(
     picture_ready(window)
     window.call("bpy.data.objects.remove(bpy.data.objects['Cube'])")  # the chest lands where it stood
     open_kiln_tab(window)
+    # The first screen of a fresh install: Custom Service chosen (Kiln's default) and its setup box.
+    assert window.call(f"result = {PREFS}.service") == "INTERFACE"
+    sidebar_picture(window, "sidebar-first-screen")
     window.call(f"{PREFS}.service = 'TRIPO'")  # the service the artist pays for, picked first
 
     # Nothing configured: one box names the key and online access, with what fixes each (the page
