@@ -127,12 +127,14 @@ class PriceQuestion:
         layout = self.layout  # type: ignore[attr-defined]
         request = self.priced_request()
         name = info(request.service_id).name
-        why = text(words.UNKNOWN_PRICE_WHY, service=name)
-        dialog_label(layout, context, why, QUESTION_WIDTH, icon="QUESTION")
         settable = request.service_id == DEFAULT_SERVICE and str(request.kind) == JobKind.TEXT
-        look_up = text(words.UNKNOWN_PRICE_LOOK_IT_UP, service=name)
-        how = text(words.UNKNOWN_PRICE_SET_IT) if settable else look_up
-        dialog_label(layout, context, how, QUESTION_WIDTH, icon="BLANK1")
+        if settable:  # the custom service's text price: the artist can set it
+            why, how = text(words.UNKNOWN_PRICE_WHY, service=name), text(words.UNKNOWN_PRICE_SET_IT)
+        else:  # the panel's own line under Generate (Rodin's fractions of a credit, say)
+            why, how = text(words.SERVICE_PRICE_UNKNOWN, service=name), ""
+        dialog_label(layout, context, why, QUESTION_WIDTH, icon="QUESTION")
+        if how:
+            dialog_label(layout, context, how, QUESTION_WIDTH, icon="BLANK1")
         dialog_label(layout, context, text(words.UNKNOWN_PRICE_SEND), QUESTION_WIDTH, icon="BLANK1")
         layout.prop(self, "dont_ask_again")
 

@@ -870,7 +870,6 @@ UNKNOWN_PRICE_SET_IT = (
     "Set your Text Job Price in Kiln's preferences (Credits), from your service's dashboard: "
     "Generate then shows it and Kiln counts it."
 )
-UNKNOWN_PRICE_LOOK_IT_UP = "Its price is on {service}'s own pricing page; Kiln counts it as price unknown."
 UNKNOWN_PRICE_SEND = "Send it?"
 DONT_ASK_AGAIN = Label(
     "Don't Ask Again",

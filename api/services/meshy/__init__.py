@@ -116,8 +116,8 @@ INFO = ServiceInfo(
     keys_page="https://www.meshy.ai/settings/api",
     docs_page="https://docs.meshy.ai/api",
     capabilities=Capabilities(
-        # A text job's price is its preview plus its refine (texture on, the default); geometry only
-        # costs the preview alone, which Kiln cannot subtract, so it shows the textured price.
+        # A text job's price is its preview plus its refine (texture on, the default); with texture
+        # off no refine is sent, and the price on Generate drops by ``texture_credits``.
         text_tiers=(
             Tier(MODEL_6, words.MESHY_TIER_6, PREVIEW_CREDITS[MODEL_6] + REFINE_CREDITS),
             Tier(MODEL_5, words.MESHY_TIER_5, PREVIEW_CREDITS[MODEL_5] + REFINE_CREDITS),

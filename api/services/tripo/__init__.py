@@ -125,8 +125,8 @@ TIER_WIRE = {
 DEFAULT_TIER = TIER_V31
 #: Pricing: credits of a textured job (texture is on by default): H2/H3 text 20 (10 untextured),
 #: image and multiview 30 (20); P1 text 40 (30), image and multiview 50 (40);
-#: texture_quality=detailed +10 on H2/H3. Kiln shows the textured price: a job with texture off
-#: costs 10 less than shown, never more.
+#: texture_quality=detailed +10 on H2/H3. A tier's price is the textured one; with texture off the
+#: price on Generate drops by ``TEXTURE_CREDITS``.
 TEXTURE_CREDITS = 10
 TEXT_CREDITS = {TIER_V25: 20, TIER_V31: 20, TIER_V31_DETAILED: 30, TIER_P1: 40}
 IMAGE_CREDITS = {TIER_V25: 30, TIER_V31: 30, TIER_V31_DETAILED: 40, TIER_P1: 50}
