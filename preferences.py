@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import bpy
 
 from . import dependencies, language
-from .api.agents import status as agent_status
 from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
 from .api.features import secrets
 from .api.features.cache import SizeCache
@@ -254,6 +253,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
 
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
+        from .api.agents import status as agent_status  # loaded by the first draw, not at registration
+
         shown = agent_status.current
         col = layout.column()
         col.prop(self, "allow_agents")

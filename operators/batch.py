@@ -16,7 +16,6 @@ import bpy
 from bpy.props import BoolProperty, StringProperty
 
 from ..api.errors import KilnError
-from ..api.features.quality.options import GameOptions
 from ..api.words import catalogue as words
 from ..language import report
 from ..options import declare
@@ -28,6 +27,7 @@ from ..session.setup import OnlineOperator, setup_problems
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
+    from ..api.features.quality.options import GameOptions
     from ..session import batch_run
 
 
@@ -53,7 +53,9 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         if self.confirmed and self.filepath:  # sent back by execute: it says what the batch costs, and asks
-            from ..session import batch_run  # the flow loads with the first batch, not at registration
+            # The flow loads with the first batch, not when Kiln registers.
+            from ..api.features.quality.options import GameOptions
+            from ..session import batch_run
 
             parsed = batch_run.read(self._given(GameOptions()))
             if parsed is not None and parsed.items:

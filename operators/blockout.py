@@ -36,9 +36,8 @@ from ..session.blockout import (
 )
 from ..session.launching import tell_not_in_scene, wait_then_import
 from ..session.messenger import refuse, tell
-from ..session.placement import Placement
-from ..session.scene_import import choose_options
 from ..session.setup import OnlineOperator, setup_problems
+from ..session.state import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -158,6 +157,8 @@ class KILN_OT_generate_from_selection(
 
     def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
         """The library's copy of an identical earlier result takes the placeholder's place."""
+        from ..session.placement import Placement  # loaded with the first job, not when Kiln registers
+
         how = Placement(self.import_options(context), self.fit, placeholder=request.placeholder)
         library.append(context, entry, how, request)
         log.info("“%s” filled from the Kiln library (generated %s)", request.placeholder, entry.date)

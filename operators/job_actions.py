@@ -9,7 +9,7 @@ import bpy
 from bpy.props import StringProperty
 
 from ..api.errors import KilnError
-from ..api.jobs import Job, JobKind, JobRequest, JobState, job_details
+from ..api.jobs import Job, JobKind, JobRequest, JobState
 from ..api.jobs.disk import ensure_folder
 from ..api.jobs.orders import cancels_on_service
 from ..api.services import info
@@ -231,6 +231,8 @@ class KILN_OT_copy_details(_JobOperator, bpy.types.Operator):
             job = _job(context, self.job_id)
         except KilnError as exc:
             return refuse(self, exc.message)
+        from ..api.jobs.details import job_details  # loaded by the first copy, not at registration
+
         context.window_manager.clipboard = job_details(job)
         tell(self, "INFO", words.DETAILS_COPIED)
         return {"FINISHED"}

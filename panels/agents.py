@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import agents, language
-from ..api.agents import status as agent_status
 from ..api.jobs import Job
 from ..api.words import catalogue as words
 from ..drawing import fit, wrapped_label
@@ -30,6 +29,8 @@ class KILN_PT_agents(bpy.types.Panel):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
+        from ..api.agents import status as agent_status  # loaded by the first draw, not at registration
+
         return agent_status.current.running
 
     def draw(self, context: bpy.types.Context) -> None:
@@ -37,6 +38,8 @@ class KILN_PT_agents(bpy.types.Panel):
         assert layout is not None
         connected = agents.serving.sessions()
         if not connected:
+            from ..api.agents import status as agent_status
+
             said = language.text(words.AGENTS_WAITING, port=agent_status.current.port)
             wrapped_label(layout, context, said, icon="LINKED")
             return

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import bpy
 
-from ..api.checks import fidelity
 from ..api.jobs import Job, JobKind, JobState
 from ..api.jobs.orders import cancels_on_service
 from ..api.words import Message
@@ -364,6 +363,8 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
 
 def _draw_fidelity(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:
     """How well an image job's mesh matches its image, in words, once the mesh is here."""
+    from ..api.checks import fidelity  # loaded by the first image job drawn, not at registration
+
     if JobKind(job.request.kind) is not JobKind.IMAGE or job.state not in (JobState.READY, JobState.IMPORTED):
         return
     entry = fidelity.words_for(job.fidelity)

@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import preferences
-from ..api.features.quality.options import GameOptions, parse_lods
 from ..api.jobs import JobRequest
 from ..api.services import service_id
 from ..api.words import catalogue as words
 from ..options import declare
-from .placement import ImportOptions
+
+if TYPE_CHECKING:
+    from ..api.features.quality.options import GameOptions
+    from .placement import ImportOptions
 
 
 def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions:
     """The import options set in the preferences."""
+    from .placement import ImportOptions  # loaded with the first job, not when Kiln registers
+
     prefs = preferences.get(context)
     return ImportOptions(
         origin_at_base=prefs.origin_at_base,
@@ -36,6 +41,8 @@ def preferred_options(context: bpy.types.Context | None = None) -> ImportOptions
 
 def preferred_game(context: bpy.types.Context | None = None) -> GameOptions:
     """The fix-ups set in the preferences, for a job no operator's arguments chose (an agent's)."""
+    from ..api.features.quality.options import GameOptions  # loaded with the first job
+
     prefs = preferences.get(context)
     return GameOptions(
         fix_merge=prefs.fix_merge,
@@ -55,6 +62,8 @@ class ImportOptionProperties:
     target_height: declare("target_height")  # type: ignore[valid-type]
 
     def import_options(self, context: bpy.types.Context) -> ImportOptions:
+        from .placement import ImportOptions  # loaded with the first job, not when Kiln registers
+
         preferred = preferred_options(context)
         props = self.properties  # type: ignore[attr-defined]
 
@@ -106,6 +115,8 @@ class GameOutputProperties:
 
     def game_options(self, context: bpy.types.Context | None = None) -> GameOptions:
         """The options of this call; raises InputError (a sentence) for unusable LOD ratios."""
+        from ..api.features.quality.options import GameOptions, parse_lods  # with the first job
+
         prefs = preferences.get(context)
         props = self.properties  # type: ignore[attr-defined]
 

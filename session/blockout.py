@@ -32,8 +32,7 @@ from ..api.words import catalogue as words
 from ..language import said
 from . import variants
 from .job_requests import save_blender_image
-from .scene_import import NAME_CHARS
-from .scene_objects import custom
+from .scene_objects import NAME_CHARS, custom
 
 IMAGE_AUTO_RESOLUTION = 1536
 

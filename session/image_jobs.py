@@ -26,7 +26,7 @@ from . import runtime, watcher
 from .blocking import blocks
 from .launching import tell_not_in_scene, wait_then_import
 from .messenger import announce, refuse, tell
-from .scene_import import choose_options
+from .state import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult

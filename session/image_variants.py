@@ -13,8 +13,7 @@ import bpy
 from ..api.checks import fidelity
 from ..api.jobs import Job
 from . import variants
-from .scene_import import FIDELITY_KEY
-from .scene_objects import custom
+from .scene_objects import FIDELITY_KEY, custom
 
 
 def rank_variants(context: bpy.types.Context, job: Job, names: list[str]) -> None:

@@ -14,7 +14,7 @@ from . import runtime, watcher
 from .arguments import GameOutputProperties, ImportOptionProperties
 from .blocking import blocks
 from .messenger import refuse, tell
-from .scene_import import choose_options
+from .state import choose_options
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -28,10 +28,12 @@ from ..api.jobs import Job, JobRequest
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
 from ..language import report
-from . import runtime, spending
-from .arguments import options_of
+from . import runtime
 from .messenger import refuse, tell
-from .placement import Placement, append_blend, name_copy_after_request, place
+from .scene_objects import NAME_CHARS
+
+if TYPE_CHECKING:
+    from .placement import Placement
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +133,9 @@ def lookup_key(key: str | None, context: bpy.types.Context | None = None) -> Ent
 def append(context: bpy.types.Context, entry: Entry, how: Placement, request: JobRequest) -> list[str]:
     """Bring the library's copy into the scene for ``request``, placed and named as a fresh import of
     it would be (``operators.placement``: its import options, group, placeholder); returns the names."""
-    from .scene_import import NAME_CHARS, object_name  # loaded by the first copy, not at registration
+    # Loaded by the first copy, not when Kiln registers.
+    from .placement import append_blend, name_copy_after_request, place
+    from .scene_import import object_name
 
     objects = append_blend(index(context).folder / entry.blend)
     for obj in objects:
@@ -156,6 +160,8 @@ def reusable(request: JobRequest, reuse: str, context: bpy.types.Context | None 
 
 def made_this_session(entry: Entry) -> bool:
     """Whether the library's copy is the result of a job this Blender sent in this session."""
+    from . import spending
+
     engine = runtime.engine_if_started()
     return engine is not None and any(
         job.task_id == entry.task_id and job.created_at >= spending.session_start for job in engine.own_jobs()
@@ -167,6 +173,9 @@ def use_copy(
 ) -> set[Any]:
     """Put the library's copy in the scene instead of sending ``request``, with the import options
     the operator was called with; the operator's result."""
+    from .arguments import options_of
+    from .placement import Placement
+
     try:
         names = append(context, entry, Placement(options_of(op, context)), request)
     except OSError as exc:

@@ -47,7 +47,7 @@ from ..main_thread import follow
 from . import library, provenance, runtime
 from .blocking import blocks
 from .messenger import announce
-from .scene_import import NAME_CHARS
+from .scene_objects import NAME_CHARS
 
 log = logging.getLogger(__name__)
 

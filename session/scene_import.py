@@ -18,7 +18,6 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import bpy
 
 from .. import preferences
-from ..api.features.blockout import Fit
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import in_place_notice
 from ..api.jobs import Job, JobKind
@@ -27,13 +26,10 @@ from ..api.words import english, message, shorten
 from ..language import report
 from . import messenger, state
 from .arguments import preferred_options
-from .placement import ImportOptions, Placement, append_blend, place
+from .placement import Placement, append_blend, place
+from .scene_objects import FIDELITY_KEY, NAME_CHARS
 
 log = logging.getLogger(__name__)
-
-
-#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
-NAME_CHARS = 40
 
 
 class ImportFailed(Exception):
@@ -42,11 +38,6 @@ class ImportFailed(Exception):
     def __init__(self, entry: str, /, *, details: str = "") -> None:
         super().__init__(english(entry))
         self.message = message(entry, details=details)
-
-
-def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
-    """The import options (and blockout fit) a generate operator was called with, for one job."""
-    state.current.placements[job_id] = Placement(options, fit)
 
 
 def import_job(context: bpy.types.Context, job: Job, game: GameOptions) -> list[str]:
@@ -161,10 +152,6 @@ def _say_in_place_once() -> None:
     notice = in_place_notice.take()
     if notice:  # logged when a worker found no helper
         messenger.announce("WARNING", notice, logged=True)
-
-
-#: How well an image job's mesh matches its image, 0–1 (``api.checks.fidelity``).
-FIDELITY_KEY = "kiln_fidelity"
 
 
 def _stamp(obj: bpy.types.Object, job: Job) -> None:

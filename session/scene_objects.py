@@ -1,8 +1,14 @@
-"""What Kiln reads off scene objects: a custom property (the stubs type ``get`` as returning None)."""
+"""What Kiln reads off and writes on scene objects: a custom property (the stubs type ``get`` as
+returning None), the fidelity's property, and how long a name made from a prompt may be."""
 
 from __future__ import annotations
 
 import bpy
+
+#: Longest object name made from a prompt (Blender allows 63 bytes; the Outliner shows about this).
+NAME_CHARS = 40
+#: How well an image job's mesh matches its image, 0–1 (``api.checks.fidelity``).
+FIDELITY_KEY = "kiln_fidelity"
 
 
 def custom(obj: bpy.types.Object, key: str) -> object:

@@ -17,8 +17,6 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import preferences
-from ..api.features import ledger
-from ..api.features.credits import CreditEstimate, Priced, estimate
 from ..api.jobs import JobKind
 from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import Message, message
@@ -31,6 +29,8 @@ from .blocking import blocks
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
+    from ..api.features.credits import CreditEstimate, Priced
+
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
 _cached: tuple[tuple[object, ...], str] | None = None
@@ -42,6 +42,8 @@ _unknown_price_answered = False
 
 def estimate_for(requests: Iterable[Priced], context: bpy.types.Context | None = None) -> CreditEstimate:
     """What these requests will cost at the artist's prices."""
+    from ..api.features.credits import estimate  # loaded by the first price asked, not at registration
+
     return estimate(requests, preferences.text_cost(context))
 
 
@@ -168,6 +170,8 @@ def spending_line() -> str:
     text_cost = preferences.text_cost()
     key = (engine.standing, text_cost, time.localtime().tm_mon, words_now())
     if _cached is None or _cached[0] != key:
+        from ..api.features import ledger  # loaded by the first line drawn, not at registration
+
         jobs = engine.jobs()
         # This session's jobs are few: only they are asked whose they are (5,000 stored cost a draw ms).
         session = [job for job in ledger.sent_since(jobs, session_start) if engine.is_own(job)]

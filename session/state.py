@@ -10,9 +10,13 @@ of a disabled Kiln is left behind, and a Kiln enabled again starts clean (its jo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .batch_grid import GridSlots
-from .placement import Placement
+
+if TYPE_CHECKING:
+    from ..api.features.blockout import Fit
+    from .placement import ImportOptions, Placement
 
 
 @dataclass(frozen=True)
@@ -46,3 +50,10 @@ class SessionState:
 
 #: The one owner.
 current = SessionState()
+
+
+def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
+    """The import options (and blockout fit) a generate operator was called with, for one job."""
+    from .placement import Placement  # loaded with the first job sent, not when Kiln registers
+
+    current.placements[job_id] = Placement(options, fit)

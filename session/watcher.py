@@ -24,7 +24,6 @@ import bpy
 from bpy.app.handlers import persistent
 
 from .. import preferences
-from ..api.features.quality.options import GameOptions
 from ..api.jobs import Job, JobState
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
@@ -91,6 +90,7 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
     place where no helper could) and the library's copy (which the helper finishes alike).
     """
     # Loaded with the first job that lands, not when the add-on registers.
+    from ..api.features.quality.options import GameOptions
     from . import image_variants, library_store
     from .scene_import import ImportFailed, import_job
 

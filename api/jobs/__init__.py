@@ -66,7 +66,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .details import job_details
 from .disk import CACHE_DIR, UPLOADS_DIR, StoreError
 from .model import (
     ACTIVE_STATES,
@@ -83,6 +82,7 @@ from .model import (
 
 if TYPE_CHECKING:
     from ..service.retrying import RetryPolicy
+    from .details import job_details
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
     from .scheduler import OFFLINE_NOTE
     from .store import STORE_FILE
@@ -90,6 +90,7 @@ if TYPE_CHECKING:
 #: Loaded on first use: the engine (threads, SQLite, the HTTP steps) is not needed to register the
 #: add-on or to build a request, and a `blender -b` script that never generates never pays for it.
 _LAZY = {
+    "job_details": ".details",
     "EngineNotRunning": ".engine",
     "JobElsewhere": ".engine",
     "JobEngine": ".engine",
