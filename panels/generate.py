@@ -126,7 +126,7 @@ def _draw_options(
 ) -> None:
     """The options the chosen service takes, and only those (its capabilities say which)."""
     capabilities = info(service).capabilities
-    offered = capabilities.options
+    offered = capabilities.options_for(settings.mode == "IMAGE")
     toggles = [name for name in ("pbr", "quad", "texture") if name in offered]
     if toggles:
         row = col.row(align=True)

@@ -194,7 +194,7 @@ def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None
 def chosen_options(settings: KilnGenerateSettings, service: str) -> dict[str, object]:
     """The options the panel sends: those the service takes that the artist set (0 polygons and no
     style: the service's default, not sent)."""
-    offered = info(service).capabilities.options
+    offered = info(service).capabilities.options_for(settings.mode == "IMAGE")
     chosen: dict[str, object] = {}
     settings_of = {**OPTION_SETTINGS, "style": style_setting(service)}
     for name, prop in settings_of.items():

@@ -47,6 +47,8 @@ class Capabilities:
     max_views: int = 1
     #: Which of :data:`OPTION_NAMES` the service takes.
     options: frozenset[str] = frozenset()
+    #: Which of them an image job takes, where fewer than ``options`` (None: the same).
+    image_options: frozenset[str] | None = None
     #: The polygon budget's allowed range, where the service takes one.
     polygons: tuple[int, int] | None = None
     styles: tuple[Tier, ...] = ()
@@ -105,3 +107,7 @@ class Capabilities:
         if "texture" in chosen and not chosen["texture"]:
             extra -= self.texture_credits
         return max(0, tier.credits + extra)
+
+    def options_for(self, image: bool) -> frozenset[str]:
+        """The options a text job (``image`` false) or an image job takes."""
+        return self.image_options if image and self.image_options is not None else self.options

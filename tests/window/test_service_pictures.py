@@ -74,13 +74,14 @@ def redraw(window: Window) -> None:
     )
 
 
-def panel_texts(window: Window) -> list[str]:
-    """The options the Generate panel draws for the chosen service (its option props, by name)."""
+def panel_texts(window: Window, image: bool = False) -> list[str]:
+    """The options the Generate panel draws for the chosen service (its option props, by name), in
+    Text mode or (``image``) in Image mode."""
     return list(
         window.call(
             "caps = sys.modules[MODULE + '.api.services'].info("
             f"{PREFS}.service).capabilities\n"
-            "result = sorted(caps.options)"
+            f"result = sorted(caps.options_for({image}))"
         )
     )
 
@@ -137,9 +138,10 @@ def test_two_services_side_by_side_and_the_views_input(
         f"{SETTINGS}.image_path = {program.inside(front)!r}\n"
         f"{SETTINGS}.more_views = True\n"
         f"{SETTINGS}.view_back = {program.inside(back)!r}\n"
-        f"{SETTINGS}.view_left = {program.inside(left)!r}\n"
-        f"{SETTINGS}.option_style_meshy = 'NONE'"
+        f"{SETTINGS}.view_left = {program.inside(left)!r}"
     )
+    # Meshy styles prompts only: its Style (Sculpture, chosen above) is neither shown nor sent here.
+    assert panel_texts(window, image=True) == ["pbr", "polygons", "quad", "texture"]
     offer = "sys.modules[MODULE + '.panels.reuse_offer']"
     operator = window.call(f"result = {offer}.operator_id(bpy.context.scene.kiln, bpy.context)")
     assert operator == "kiln.generate_from_views"

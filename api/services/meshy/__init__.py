@@ -133,6 +133,8 @@ INFO = ServiceInfo(
         image_url=True,
         max_views=MAX_VIEWS,
         options=frozenset({"pbr", "quad", "polygons", "texture", "style"}),
+        # ``art_style`` is on text-to-3d only: an image job takes no style.
+        image_options=frozenset({"pbr", "quad", "polygons", "texture"}),
         polygons=POLYCOUNT_RANGE,
         styles=(
             Tier(STYLE_REALISTIC, words.MESHY_STYLE_REALISTIC),

@@ -95,3 +95,27 @@ def test_more_views_where_the_service_takes_several(chosen: Any, blender: Any, u
     assert vars(button.props)["back"] == str(CONCEPTS / "teapot.png")
     chosen("INTERFACE")
     assert "more_views" not in draw(ui.generate.KILN_PT_generate, blender.context).props()
+
+
+@pytest.mark.parametrize(
+    ("service", "style", "shown"),
+    [("MESHY", "sculpture", False), ("TRIPO", "object:clay", True)],
+)
+def test_image_mode_shows_a_style_only_where_the_service_takes_one_for_an_image(
+    chosen: Any, blender: Any, ui: Any, service: str, style: str, shown: bool
+) -> None:
+    """Meshy styles prompts only (it refuses a style on an image job): in Image mode its Style is not
+    drawn, and a style chosen in Text mode is not sent with the image; Tripo styles both."""
+    chosen(service)
+    settings = blender.context.scene.kiln
+    setattr(settings, f"option_style_{service.lower()}", style)
+    settings.mode, settings.image_source = "IMAGE", "FILE"
+    settings.image_path = str(CONCEPTS / "chair.png")
+    try:
+        layout = draw(ui.generate.KILN_PT_generate, blender.context)
+        assert ("option_style" in shown_options(layout)) is shown
+        sent = vars(generate_button(layout).props).get("style")
+        assert sent == (style if shown else None)
+    finally:
+        settings.mode = "TEXT"
+        settings.property_unset(f"option_style_{service.lower()}")
