@@ -19,7 +19,9 @@ import time
 
 from bench.addon import ADDON_MODULE, ROOT, enable, isolate, mount, warm_extension_machinery
 
-RUNS = 3
+#: Fresh processes timed: a shared machine slows some starts by half again, so the median of seven
+#: is taken (of three, one slow start in three would decide the row every fifth run).
+RUNS = 7
 
 
 def measure() -> dict[str, float]:

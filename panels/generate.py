@@ -18,7 +18,7 @@ from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.jobs.orders import request_order
-from ..api.services import DEFAULT_SERVICE, info, refusal
+from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
@@ -53,6 +53,8 @@ class Blocker:
 
 def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings) -> Blocker | None:
     """What keeps Generate from being pressed, or None when it can be."""
+    from ..api.services.order import refusal  # loaded by the first draw, not when Kiln registers
+
     lacking = missing(context)
     if lacking:
         return Blocker(missing=lacking)

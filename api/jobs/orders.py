@@ -5,14 +5,20 @@ whether cancelling a job reaches its service."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from ..services import Order, info, refusal
-from ..words import Message
+from ..services import info
 from .model import Job, JobKind, JobRequest
+
+if TYPE_CHECKING:
+    from ..services.order import Order
+    from ..words import Message
 
 
 def request_order(request: JobRequest) -> Order:
     """What a request asks its service to make (its first stage), in plain values."""
+    from ..services.order import Order  # loaded by the first order, not when Kiln registers
+
     return Order(
         kind=str(request.kind),
         prompt=request.prompt,
@@ -38,6 +44,8 @@ def refusal_of(request: JobRequest) -> Message | None:
     """Why the request's service cannot take it, in a sentence (None: it can); nothing is sent then."""
     if request.kind is JobKind.TASK:
         return None
+    from ..services.order import refusal
+
     service = info(request.service_id)
     return refusal(service.capabilities, service.name, request_order(request))
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from .capabilities import OPTION_NAMES, Capabilities, Tier
 from .info import ServiceInfo
-from .order import Order, given_views, refusal
 
 if TYPE_CHECKING:
     from .base import GenerationService
+    from .order import Order, given_views, refusal
 
 #: The services in the order an artist is offered them; the first is what an old job list meant.
 SERVICE_IDS = ("INTERFACE", "TRIPO", "MESHY", "RODIN")
@@ -30,6 +30,18 @@ DEFAULT_SERVICE = "INTERFACE"
 _PACKAGES = {"INTERFACE": "interface", "TRIPO": "tripo", "MESHY": "meshy", "RODIN": "rodin"}
 _loaded: dict[str, ServiceInfo] = {}
 _lock = threading.Lock()
+
+
+#: Loaded on first use: what is asked of a service is not needed to register the add-on.
+_LAZY = {"Order": ".order", "given_views": ".order", "refusal": ".order"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
 
 
 def service_id(value: object) -> str:
