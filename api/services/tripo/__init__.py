@@ -123,6 +123,8 @@ TIER_WIRE = {
     TIER_P1: ("P1-20260311", None),  # P1 is priced all-inclusive; its texture quality is its own
 }
 DEFAULT_TIER = TIER_V31
+#: Billing (API credits bought in advance, apart from the web subscription):
+#: https://platform.tripo3d.ai/docs/billing.
 #: Pricing: credits of a textured job (texture is on by default): H2/H3 text 20 (10 untextured),
 #: image and multiview 30 (20); P1 text 40 (30), image and multiview 50 (40);
 #: texture_quality=detailed +10 on H2/H3. A tier's price is the textured one; with texture off the
