@@ -151,7 +151,7 @@ OPTION_MAX_CREDITS = Label(
 )
 OPTION_FIT = Label("Fit", "How a result fits its placeholder")
 OPTION_FIT_CONTAIN = Label("Contain", "The largest uniform scale that fits inside the placeholder")
-OPTION_FIT_HEIGHT = Label("Height", "A uniform scale to the placeholder's height")
+OPTION_FIT_HEIGHT = Label("Match Height", "A uniform scale to the placeholder's height")
 OPTION_FIT_NONE = Label("None", "As generated, only placed")
 
 # ======================================================================= what api/ says
