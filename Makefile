@@ -52,17 +52,20 @@ typecheck: $(VENV)/.stamp
 # by side with the window suite: most of their time is spent waiting on jobs, helpers and windows.
 pytest: pytest-plain pytest-newest pytest-lts
 
+# Run before the bpy runs' commands by `make test` (empty otherwise): see test below.
+YIELD ?=
+
 pytest-plain: $(VENV)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
-	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+	$(YIELD) $(PY) -m pytest tests/python $(PYTEST_ARGS)
 
 pytest-newest: $(VENV)/.stamp
 	@echo "=== pytest tests/blender tests/system on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+	$(YIELD) $(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
 
 pytest-lts: $(VENV_LTS)/.stamp
 	@echo "=== pytest tests/blender tests/system on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY_LTS) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+	$(YIELD) $(PY_LTS) -m pytest tests/blender tests/system $(PYTEST_ARGS)
 
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
@@ -77,10 +80,12 @@ screenshots: window
 
 # The two venvs are independent: on a fresh machine they are built side by side; then the four test
 # runs go side by side too, each one's output kept together (-Otarget) and printed when it ends.
+# The window suite is the longest and waits on real time (timers, windows, autosave): the three
+# other runs yield the CPU to it (nice), so it is not the last one left running on one core.
 test:
 	$(MAKE) -j2 venv
 	$(MAKE) lint typecheck
-	$(MAKE) -j4 -Otarget pytest-plain pytest-newest pytest-lts window
+	$(MAKE) -j4 -Otarget YIELD="nice -n 5" pytest-plain pytest-newest pytest-lts window
 
 build: $(VENV)/.stamp
 	$(PY) tools/build.py

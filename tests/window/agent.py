@@ -10,6 +10,7 @@ read files on the UI thread.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import statistics
@@ -166,7 +167,7 @@ class CallTimer:
         self.calls: list[tuple[str, float]] = []
 
     def wrap(self, module: str, *names: str) -> None:
-        owner = sys.modules[f"{MODULE}.{module}"]
+        owner = importlib.import_module(f"{MODULE}.{module}")  # some load with their first use
         for name in names:
             original = getattr(owner, name)
 
