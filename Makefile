@@ -52,20 +52,17 @@ typecheck: $(VENV)/.stamp
 # by side with the window suite: most of their time is spent waiting on jobs, helpers and windows.
 pytest: pytest-plain pytest-newest pytest-lts
 
-# Run before the bpy runs' commands by `make test` (empty otherwise): see test below.
-YIELD ?=
-
 pytest-plain: $(VENV)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
-	$(YIELD) $(PY) -m pytest tests/python $(PYTEST_ARGS)
+	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 
-pytest-newest: $(VENV)/.stamp
+pytest-newest: $(VENV)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/blender tests/system on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(YIELD) $(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+	$(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
 
-pytest-lts: $(VENV_LTS)/.stamp
+pytest-lts: $(VENV_LTS)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/blender tests/system on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(YIELD) $(PY_LTS) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+	$(PY_LTS) -m pytest tests/blender tests/system $(PYTEST_ARGS)
 
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
@@ -78,14 +75,13 @@ screenshots: window
 	mkdir -p docs/images
 	cp tests/window/out/*.png docs/images/
 
-# The two venvs are independent: on a fresh machine they are built side by side; then the four test
-# runs go side by side too, each one's output kept together (-Otarget) and printed when it ends.
-# The window suite is the longest and waits on real time (timers, windows, autosave): the three
-# other runs yield the CPU to it (nice), so it is not the last one left running on one core.
+# The window suite is the longest run, so it starts first, as soon as .venv is there; the other
+# runs build what they need beside it (.venv-lts, the glTF validator), then lint and the type
+# check take the first free slot. Each run's output is kept together (-Otarget) and printed when it
+# ends; any failure fails make test.
 test:
-	$(MAKE) -j2 venv
-	$(MAKE) lint typecheck
-	$(MAKE) -j4 -Otarget YIELD="nice -n 5" pytest-plain pytest-newest pytest-lts window
+	$(MAKE) $(VENV)/.stamp
+	$(MAKE) -j4 -Otarget window pytest-newest pytest-lts pytest-plain lint typecheck
 
 build: $(VENV)/.stamp
 	$(PY) tools/build.py
