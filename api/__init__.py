@@ -7,7 +7,8 @@ included (``tests/python/foundation/test_import_order.py`` holds the same list a
 * bottom — ``words`` (every sentence an artist reads, and how one is said), ``errors`` (one
   exception family, a sentence each), ``paths`` (which .blend is which),
   ``fs`` (renames and deletes that hold up on Windows), ``version`` (Kiln's own, from its manifest),
-  ``vendor/`` (third-party code, unchanged).
+  ``lazy`` (names a package offers but loads on first use), ``vendor/`` (third-party code,
+  unchanged).
 * ``checks/`` — what is checked before anyone trusts it: GLB structure, what the artist typed or
   picked, prompt files from any system.
 * ``service/`` — what keeps the artist safe on any service's wire, written once: the plumbing

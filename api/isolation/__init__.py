@@ -11,9 +11,9 @@ so it lives in its own room, ``helper_blender/``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy import lazy_names
 from .errors import (
     HelperCrashed,
     HelperOutOfMemory,
@@ -33,12 +33,7 @@ if TYPE_CHECKING:
 _LAZY = {"ImportHelper": ".helper", "Prepared": ".helper", "review_picture": ".helper"}
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

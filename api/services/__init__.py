@@ -17,6 +17,7 @@ import importlib
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..lazy import lazy_names
 from .capabilities import OPTION_NAMES, Capabilities, Tier
 from .info import ServiceInfo
 
@@ -36,12 +37,7 @@ _lock = threading.Lock()
 _LAZY = {"Order": ".order", "given_views": ".order", "refusal": ".order"}
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 def service_id(value: object) -> str:

@@ -26,7 +26,7 @@ DEV_ONLY = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm"
 ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "the bottom of api/",
-        ("api", "api.words", "api.errors", "api.paths", "api.fs", "api.version", "api.vendor"),
+        ("api", "api.words", "api.errors", "api.paths", "api.fs", "api.version", "api.lazy", "api.vendor"),
     ),
     ("checks", ("api.checks",)),
     ("the service", ("api.service",)),
