@@ -66,8 +66,20 @@ pytest-lts: $(VENV_LTS)/.stamp $(NODE)/.stamp
 
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
+# Two runs side by side, each on its own X displays, after the chroot is made ready once: the
+# pictures' files in one (they share the chroot's /home/artist), the rest in the other; then, alone,
+# the test that removes numpy and requests from the shared chroot for a while.
+WINDOW_ALONE := tests/window/test_distribution_blender.py
+WINDOW_FIRST := $(addprefix tests/window/,test_pictures.py test_service_pictures.py test_languages.py \
+	test_services.py test_scale.py test_sidebar_width.py test_update.py test_install.py)
 window: $(VENV)/.stamp
-	$(PY) -m pytest tests/window $(PYTEST_ARGS)
+	-tools/window_chroot.sh ensure >/dev/null
+	@first_log=$$(mktemp); \
+	KILN_WINDOW_DISPLAY_BASE=70 $(PY) -m pytest $(WINDOW_FIRST) $(PYTEST_ARGS) >$$first_log 2>&1 & first=$$!; \
+	KILN_WINDOW_DISPLAY_BASE=170 $(PY) -m pytest tests/window \
+		$(addprefix --ignore=,$(WINDOW_FIRST) $(WINDOW_ALONE)) $(PYTEST_ARGS); second=$$?; \
+	wait $$first; first=$$?; cat $$first_log; rm -f $$first_log; \
+	$(PY) -m pytest $(WINDOW_ALONE) $(PYTEST_ARGS) && [ $$first = 0 ] && [ $$second = 0 ]
 
 # The product's pictures (tests/window/test_pictures.py takes most of them), copied into docs/images/
 # for the README and docs/getting-started.md.

@@ -27,7 +27,9 @@ PROVISION = REPO / "tools" / "window_chroot.sh"
 AGENT = Path(__file__).resolve().parent / "agent.py"
 #: Blender reads no user environment but these (``env -i`` keeps the host's out of the chroot).
 BASE_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
-_displays = itertools.count(70)
+#: X display numbers, from a base each of two window runs side by side sets apart (``make window``):
+#: two runs trying the same number at once could both see the other's server come up.
+_displays = itertools.count(int(os.environ.get("KILN_WINDOW_DISPLAY_BASE", "70")))
 
 
 class WindowError(AssertionError):
