@@ -19,8 +19,10 @@ import time
 
 from bench.addon import ADDON_MODULE, ROOT, enable, isolate, mount, warm_extension_machinery
 
-#: Fresh processes timed: a shared machine slows some starts by half again, so the median of seven
-#: is taken (of three, one slow start in three would decide the row every fifth run).
+#: Fresh processes timed. The row is the fastest of them, the median shown beside it: on a shared
+#: machine (this VM's CPU runs the same fixed work up to a third slower from one second to the next)
+#: a slower start measures the machine, not Kiln; the fastest is what Kiln's own work costs, as
+#: ``timeit`` reads its repeats.
 RUNS = 7
 
 
@@ -45,7 +47,7 @@ def measure() -> dict[str, float]:
 
 
 def run(runs: int = RUNS) -> dict[str, float]:
-    """Median over ``runs`` fresh processes, after one untimed start.
+    """The fastest and the median of ``runs`` fresh processes, after one untimed start.
 
     Blender keeps Python's bytecode cache, so every start after the first reads compiled
     modules; the untimed start writes that cache (even where PYTHONDONTWRITEBYTECODE is set
@@ -64,8 +66,11 @@ def run(runs: int = RUNS) -> dict[str, float]:
         )
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     results = results[1:]
-    return {key: statistics.median(r[key] for r in results) for key in ("cold_ms", "warm_ms")} | {
-        "runs": float(runs)
+    return {
+        "cold_ms": min(r["cold_ms"] for r in results),
+        "cold_median_ms": statistics.median(r["cold_ms"] for r in results),
+        "warm_ms": statistics.median(r["warm_ms"] for r in results),
+        "runs": float(runs),
     }
 
 
