@@ -137,6 +137,16 @@ class NotFoundError(BadRequestError):
         self.task_id = task_id
 
 
+class ServiceMovedError(NotFoundError):
+    """404/410 on a documented path of a service whose address Kiln knows: the service moved on
+    (a retired API version or model), so the sentence asks for a newer Kiln, never a new address."""
+
+    def __init__(self, status: int, detail: str | None = None) -> None:
+        super().__init__(
+            detail if status == 404 else _joined(f"HTTP {status}", detail), said=words.SERVICE_MOVED
+        )
+
+
 class ServiceError(KilnError):
     """5xx, or an answer Kiln cannot read (HTML page, broken JSON, unexpected redirect).
 

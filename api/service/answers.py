@@ -22,6 +22,7 @@ from ..errors import (
     NotFoundError,
     RateLimitError,
     ServiceError,
+    ServiceMovedError,
 )
 from ..words import catalogue, shorten
 from .models import describe_error
@@ -98,10 +99,13 @@ def error_for(
     *,
     task_id: str | None = None,
     download: bool = False,
+    moved: bool = False,
 ) -> KilnError:
     """Map a non-2xx answer to the exception family (the spec shows no error statuses).
 
-    For a download, a refusal (401/403/404/410) is about the link, not the API key.
+    For a download, a refusal (401/403/404/410) is about the link, not the API key. ``moved``: the
+    path is one its service documents (its address is not the artist's), so a 404 or 410 that is
+    not about a task means the service moved on, not that an address is wrong.
     """
     words = server_words(body, headers.get("Content-Type", ""), key)
     retry_after = parse_retry_after(headers.get("Retry-After"))
@@ -116,6 +120,8 @@ def error_for(
         return CreditsError(words)
     if status == 429:
         return RateLimitError(retry_after, words)
+    if moved and task_id is None and status in (404, 410):
+        return ServiceMovedError(status, words)
     if status == 404:
         return NotFoundError(words, task_id=task_id)
     if 400 <= status < 500:

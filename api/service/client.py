@@ -118,7 +118,15 @@ class ServiceClient:
         self.max_answer_bytes = max_answer_bytes
         self.user_agent = user_agent
         self._key = api_key
-        self._http = Transport(self.base_url, api_key, timeout=timeout, user_agent=user_agent)
+        self._http = Transport(
+            self.base_url,
+            api_key,
+            timeout=timeout,
+            user_agent=user_agent,
+            # A service with a documented origin asks its documented paths: a 404 or 410 there that is
+            # not about a task says the service moved on (update Kiln), not that an address is wrong.
+            paths_documented=bool(getattr(getattr(self, "info", None), "api_origin", "")),
+        )
         self.retry = retry
         self._cancel_event = cancel_event
 

@@ -50,13 +50,23 @@ MAX_ERROR_BYTES = 64 * 1024
 class Transport:
     """Sends one request at a time per thread; see the module docstring for the rules it keeps."""
 
-    def __init__(self, base_url: str, key: str, *, timeout: tuple[float, float], user_agent: str) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        key: str,
+        *,
+        timeout: tuple[float, float],
+        user_agent: str,
+        paths_documented: bool = False,
+    ) -> None:
         problem = address_problem(base_url)
         if problem is not None:
             raise InputError(problem, details="the service URL", url=shown_url(base_url))
         self.base_url = base_url
         self.timeout = timeout
         self.user_agent = user_agent
+        #: The paths asked for are the service's own documented ones (see ``answers.error_for``'s ``moved``).
+        self.paths_documented = paths_documented
         self._key = key
         self._origin: Origin = connect_origin(requests.Request("GET", base_url).prepare().url or base_url)
         # A service on this computer (the sandbox) may send local addresses; a remote one may not:
@@ -221,7 +231,15 @@ class Transport:
     ) -> KilnError:
         """The Kiln error for a non-2xx answer, from at most the first 64 KB of its body."""
         body = self.read(resp, MAX_ERROR_BYTES, truncate=True)
-        error = error_for(resp.status_code, resp.headers, body, self._key, task_id=task_id, download=download)
+        error = error_for(
+            resp.status_code,
+            resp.headers,
+            body,
+            self._key,
+            task_id=task_id,
+            download=download,
+            moved=self.paths_documented,
+        )
         logger.debug("HTTP %d from %s: %s", resp.status_code, loggable(resp.url or ""), error)
         return error
 

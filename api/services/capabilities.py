@@ -7,6 +7,7 @@ whether it has idempotency, cancel, a balance or webhooks (after Apache Libcloud
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -25,12 +26,21 @@ class Tier:
     """One quality choice a service offers for a kind of job: a resolution, a model tier.
 
     ``id`` is what Kiln stores with the job (the service module maps it to its wire); ``credits`` is
-    the published price of one job at this tier, None where the service does not publish one.
+    the published price of one job at this tier, None where the service does not publish one;
+    ``retires`` the day (ISO, ``YYYY-MM-DD``) its service retires or retired it, where published:
+    from that day it is not offered and a job asking for it is refused before anything is sent.
     """
 
     id: str
     label: Label
     credits: int | None = None
+    retires: str = ""
+
+    def retired(self, today: datetime.date | None = None) -> bool:
+        """Whether the service no longer takes this tier (its published retirement day has come)."""
+        if not self.retires:
+            return False
+        return datetime.date.fromisoformat(self.retires) <= (today or datetime.date.today())
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,11 @@ class Capabilities:
         return self.retexture if kind == "retexture" else bool(self.tiers(kind))
 
     def tiers(self, kind: str) -> tuple[Tier, ...]:
+        """The tiers offered for a job of this kind today (a retired one is never offered)."""
+        return tuple(tier for tier in self.known_tiers(kind) if not tier.retired())
+
+    def known_tiers(self, kind: str) -> tuple[Tier, ...]:
+        """Every tier the service has had for this kind, retired ones included (to refuse them by name)."""
         return self.text_tiers if kind == "text" else self.image_tiers if kind == "image" else ()
 
     def default_tier(self, kind: str) -> str:

@@ -52,6 +52,9 @@ def refusal(capabilities: Capabilities, service_name: str, order: Order) -> Mess
         entries = {"text": words.SERVICE_TAKES_NO_TEXT, "retexture": words.SERVICE_TAKES_NO_RETEXTURE}
         return message(entries.get(order.kind, words.SERVICE_TAKES_NO_IMAGE), service=service_name)
     if order.tier and capabilities.tier(order.kind, order.tier) is None:
+        retired = next((t for t in capabilities.known_tiers(order.kind) if t.id == order.tier), None)
+        if retired is not None:
+            return message(words.SERVICE_TIER_RETIRED, service=service_name, tier=order.tier)
         return message(words.SERVICE_TIER_UNKNOWN, service=service_name, tier=order.tier)
     if order.image_url and not capabilities.image_url:
         return message(words.SERVICE_TAKES_NO_IMAGE_URL, service=service_name)

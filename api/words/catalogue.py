@@ -237,6 +237,11 @@ SERVICE_REFUSED_REQUEST = (
     "The service refused this job. Check the prompt, the image and the options, then try again."
 )
 SERVICE_ADDRESS_WRONG = "The service address does not lead to the 3D service. Check it in Kiln's preferences."
+#: A documented path of a service with a known address answered 404 or 410: the service moved on.
+SERVICE_MOVED = (
+    "The service no longer answers this version of Kiln. "
+    "Update Kiln in Edit ▸ Preferences ▸ Get Extensions, then press Resume."
+)
 SERVICE_NOT_THE_SERVICE = (
     "{host} answered, but not like the 3D service. Check the service address in Kiln's preferences."
 )
@@ -1300,6 +1305,9 @@ SERVICE_TAKES_NO_IMAGE = (
 )
 SERVICE_TIER_UNKNOWN = (
     "{service} has no quality called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
+)
+SERVICE_TIER_RETIRED = (
+    "{service} has retired its model “{tier}”, so nothing was sent. Pick one the Sidebar offers."
 )
 SERVICE_TAKES_NO_IMAGE_URL = (
     "{service} does not take an image by its web address, so nothing was sent. "

@@ -32,6 +32,7 @@ from api.errors import (
     OutcomeUnknownError,
     RateLimitError,
     ServiceError,
+    ServiceMovedError,
     StorageError,
     TaskFailedError,
     TLSError,
@@ -81,6 +82,7 @@ CASES: dict[type[KilnError], tuple[Callable[[], KilnError], str]] = {
     RateLimitError: (lambda: RateLimitError(7.0, "Slow down"), "HTTP 429"),
     BadRequestError: (lambda: BadRequestError(422, "resolution: must be 1024"), "must be 1024"),
     NotFoundError: (lambda: NotFoundError("Unknown task", task_id="task_77"), "task_77"),
+    ServiceMovedError: (lambda: ServiceMovedError(410, "v2 is shut down"), "v2 is shut down"),
     ServiceError: (lambda: ServiceError(502, "an HTML page"), "HTTP 502"),
     NetworkError: (
         lambda: NetworkError("api.example.com", "its name could not be found (DNS)", sent=False),
