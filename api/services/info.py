@@ -33,8 +33,17 @@ class ServiceInfo:
     client_module: str
     #: How a key of this service begins, for a hint when a key of another service is pasted ("" : no shape).
     key_prefix: str = ""
+    #: The service asks for a key (False: a server of the studio's own that takes none, such as
+    #: ComfyUI; the setup box then asks for none, and no key or Authorization header is ever sent).
+    needs_key: bool = True
+    #: Where the service usually answers when the artist has not given an address (a local server's
+    #: documented port, e.g. ``http://127.0.0.1:8188``); "" where there is no such default.
+    default_address: str = ""
+    #: The service runs on the artist's or studio's own machine: it costs no credits, and the Sidebar
+    #: says where a job runs.
+    local: bool = False
 
     @property
     def needs_address(self) -> bool:
-        """Only a service Kiln does not know needs its address typed in."""
+        """A service with no documented origin is reached at an address the artist gives (or its default)."""
         return not self.api_origin
