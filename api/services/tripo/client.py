@@ -60,6 +60,7 @@ from . import (
     STATE_SUCCESS,
     TASKS_PATH,
     TEXT_PATH,
+    TEXTURE_STANDARD,
     TIER_WIRE,
     UPLOAD_PATH,
 )
@@ -146,7 +147,9 @@ class Client(ServiceClient):
         """``model``, ``texture_quality`` and each option under the field the SDK sends it as."""
         model, texture_quality = TIER_WIRE[order.tier or INFO.capabilities.default_tier(order.kind)]
         body: dict[str, Any] = {"model": model}
-        if texture_quality is not None:
+        if texture_quality not in (None, TEXTURE_STANDARD):
+            # As the SDK: a field at its default is left to the server (client.py _non_default:
+            # "apiv3 server defaults match those signatures"); standard is texture_quality's default.
             body["texture_quality"] = texture_quality
         options = order.options
         if "texture" in options:
