@@ -88,7 +88,7 @@ def code_error(
     elif code == CODE_CONTENT_POLICY:
         error = BadRequestError(status, detail, words.TRIPO_CONTENT_REFUSED)
     elif code == CODE_VERSION_DEPRECATED:  # a model (or version) Tripo has retired: a newer Kiln knows
-        error = ServiceMovedError(410 if status == 410 else 404, detail)
+        error = ServiceMovedError(status, detail)  # details keep the status Tripo answered
     elif code == CODE_VERSION_INVALID:
         error = BadRequestError(status, detail, words.TRIPO_MODEL_OUTDATED)
     elif code == CODE_TASK_NOT_FOUND:
