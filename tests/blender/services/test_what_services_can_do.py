@@ -78,10 +78,10 @@ def test_views_reach_tripo_in_its_four_slots(services: dict[str, Sandbox], blend
     image = blender.data.images.load(str(back))
     result = blender.ops.kiln.generate_from_views(front=str(front), back=image.name, service="TRIPO")
     assert result == {"FINISHED"}
-    body = last_body(services["TRIPO"])
-    assert body["type"] == "multiview_to_model"
-    slots = body["files"]
-    assert len(slots) == 4 and slots[0] and slots[2] and slots[1] == {} and slots[3] == {}
+    assert services["TRIPO"].requests[-1].path.endswith("/v3/generation/multiview-to-model")
+    # API v3: [front, left, back, right], null where a view is missing (tripo3d multiview_to_model).
+    slots = last_body(services["TRIPO"])["inputs"]
+    assert len(slots) == 4 and slots[0] and slots[2] and slots[1] is None and slots[3] is None
 
 
 def test_several_views_on_a_service_of_one_image_are_refused_with_nothing_sent(
