@@ -7,6 +7,7 @@ Tripo would see. The SDK itself is held to the stand-in in ``test_tripo_vendor_c
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -28,6 +29,7 @@ from api.errors import (
     ServiceError,
     ServiceMovedError,
 )
+from api.jobs import Account, JobEngine, JobState, ServiceConfig
 from api.service.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.tripo import (
@@ -468,3 +470,49 @@ def test_tripo_does_not_offer_a_retexture_or_a_cancel_and_says_so() -> None:
     assert said is not None and said.name == "SERVICE_TAKES_NO_RETEXTURE"
     assert not caps.cancel
     assert caps.price("text", options={"texture": False}) == caps.price("text") - 10
+
+
+# ------------------------------------------------------------------ jobs stored by a Kiln that spoke v2
+
+
+def test_jobs_an_older_kiln_left_running_on_v2_are_followed_on_v3_and_never_sent_again(
+    tmp_path: Path,
+) -> None:
+    """Two records as a v2 Kiln wrote them (task id, no handle): one v3 knows lands, one it does not
+    ends in Tripo's own sentence with its id; nothing is submitted by the engine."""
+    with Sandbox(service="tripo", keys=[KEY], speed=50.0, credits=1000) as server:
+        with make_client("TRIPO", server.base_url, KEY) as maker:
+            known = maker.submit(Order(kind="text", prompt="a teapot"), idempotency_key="old").id
+        made = server.submit_count
+        state = tmp_path / "state"
+        state.mkdir()
+        gone = "0b7c2f7e-3c41-4d5a-9b0e-2f1d3c4b5a69"
+        records = [
+            {
+                "id": name,
+                "request": {"kind": "text", "prompt": "a teapot", "service": "TRIPO"},
+                "state": "running",
+                "submit_sent": True,
+                "task_id": task_id,
+            }
+            for name, task_id in (("known", known), ("gone", gone))
+        ]
+        (state / "jobs.json").write_text(json.dumps({"format": 1, "jobs": records}))
+        accounts = (Account("TRIPO", server.base_url, KEY),)
+        engine = JobEngine(state)
+        engine.start(
+            ServiceConfig(
+                base_url="http://127.0.0.1:9", api_key="unused", poll_interval=0.1, accounts=accounts
+            )
+        )
+        try:
+            assert engine.wait(["known", "gone"], timeout=60)
+            assert engine.get("known").state is JobState.READY, engine.get("known").error
+            ended = engine.get("gone")
+            assert ended.state is JobState.FAILED and ended.task_id == gone
+            assert ended.error_message is not None and ended.error_message.name == "TRIPO_OLD_API_JOB_GONE"
+            assert gone in ended.error_message.details
+        finally:
+            engine.shutdown()
+        assert server.submit_count == made and server.submit_attempts == made
+        assert not [r for r in server.requests if r.path.startswith("/v2/")]
