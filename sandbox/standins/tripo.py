@@ -13,6 +13,9 @@ It answers every call the SDK makes for the jobs Kiln offers, as ``tripo3d/clien
   an http(s) address), ``…/multiview-to-model`` (``inputs``: exactly 4, ``[front, left, back, right]``,
   ``null`` where missing, front given, at least 2); ``model`` one Tripo offers (a retired one → 2015,
   others → 2017) → ``data.task_id``. Charged as Tripo's Pricing page says.
+* ``POST /v3/models/import`` (``input``: the file_token of an uploaded GLB) and ``/v3/models/texture``
+  (``input``: an import task of this key, ``texture_prompt`` ``{"text"}`` or ``{"image"}``, ``model``
+  one of the SDK's texture models): a re-texture's two tasks.
 * ``GET /v3/tasks/{task_id}``: queued → running → success (or failed, banned, expired, cancelled,
   unknown) with ``output.model_url`` and ``output.rendered_image_url`` (signed-looking links on the
   CDN host); a task of another key is 2001.
@@ -52,7 +55,10 @@ from sandbox.standins.tripo_rules import (
     KNOB_ERRORS,
     MAX_NEGATIVE_PROMPT,
     MAX_PROMPT,
+    MODEL_PATHS,
+    MODEL_PRICES,
     PATHS,
+    TEXTURE_MODELS,
     TripoError,
     check_fields,
     check_model,
@@ -70,11 +76,12 @@ MIN_SIDE, MAX_SIDE = 20, 6000
 PRESIGN_FORMATS = frozenset({"png", "jpg", "jpeg", "webp", "glb", "obj", "fbx", "stl"})
 KNOB = re.compile(r"tripo:(\w+)")
 _FILE_TOKEN = re.compile(r"^file_[0-9a-f]{32}$")
+TEXTURE_MODELS_DEFAULT = "v2.5-20250123"
 
 
 def create_app(state: SandboxState) -> FastAPI:
     app = FastAPI(title="Kiln sandbox: Tripo stand-in (API v3)", version="3", description=__doc__)
-    app.state.fault_kinds = {("POST", path): "submit" for path in PATHS}
+    app.state.fault_kinds = {("POST", path): "submit" for path in (*PATHS, *MODEL_PATHS)}
     uploads: dict[str, tuple[str, bytes | None]] = {}  # file_token → (key, bytes; None until PUT)
     specs: dict[str, dict[str, Any]] = {}  # task id → what Tripo would echo back
 
@@ -200,6 +207,54 @@ def create_app(state: SandboxState) -> FastAPI:
 
     for generation_path in PATHS:
         app.add_api_route(generation_path, generate, methods=["POST"])
+
+    async def model_task(request: Request) -> dict[str, Any]:
+        """import_model (an uploaded GLB) and texture_model (an import task of this key, a style)."""
+        key = authorize(request)
+        path = request.url.path
+        body = await json_body(request)
+        task_type = MODEL_PATHS[path][0]
+        check_fields(path, body)
+        value = body.get("input")
+        prompt = "an imported model"
+        if task_type == "import_model":
+            found = uploads.get(value) if isinstance(value, str) and _FILE_TOKEN.match(value) else None
+            if found is None or found[0] != key or found[1] is None:
+                raise TripoError(2019)
+            if found[1][:4] != b"glTF":
+                raise TripoError(2004, "Import takes GLB, OBJ, FBX or STL.")
+        else:
+            source = state.tasks.get(value) if isinstance(value, str) else None
+            if source is None or source.key != key or specs.get(value, {}).get("type") != "import_model":
+                raise TripoError(2001, "input must be an import_model task of yours.")
+            if body.get("model", TEXTURE_MODELS_DEFAULT) not in TEXTURE_MODELS:
+                raise TripoError(2017)
+            style = body.get("texture_prompt")
+            if not isinstance(style, dict) or not style or not set(style) <= {"text", "image", "style_image"}:
+                raise TripoError(1004, "texture_prompt must hold text, image or style_image.")
+            if "text" in style:
+                prompt = style["text"] if isinstance(style["text"], str) and style["text"].strip() else ""
+                if not prompt or len(prompt) > MAX_PROMPT:
+                    raise TripoError(1004, "texture_prompt.text must be 1 to 1024 characters.")
+            for name in ("image", "style_image"):
+                if name in style:
+                    await read_input(style[name], key)
+        price = MODEL_PRICES[task_type]
+        task = state.create_task(
+            key=key, kind="text", resolution=1024, prompt=prompt, base_url=str(request.base_url).rstrip("/"),
+            endpoint="tripo-model", cost=price,
+        )  # fmt: skip
+        if task is None:
+            raise TripoError(2010)
+        specs[task.id] = {
+            "type": task_type, "input": {k: v for k, v in body.items() if k != "input"}, "knob": "",
+            "textured": task_type == "texture_model", "price": price, "created": time.time(),
+        }  # fmt: skip
+        task.submit_body = body
+        return {"code": 0, "data": {"task_id": task.id}}
+
+    for model_path in MODEL_PATHS:
+        app.add_api_route(model_path, model_task, methods=["POST"])
 
     @app.get("/v3/tasks/{task_id}")
     async def get_task(task_id: str, request: Request) -> dict[str, Any]:

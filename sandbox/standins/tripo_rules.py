@@ -44,6 +44,20 @@ PATHS = {
     ),
     "/v3/generation/multiview-to-model": ("multiview_to_model", {"inputs"} | _IMAGE_EXTRA | _COMMON),
 }
+#: client.py import_model (``input``) and texture_model (its parameters, ``texture_prompt`` an object).
+MODEL_PATHS = {
+    "/v3/models/import": ("import_model", {"input"}),
+    "/v3/models/texture": (
+        "texture_model",
+        {
+            "input", "model", "texture", "pbr", "model_seed", "texture_seed", "texture_quality",
+            "texture_alignment", "part_names", "bake", "compress", "texture_prompt", "delight",
+        },
+    ),
+}  # fmt: skip
+TEXTURE_MODELS = frozenset({"v2.5-20250123", "v3.0-20250812", "v3.5-20260815"})  # client.py texture_model
+#: Pricing: texture_model 10 credits; it names no price for import_model.
+MODEL_PRICES = {"import_model": 0, "texture_model": 10}
 BOOL_FIELDS = ("texture", "pbr", "quad", "auto_size", "smart_low_poly", "generate_parts", "export_uv")
 INT_FIELDS = ("image_seed", "model_seed", "texture_seed")
 CHOICES = {
@@ -109,7 +123,7 @@ def error_body(code: int, detail: str = "") -> tuple[int, dict[str, Any]]:
 
 def check_fields(path: str, body: dict[str, Any]) -> None:
     """Each field known for its path, of the SDK's type and values (1004 otherwise)."""
-    unknown = sorted(set(body) - PATHS[path][1])
+    unknown = sorted(set(body) - {**PATHS, **MODEL_PATHS}[path][1])
     if unknown:
         raise TripoError(1004, f"Unknown parameter: {unknown[0]}.")
     for name in BOOL_FIELDS:

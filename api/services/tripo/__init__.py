@@ -33,8 +33,8 @@ UPLOAD_PATH = "/v3/files"
 #: GET → data.balance, data.frozen: client.py get_balance, models.py Balance.
 BALANCE_PATH = "/v3/account/balance"
 #: client.py TripoClient.MULTIPART_MAX_BYTES: above 50 MB the SDK asks ``/v3/files/presign`` for a
-#: presigned PUT. Kiln's images are at most 20 MB (api.checks.inputs.MAX_IMAGE_BYTES), so Kiln
-#: always uploads through UPLOAD_PATH and never presigns.
+#: presigned PUT. Kiln's images are at most 20 MB (api.checks.inputs.MAX_IMAGE_BYTES) and a mesh to
+#: re-texture at most this (:mod:`.retexture`), so Kiln always uploads through UPLOAD_PATH.
 MULTIPART_MAX_BYTES = 50 * 1024 * 1024
 #: Multiview takes four slots in this order, ``null`` where a view is missing, the front required
 #: (client.py multiview_to_model: "[front, left, back, right]; a missing view may be None").
@@ -139,6 +139,7 @@ DEFAULT_TIER = TIER_V31
 #: texture_quality=detailed +10 on H2/H3. A tier's price is the textured one; with texture off the
 #: price on Generate drops by ``TEXTURE_CREDITS``.
 TEXTURE_CREDITS = 10
+RETEXTURE_CREDITS = 10  # Pricing: texture_model
 TEXT_CREDITS = {TIER_V25: 20, TIER_V31: 20, TIER_V31_DETAILED: 30, TIER_P1: 40}
 IMAGE_CREDITS = {TIER_V25: 30, TIER_V31: 30, TIER_V31_DETAILED: 40, TIER_P1: 50}
 _TIER_LABELS = {
@@ -181,12 +182,14 @@ INFO = ServiceInfo(
         balance=True,
         refunds_failed=True,  # Tripo's FAQ: a job that fails costs nothing
         webhooks=False,
-        # v3 can re-texture an outside mesh: upload (/v3/files, or presign above 50 MB), then
-        # POST /v3/models/import {"input": file_token}, then POST /v3/models/texture {"input":
-        # <import task id>} (client.py import_model, texture_model). That is a job in two paid
-        # stages plus a presigned upload for large meshes, which Kiln's Tripo wire does not make yet:
-        # not offered until it does (docs/services/tripo.md says so).
-        retexture=False,
+        # v3 re-textures an outside mesh: upload it, import it (POST /v3/models/import), texture the
+        # import (POST /v3/models/texture): client.py import_model, texture_model; Kiln's two stages
+        # are api.services.tripo.retexture. Texture: 10 credits (Pricing); Pricing names no price for
+        # the import. The mesh goes by the multipart upload only, so at most its 50 MB.
+        retexture=True,
+        retexture_max_bytes=MULTIPART_MAX_BYTES,
+        retexture_credits=RETEXTURE_CREDITS,
+        retexture_options=frozenset({"pbr"}),
         texture_credits=TEXTURE_CREDITS,
     ),
     client_module="tripo.client",

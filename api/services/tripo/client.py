@@ -63,6 +63,7 @@ from . import (
     TEXTURE_STANDARD,
     TIER_WIRE,
     UPLOAD_PATH,
+    retexture,
 )
 from .errors import MAX_WORDS, code_error, code_of
 
@@ -80,11 +81,17 @@ class Client(ServiceClient):
 
     # ------------------------------------------------------------------ the interface
 
+    def stages(self, order: object) -> int:
+        """A re-texture is an import then a texture (two tasks, :mod:`.retexture`); a job is one."""
+        return 2 if isinstance(order, Order) and order.kind == "retexture" else 1
+
     def submit(self, order: Order, *, idempotency_key: str) -> Task:
         """One job: uploads its images (free), then creates the one paid task."""
         refused = refusal(INFO.capabilities, INFO.name, order)
         if refused is not None:
             raise InputError(refused)
+        if order.kind == "retexture":
+            return self._retexture(order, idempotency_key)
         fields = self._task_fields(order)
         if order.kind == "text":
             prompt = check_prompt(order.prompt)
@@ -141,6 +148,18 @@ class Client(ServiceClient):
             return message(words.CONNECTED_TO_SERVICE, service=INFO.name)
         return message(words.CONNECTED_WITH_BALANCE, n=left, amount=f"{left:,}", service=INFO.name)
 
+    def _retexture(self, order: Order, idempotency_key: str) -> Task:
+        """Stage 0: upload the mesh and import it; stage 1: texture the import (:mod:`.retexture`)."""
+        if order.stage == 0:
+            token = self._upload(retexture.read_mesh(order.model_path), "model.glb", "glb")
+            return self._submit(retexture.IMPORT_PATH, {"json": {"input": token}}, idempotency_key, None)
+        if order.image_path.strip() or order.image_url.strip():
+            style = {"image": self._image(order.image_path, order.image_url)}
+        else:
+            style = {"text": retexture.style_prompt(order)}
+        body = retexture.texture_body(order, style)
+        return self._submit(retexture.TEXTURE_PATH, {"json": body}, idempotency_key, None)
+
     # ------------------------------------------------------------------ request fields
 
     def _task_fields(self, order: Order) -> dict[str, Any]:
@@ -191,14 +210,16 @@ class Client(ServiceClient):
         return self._upload(data, name, found)
 
     def _upload(self, data: bytes, name: str, kind: str) -> str:
-        """POST the image (multipart ``file``) to /v3/files and read ``data.file_token`` (SDK upload_file).
+        """POST a file (multipart ``file``) to /v3/files and read ``data.file_token`` (SDK upload_file).
 
-        Free: not a paid call. Kiln's images are under the SDK's 50 MB multipart limit, so no presign.
+        Free: not a paid call. Kiln's images and meshes are under the SDK's 50 MB multipart limit
+        (the meshes by :func:`.retexture.read_mesh`), so Kiln never needs the presigned upload.
         """
         url = self.base_url + UPLOAD_PATH
         if not name.isprintable() or len(name) > 200:
             name = ""
-        files = {"file": (name or f"image.{kind}", data, IMAGE_MIME[kind])}
+        mime = retexture.GLB_MIME if kind == "glb" else IMAGE_MIME[kind]
+        files = {"file": (name or f"image.{kind}", data, mime)}
         headers = {"Accept": "application/json"}
         answer = self._json_call(
             "image upload", lambda: self._http.send("POST", url, files=files, headers=headers)

@@ -157,8 +157,24 @@ def test_a_retextured_mesh_lands_beside_the_original_which_is_unchanged(
 def test_retexture_is_refused_where_the_service_has_none(services: dict[str, Sandbox], blender: Any) -> None:
     blender.ops.mesh.primitive_cube_add()
     with pytest.raises(RuntimeError, match="re-texture"):
-        blender.ops.kiln.retexture_selected(prompt="rusty metal", service="TRIPO")
-    assert not services["TRIPO"].requests
+        blender.ops.kiln.retexture_selected(prompt="rusty metal", service="RODIN")
+    assert not services["RODIN"].requests
+
+
+def test_tripo_retextures_by_importing_the_mesh_then_texturing_it(
+    services: dict[str, Sandbox], blender: Any
+) -> None:
+    blender.ops.mesh.primitive_cube_add(location=(2.0, 1.0, 0.5), size=2.0)
+    original = blender.context.active_object
+    original.name = "Barrel"
+    result = blender.ops.kiln.retexture_selected(prompt="rusty metal", service="TRIPO", pbr=False)
+    assert result == {"FINISHED"}
+    sent = [r.path for r in services["TRIPO"].requests if r.method == "POST"]
+    # API v3 (tripo3d import_model, texture_model): upload, import, then texture the import.
+    assert sent[-3:] == ["/v3/files", "/v3/models/import", "/v3/models/texture"]
+    body = last_body(services["TRIPO"])
+    assert body["texture_prompt"] == {"text": "rusty metal"} and body["pbr"] is False
+    assert [obj for obj in kiln_objects(blender) if obj.get("kiln_retexture_of") == "Barrel"]
 
 
 def test_a_mesh_too_large_for_the_service_is_refused_before_anything_is_sent(

@@ -464,12 +464,52 @@ def test_a_submit_answer_without_a_usable_task_is_unusable_not_an_error_of_tripo
         offline._task_from_submit(answer)
 
 
-def test_tripo_does_not_offer_a_retexture_or_a_cancel_and_says_so() -> None:
+def test_tripo_offers_no_cancel_and_says_what_texture_off_saves() -> None:
     caps = info("TRIPO").capabilities
-    said = refusal(caps, "Tripo", Order(kind="retexture", prompt="rusty", model_path="m.glb"))
-    assert said is not None and said.name == "SERVICE_TAKES_NO_RETEXTURE"
     assert not caps.cancel
     assert caps.price("text", options={"texture": False}) == caps.price("text") - 10
+
+
+def test_a_retexture_is_an_upload_and_import_then_a_texture_of_the_import(
+    sandbox: Sandbox, client: Client, tmp_path: Path
+) -> None:
+    made = finished(client, client.submit(Order(kind="text", prompt="a crate"), idempotency_key="rt-0"))
+    assert made.result is not None and made.result.mesh_url
+    mesh = client.download(made.result.mesh_url, tmp_path / "crate.glb")
+    order = Order(kind="retexture", prompt="mossy stone", model_path=str(mesh), options={"pbr": True})
+    assert client.stages(order) == 2 and client.stages(Order(kind="text", prompt="x")) == 1
+    start = len(sandbox.requests)
+    imported = finished(client, client.submit(order, idempotency_key="rt-1"))
+    assert [r.path for r in sandbox.requests[start:] if r.method == "POST"] == [
+        "/v3/files",
+        "/v3/models/import",
+    ]
+    assert imported.status is TaskStatus.COMPLETED
+    second = replace(order, stage=1, previous_task_id=imported.id)
+    textured = finished(client, client.submit(second, idempotency_key="rt-2"))
+    body = received(sandbox, textured.id)
+    assert body == {
+        "input": imported.id,
+        "model": "v2.5-20250123",
+        "texture_prompt": {"text": "mossy stone"},
+        "pbr": True,
+    }
+    assert textured.status is TaskStatus.COMPLETED and textured.result and textured.result.mesh_url
+    check_glb(client.download(textured.result.mesh_url, tmp_path / "textured.glb"))
+
+
+def test_a_mesh_too_large_for_tripos_upload_is_refused_before_anything_is_sent(
+    sandbox: Sandbox, client: Client, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.glb"
+    with big.open("wb") as out:
+        out.write(b"glTF")
+        out.truncate(50 * 1024 * 1024 + 1)
+    start = len(sandbox.requests)
+    with pytest.raises(InputError) as caught:
+        client.submit(Order(kind="retexture", prompt="rust", model_path=str(big)), idempotency_key="big")
+    assert caught.value.message.name == "RETEXTURE_TOO_LARGE" and "Tripo" in caught.value.user_message
+    assert len(sandbox.requests) == start
 
 
 # ------------------------------------------------------------------ jobs stored by a Kiln that spoke v2

@@ -3,11 +3,12 @@
 The SDK is the freshest statement of Tripo's wire. It runs here on loopback against
 ``sandbox/standins/tripo.py`` (``TripoClient(v3_base_url=…)``), making every call Kiln makes — upload
 (multipart, and the presigned PUT the SDK uses for large files), text, image (a file and an
-address), multiview, polling until success, balance, download — and each must succeed: the stand-in
-speaks the SDK's wire. Then Kiln makes the same jobs, and what each sent (method, path, JSON field
-names and their value types, as the stand-in recorded them) is compared: a field Kiln sends that
-the SDK never sends fails the test, unless ``KILN_ONLY`` lists it with its reason. Upgrading the
-pinned SDK is how a change of Tripo's wire is found.
+address), multiview, re-texture (import, then texture), polling until success, balance,
+download — and each must succeed: the stand-in speaks the SDK's wire. Then Kiln makes the same
+jobs, and what each sent (method, path, JSON field names and their value types, as the stand-in
+recorded them) is compared: a field Kiln sends that the SDK never sends fails the test, unless
+``KILN_ONLY`` lists it with its reason. Upgrading the pinned SDK is how a change of Tripo's wire is
+found.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +53,7 @@ def sandbox() -> Iterator[Sandbox]:
 
 
 def shape(value: object) -> str:
-    """A JSON value's type as a word (a list by the types of its items)."""
+    """A JSON value's type as a word (a list by the types of its items, an object by its fields')."""
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -64,7 +66,9 @@ def shape(value: object) -> str:
         return "null"
     if isinstance(value, list):
         return "array of " + "|".join(sorted({shape(item) for item in value}))
-    return "object"
+    if isinstance(value, dict):
+        return "object {" + ", ".join(f"{k}: {shape(v)}" for k, v in sorted(value.items())) + "}"
+    return type(value).__name__
 
 
 def calls(sandbox: Sandbox, start: int) -> set[tuple[str, str]]:
@@ -81,13 +85,15 @@ def fields(sandbox: Sandbox, task_ids: list[str]) -> dict[str, dict[str, set[str
     """Generation path → field → the value types sent, over the tasks ``task_ids`` made."""
     out: dict[str, dict[str, set[str]]] = {}
     paths = {
+        "texture_prompt": "/v3/models/texture",
         "prompt": "/v3/generation/text-to-model",
-        "input": "/v3/generation/image-to-model",
         "inputs": "/v3/generation/multiview-to-model",
     }
     for task_id in task_ids:
         body = sandbox.tasks[task_id].submit_body
-        path = next(p for k, p in paths.items() if k in body)
+        path = next((p for k, p in paths.items() if k in body), "")
+        if not path:  # an image job's input is a file_token or an address; an import's, an uploaded mesh's
+            path = "/v3/models/import" if set(body) == {"input"} else "/v3/generation/image-to-model"
         for name, value in body.items():
             out.setdefault(path, {}).setdefault(name, set()).add(shape(value))
     return out
@@ -136,6 +142,17 @@ async def vendor_jobs(sandbox: Sandbox, tmp_path: Path) -> tuple[list[str], int]
     files = await client.download_task_models(done, str(tmp_path))
     assert files["model"] and Path(files["model"]).stat().st_size > 0
     assert files["rendered_image"] and Path(files["rendered_image"]).stat().st_size > 0
+    imported = await client.import_model(files["model"])
+    assert (
+        await client.wait_for_task(imported, polling_interval=0.1, timeout=60)
+    ).status is TaskStatus.SUCCESS
+    task_ids.append(imported)
+    for style in ({"text_prompt": "rusty metal", "pbr": False}, {"image_prompt": str(front)}):
+        textured = await client.texture_model(imported, **style)
+        assert (
+            await client.wait_for_task(textured, polling_interval=0.1, timeout=60)
+        ).status is TaskStatus.SUCCESS
+        task_ids.append(textured)
     with pytest.raises(TripoAPIError) as unknown:
         await client.get_task("no-such-task")
     assert unknown.value.code == 2001
@@ -169,7 +186,16 @@ def kiln_jobs(sandbox: Sandbox, tmp_path: Path) -> list[str]:
         made.append(by_address)
         last = _finished(client, by_address)
         assert last.result is not None and last.result.mesh_url
-        assert client.download(last.result.mesh_url, tmp_path / "kiln.glb").stat().st_size > 0
+        mesh = client.download(last.result.mesh_url, tmp_path / "kiln.glb")
+        for style in (
+            Order(kind="retexture", prompt="rusty metal"),
+            Order(kind="retexture", image_path=str(front)),
+        ):
+            retexture = replace(style, model_path=str(mesh), options={"pbr": False})
+            imported = _finished(client, client.submit(retexture, idempotency_key=f"r-{len(made)}"))
+            second = replace(retexture, stage=1, previous_task_id=imported.id)
+            textured = _finished(client, client.submit(second, idempotency_key=f"r2-{len(made)}"))
+            made += [imported, textured]
     return [task.id for task in made]
 
 
@@ -205,6 +231,8 @@ def test_tripos_own_client_succeeds_on_the_stand_in_and_kiln_sends_nothing_it_do
             "/v3/generation/text-to-model",
             "/v3/generation/image-to-model",
             "/v3/generation/multiview-to-model",
+            "/v3/models/import",
+            "/v3/models/texture",
         }
     )
     unknown = []
