@@ -227,8 +227,8 @@ class Client(ServiceClient):
         token = self._data(answer).get("file_token")
         if not isinstance(token, str) or len(token) > _MAX_TOKEN_CHARS or task_id_problem(token) is not None:
             raise ServiceError(200, "the upload answered no usable file_token")
-        if self._key in token or urlsplit(token).scheme:
-            raise ServiceError(200, "the upload's file_token is not a token")
+        if self._key in token:
+            raise ServiceError(200, "the upload's file_token repeats the API key")
         return token
 
     # ------------------------------------------------------------------ answers
@@ -237,25 +237,27 @@ class Client(ServiceClient):
         """``data.task_id`` of a submit's envelope (SDK _submit); an error code there means no task."""
         if not isinstance(data, Mapping):
             raise ValueError("the answer is not a JSON object")
-        inner = data.get("data")
-        if data.get("code", CODE_OK) == CODE_OK and not isinstance(inner, Mapping):
+        if "data" in data and not isinstance(data["data"], Mapping) and not _is_error(data):
             raise ValueError("the answer has no data object")
-        task_id = self._data(data).get("task_id")  # a non-zero code raises the error it names
+        task_id = self._data(data).get("task_id")  # an error code raises the error it names
         if task_id is None:
             raise ValueError("the answer has no task_id")
         task = Task.from_json({"id": task_id, "status": STATE_QUEUED})
         return Task(id=task.id, status=task.status, raw_status=task.raw_status, handle=HANDLE_V3)
 
     def _data(self, answer: object, *, task_id: str | None = None) -> Mapping[str, Any]:
-        """The ``data`` object of a 2xx envelope, or the Kiln error its non-zero ``code`` names."""
+        """The ``data`` of a 2xx envelope, or the Kiln error its error code names.
+
+        Read as the SDK reads it (_http.py ``parse_envelope``): a ``code`` other than 0 (or a
+        ``"status": "error"``) is an error, and an answer without ``data`` is its own data.
+        """
         if not isinstance(answer, Mapping):
             raise ServiceError(200, "the answer is not a JSON object")
-        code = answer.get("code", CODE_OK)
-        if code != CODE_OK:
+        if _is_error(answer):
             number = code_of(answer)
             status = CODE_STATUS.get(number, 400) if number is not None else 400
             raise code_error(status, answer, {}, self._key, task_id=task_id)
-        data = answer.get("data")
+        data = answer.get("data") if "data" in answer else answer
         if not isinstance(data, Mapping):
             raise ServiceError(200, "the answer has no data object")
         return data
@@ -319,6 +321,12 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
         said=plain_reason(_said(data)) if failed else None,
         handle=HANDLE_V3,
     )
+
+
+def _is_error(answer: Mapping[str, Any]) -> bool:
+    """An error envelope, as _http.py ``parse_envelope`` tells one."""
+    code = answer.get("code")
+    return (code is not None and code != CODE_OK) or answer.get("status") == "error"
 
 
 def _said(data: Mapping[str, Any]) -> object:

@@ -151,6 +151,14 @@ def test_an_image_by_its_address_goes_as_the_input_string(sandbox: Sandbox, clie
 # ------------------------------------------------------------------ options, tiers, refusals
 
 
+@pytest.mark.parametrize("tier", [tier.id for tier in INFO.capabilities.tiers("text")])
+def test_every_tier_kiln_offers_lands_on_api_v3(sandbox: Sandbox, client: Client, tier: str) -> None:
+    task = client.submit(Order(kind="text", prompt="a stool", tier=tier), idempotency_key=f"tier-{tier}")
+    assert received(sandbox, task.id)["model"] == TIER_WIRE[tier][0]
+    done = finished(client, task)
+    assert done.status is TaskStatus.COMPLETED and done.result is not None and done.result.mesh_url
+
+
 def test_each_option_reaches_tripo_under_its_documented_field(sandbox: Sandbox, client: Client) -> None:
     options: dict[str, object] = {"texture": True, "pbr": False, "polygons": 5000}
     task = client.submit(
@@ -345,6 +353,14 @@ def test_each_error_code_becomes_its_kiln_error(code: int, kind: type[KilnError]
     assert "request id req_12345" in error.details
     if kind in (AuthError, CreditsError):
         assert getattr(error, "status", None) == CODE_STATUS[code]
+
+
+def test_an_answer_is_read_as_the_sdk_reads_its_envelope() -> None:
+    # _http.py parse_envelope: without "data" the answer is its own data; "status": "error" is an error.
+    with Client("http://127.0.0.1:9", KEY) as offline:
+        assert offline._task_from_submit({"task_id": "t-9"}).id == "t-9"
+        with pytest.raises(BadRequestError):
+            offline._task_from_submit({"status": "error", "message": "No."})
 
 
 def test_an_error_code_inside_a_2xx_is_the_error_it_names() -> None:
