@@ -1432,14 +1432,6 @@ TRIPO_TIER_V31_DETAILED = Label(
     "v3.1 Detailed", "Tripo's model v3.1 with detailed textures: sharper, costs more"
 )
 TRIPO_TIER_P1 = Label("P1", "Tripo's model P1: clean low-poly topology, costs the most")
-TRIPO_STYLE_CARTOON = Label("Cartoon", "Turns a person into a cartoon character")
-TRIPO_STYLE_VENOM = Label("Venom", "Gives an animal a dark, glossy, slimy look")
-TRIPO_STYLE_CLAY = Label("Clay", "Makes the object look modelled in clay")
-TRIPO_STYLE_STEAMPUNK = Label("Steampunk", "Brass, gears and rivets on the object")
-TRIPO_STYLE_CHRISTMAS = Label("Christmas", "A festive Christmas look for the object")
-TRIPO_STYLE_BARBIE = Label("Barbie", "A pink, doll-like look for the object")
-TRIPO_STYLE_GOLD = Label("Gold", "Makes the model look cast in gold")
-TRIPO_STYLE_BRONZE = Label("Ancient Bronze", "Makes the model look cast in old bronze")
 TRIPO_CONTENT_REFUSED = (
     "Tripo refused this prompt or image under its content policy, so nothing was made. "
     "Change the prompt or the image, then try again."
@@ -1460,6 +1452,11 @@ TRIPO_TOO_MANY_JOBS = (
     "Tripo is already making as many of your jobs as your account allows at once. "
     "Kiln tries again later; run fewer jobs at once to avoid the wait."
 )
+TRIPO_OLD_API_JOB_GONE = (
+    "Tripo no longer knows this job: Kiln sent it to Tripo's old API, which Tripo shut down on "
+    "31 October 2026. Kiln sent nothing again and nothing more was charged; the job's ID at Tripo "
+    "is in the details."
+)
 TRIPO_MODEL_OUTDATED = (
     "Tripo no longer offers this model version. Pick another model in the Sidebar, then try again."
 )
@@ -1467,7 +1464,6 @@ TRIPO_POLYGONS_OUT_OF_RANGE = (
     "Tripo takes a polygon budget from {low:,} to {high:,}, so nothing was sent. "
     "Set one in that range, or 0 to let Tripo choose."
 )
-TRIPO_STYLE_UNKNOWN = "Tripo has no style called “{style}”, so nothing was sent. Pick one the Sidebar offers."
 TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
 
 # ------------------------------------------------------------------ Meshy

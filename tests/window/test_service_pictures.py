@@ -113,9 +113,7 @@ def test_two_services_side_by_side_and_the_views_input(
     )
 
     choose(window, "TRIPO")
-    assert panel_texts(window) == ["pbr", "polygons", "style", "texture"]
-    window.call(f"{SETTINGS}.option_style_tripo = 'object:clay'")
-    assert window.call(f"result = {SETTINGS}.option_style_tripo") == "object:clay"
+    assert panel_texts(window) == ["pbr", "polygons", "texture"]  # no style: stylize is retired on API v3
     redraw(window)
     tripo_picture = sidebar_picture(window, "sidebar-options-tripo")
 

@@ -52,7 +52,7 @@ def generate_button(layout: Recorder) -> Any:
     ("service", "options"),
     [
         ("MESHY", {"option_pbr", "option_quad", "option_texture", "option_polygons", "option_style"}),
-        ("TRIPO", {"option_pbr", "option_texture", "option_polygons", "option_style"}),
+        ("TRIPO", {"option_pbr", "option_texture", "option_polygons"}),  # stylize is retired on API v3
         ("RODIN", {"option_pbr", "option_quad", "option_polygons"}),
     ],
 )
@@ -99,13 +99,13 @@ def test_more_views_where_the_service_takes_several(chosen: Any, blender: Any, u
 
 @pytest.mark.parametrize(
     ("service", "style", "shown"),
-    [("MESHY", "sculpture", False), ("TRIPO", "object:clay", True)],
+    [("MESHY", "sculpture", False)],
 )
 def test_image_mode_shows_a_style_only_where_the_service_takes_one_for_an_image(
     chosen: Any, blender: Any, ui: Any, service: str, style: str, shown: bool
 ) -> None:
     """Meshy styles prompts only (it refuses a style on an image job): in Image mode its Style is not
-    drawn, and a style chosen in Text mode is not sent with the image; Tripo styles both."""
+    drawn, and a style chosen in Text mode is not sent with the image."""
     chosen(service)
     settings = blender.context.scene.kiln
     setattr(settings, f"option_style_{service.lower()}", style)

@@ -78,7 +78,7 @@ def test_the_engine_records_nothing_a_service_cannot_take(tmp_path: object) -> N
 def test_each_services_key_and_address_come_from_its_own_variables() -> None:
     environ = {"KILN_TRIPO_API_KEY": "tsk_live_fromenv0000", "KILN_MESHY_BASE_URL": "http://127.0.0.1:9"}
     tripo = secrets.credentials("", "", environ, "TRIPO")
-    assert (tripo.api_key, tripo.base_url) == ("tsk_live_fromenv0000", "https://api.tripo3d.ai")
+    assert (tripo.api_key, tripo.base_url) == ("tsk_live_fromenv0000", "https://openapi.tripo3d.ai")
     assert tripo.key_from_environment and not tripo.url_from_environment
     meshy = secrets.credentials("msy_live_typed000000", "", environ, "MESHY")
     assert (meshy.api_key, meshy.base_url, meshy.url_from_environment) == (
@@ -97,7 +97,7 @@ def test_the_config_gives_each_service_its_own_account() -> None:
     config = ServiceConfig(
         "https://custom.example",
         "sbx_live_custom0000",
-        accounts=(Account("TRIPO", "https://api.tripo3d.ai", "tsk_live_x0000000"),),
+        accounts=(Account("TRIPO", "https://openapi.tripo3d.ai", "tsk_live_x0000000"),),
     )
     assert config.account("INTERFACE").api_key == "sbx_live_custom0000"
     assert config.account("TRIPO").api_key == "tsk_live_x0000000"
