@@ -1471,16 +1471,12 @@ TRIPO_STYLE_UNKNOWN = "Tripo has no style called “{style}”, so nothing was s
 TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
 
 # ------------------------------------------------------------------ Meshy
-MESHY_TIER_6 = Label("Meshy 6", "Meshy's newest model: the most detail, the higher price")
-MESHY_TIER_5 = Label("Meshy 5", "Meshy's previous model: less detail, a lower price")
-MESHY_STYLE_REALISTIC = Label("Realistic", "A lifelike object with realistic materials")
-MESHY_STYLE_SCULPTURE = Label("Sculpture", "A sculpted look, with materials of its own")
+MESHY_TIER_7_1 = Label("Meshy 7.1", "Meshy's current model, the one it recommends: the most detail")
+MESHY_TIER_6 = Label("Meshy 6", "Meshy's previous model, still supported")
+MESHY_TIER_5 = Label("Meshy 5", "Meshy retired this model on 2026-10-10")
 MESHY_CONTENT_REFUSED = (
     "{service} refused this prompt or image under its content policy, so no mesh was made. "
     "Change the prompt or the image, then try again."
-)
-MESHY_STYLE_TEXT_ONLY = (
-    "{service} takes a style only for a prompt, so nothing was sent. Leave the style out for an image."
 )
 MESHY_IMAGE_FORMAT = (
     "{service} takes PNG and JPEG images only, so nothing was sent. "

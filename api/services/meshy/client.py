@@ -35,6 +35,7 @@ from ...errors import (
     KilnError,
     RateLimitError,
     ServiceError,
+    ServiceMovedError,
 )
 from ...service.answers import error_for, parse_json, server_words
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
@@ -42,7 +43,7 @@ from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_se
 from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...words import Message, message
 from ...words import catalogue as words
-from ..order import Order, given_views
+from ..order import Order, given_views, refusal
 from . import (
     BALANCE_PATH,
     CODE_INSUFFICIENT_CREDITS,
@@ -66,6 +67,7 @@ from . import (
     QUEUED_STATES,
     RETEXTURE_MAX_BYTES,
     RETEXTURE_PATH,
+    RETIRED_WORDS,
     RUNNING_STATES,
     STATE_CANCELED,
     TASK_PATHS,
@@ -117,10 +119,8 @@ class Client(ServiceClient):
         prompt = check_prompt(order.prompt)
         if len(prompt) > MAX_PROMPT_CHARS:
             raise InputError(words.PROMPT_TOO_LONG, length=len(prompt), limit=MAX_PROMPT_CHARS)
+        # No ``art_style``: deprecated for Meshy-6 previews (changelog 2026-01-22), see the package.
         body: dict[str, Any] = {"mode": MODE_PREVIEW, "prompt": prompt, "ai_model": model}
-        style = self._style(order)
-        if style:
-            body["art_style"] = style
         body.update(_mesh_fields(order.options))
         task = self._submit(TEXT_TO_3D_PATH, {"json": body}, idempotency_key, None)
         return _with_handle(task, HANDLE_TEXT)
@@ -144,8 +144,6 @@ class Client(ServiceClient):
         Each image goes as a public URL or, for a file, as a base64 ``data:`` URI, the two ways
         the image-to-3d page gives.
         """
-        if order.options.get("style"):
-            raise InputError(words.MESHY_STYLE_TEXT_ONLY, service=INFO.name)
         front = self._image_ref(order.image_url or None, order.image_path or None)
         # Positions do not matter to multi-image-to-3d ("1 to 4 images"): a missing view is left out.
         views = [self._view_ref(view) for view in given_views(order.views)]
@@ -187,19 +185,15 @@ class Client(ServiceClient):
         return _with_handle(task, HANDLE_RETEXTURE)
 
     def _model(self, order: Order) -> str:
-        """The ``ai_model`` id of ``order.tier`` ("" : the default); an unknown tier is refused here too."""
+        """The ``ai_model`` id of ``order.tier`` ("" : the default). A retired or unknown tier, and an
+        option Meshy does not take (a style), are refused here too, before anything is sent."""
+        refused = refusal(INFO.capabilities, INFO.name, order)
+        if refused is not None:
+            raise InputError(refused)
         tier = INFO.capabilities.tier(order.kind, order.tier)
-        if tier is None:
+        if tier is None:  # a kind without tiers: refusal() said so above
             raise InputError(words.SERVICE_TIER_UNKNOWN, service=INFO.name, tier=str(order.tier)[:40])
         return tier.id
-
-    def _style(self, order: Order) -> str:
-        value = order.options.get("style")
-        if not value:
-            return ""
-        if value not in {style.id for style in INFO.capabilities.styles}:
-            raise InputError(words.SERVICE_LACKS_OPTION, service=INFO.name, option=str(value)[:40])
-        return str(value)
 
     def _image_ref(self, url: str | None, path: str | None) -> str:
         """The image as Meshy takes it: its public address, or a data URI of the checked file."""
@@ -291,20 +285,26 @@ class Client(ServiceClient):
         """Meshy's errors page: the HTTP status and ``{"message": …}``; a code where one is sent.
 
         402 is "Insufficient funds" (CreditsError); a refusal that names the content policy gets its
-        own sentence, the service's words kept in the details; errors about the account name Meshy.
+        own sentence, the service's words kept in the details; a refusal that says the model or field
+        is retired or deprecated (or a 404/410 on a documented path) asks for a newer Kiln
+        (ServiceMovedError); errors about the account name Meshy.
         """
         body = self._http.read(resp, MAX_ERROR_BYTES, truncate=True)
         status = resp.status_code
-        error = error_for(status, resp.headers, body, self._key, task_id=task_id)
+        error = error_for(
+            status, resp.headers, body, self._key, task_id=task_id, moved=self._http.paths_documented
+        )
         said = server_words(body, resp.headers.get("Content-Type", ""), self._key)
         code = _error_code(body)
         if code == CODE_INSUFFICIENT_CREDITS and not isinstance(error, CreditsError):
             error = CreditsError(_joined(f"HTTP {status}", said))
         elif code in (CODE_TOO_MANY_PENDING, CODE_LIMIT_EXCEEDED) and not isinstance(error, RateLimitError):
             error = RateLimitError(getattr(error, "retry_after", None), _joined(f"HTTP {status}", said))
+        elif 400 <= status < 500 and status not in (401, 402, 429) and _about_retired(said):
+            error = ServiceMovedError(status, said)
         elif 400 <= status < 500 and status not in (401, 402, 404, 429) and _about_content(said):
             error = BadRequestError(status, said, words.MESHY_CONTENT_REFUSED, service=INFO.name)
-        if isinstance(error, AuthError | CreditsError | RateLimitError):
+        if isinstance(error, AuthError | CreditsError | RateLimitError | ServiceMovedError):
             error.named(INFO.name)
         return error
 
@@ -449,6 +449,11 @@ def _error_code(body: bytes) -> str | None:
         return None
     code = data.get("error_code") or data.get("code")
     return code if isinstance(code, str) and len(code) <= 64 else None
+
+
+def _about_retired(said: str | None) -> bool:
+    text = (said or "").lower()
+    return any(word in text for word in RETIRED_WORDS)
 
 
 def _about_content(said: str | None) -> bool:
