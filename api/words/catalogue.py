@@ -1494,7 +1494,14 @@ MESHY_POLYGONS_RANGE = (
 # ------------------------------------------------------------------ Hyper3D Rodin
 # Hyper3D Rodin's tiers (their names are Rodin's own) and what only Rodin says.
 
-RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's newest and most detailed model")
+RODIN_TIER_25_EXTREME_LOW = Label("Gen-2.5 Extreme Low", "Rodin Gen-2.5, fastest: simple assets")
+RODIN_TIER_25_LOW = Label("Gen-2.5 Low", "Rodin Gen-2.5: clean assets and small hard-surface props")
+RODIN_TIER_25_MEDIUM = Label("Gen-2.5 Medium", "Rodin Gen-2.5: balanced structure and detail")
+RODIN_TIER_25_HIGH = Label("Gen-2.5 High", "Rodin Gen-2.5: richer structure and smooth surfaces")
+RODIN_TIER_25_EXTREME_HIGH = Label(
+    "Gen-2.5 Extreme High", "Rodin Gen-2.5, most detailed: fine, high-frequency detail (1 credit)"
+)
+RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's previous generation")
 RODIN_TIER_REGULAR = Label("Regular", "Balanced quality, the service's default")
 RODIN_TIER_DETAIL = Label("Detail", "More surface detail and higher resolution")
 RODIN_TIER_SMOOTH = Label("Smooth", "Clean, smooth surfaces with sharp edges")
