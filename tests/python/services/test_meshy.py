@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 from api.checks.glb import check_glb
 from api.errors import (
@@ -470,3 +471,25 @@ def test_texture_off_costs_what_meshy_publishes_less() -> None:
     caps = info("MESHY").capabilities
     assert caps.price("image", "meshy-6", {"texture": False}) == 20
     assert caps.price("text", "meshy-6", {"texture": False}) == 20
+
+
+@pytest.mark.parametrize("tier", [tier.id for tier in INFO.capabilities.tiers("text")])
+def test_every_tier_kiln_offers_lands_on_meshys_current_api(
+    client: Client, sandbox: Sandbox, tier: str
+) -> None:
+    """A text job per offered tier, on the stand-in that takes what Meshy's deprecations page lists."""
+    task = wait(client, client.submit(Order(kind="text", prompt="a vase", tier=tier), idempotency_key=tier))
+    assert task.status is TaskStatus.COMPLETED
+    assert sandbox.tasks[task.id].submit_body["ai_model"] == tier
+
+
+@pytest.mark.parametrize("model", ["meshy-5", "meshy-4"])
+def test_the_stand_in_refuses_a_retired_model_as_meshy_says_it_does(sandbox: Sandbox, model: str) -> None:
+    """Meshy's deprecations page: "Requests that use a retired model return an error"."""
+    answer = requests.post(
+        f"{sandbox.base_url}/openapi/v2/text-to-3d",
+        json={"mode": "preview", "prompt": "a vase", "ai_model": model},
+        headers={"Authorization": f"Bearer {KEY}"},
+        timeout=10,
+    )
+    assert answer.status_code == 400 and "retired" in answer.json()["message"]
