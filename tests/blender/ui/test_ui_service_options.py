@@ -142,3 +142,10 @@ def test_meshy_draws_and_sends_no_style(chosen: Any, blender: Any, ui: Any) -> N
             assert vars(generate_button(layout).props).get("style") is None
         finally:
             settings.mode = "TEXT"
+
+
+def test_the_quality_menu_offers_no_retired_model(blender: Any) -> None:
+    """Meshy retired meshy-5 on 2026-10-10: the Sidebar's Quality never offers it."""
+    settings = blender.context.scene.kiln
+    offered = [item.identifier for item in settings.bl_rna.properties["tier_meshy"].enum_items]
+    assert offered == ["meshy-7.1", "meshy-6"]
