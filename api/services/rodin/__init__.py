@@ -78,10 +78,10 @@ TIER_25_HIGH = "Gen-2.5-High"
 TIER_25_EXTREME_HIGH = "Gen-2.5-Extreme-High"
 TIERS_25 = (TIER_25_EXTREME_LOW, TIER_25_LOW, TIER_25_MEDIUM, TIER_25_HIGH, TIER_25_EXTREME_HIGH)
 TIERS = (*TIERS_25, TIER_GEN2, TIER_REGULAR, TIER_DETAIL, TIER_SMOOTH, TIER_SKETCH)
-#: The tier the service uses when none is sent ("The default value is Regular"): Kiln always sends
-#: one, Gen-2.5-Medium ("balanced structure and detail") by default, Rodin's current generation.
-DEFAULT_TIER = TIER_REGULAR
-KILN_DEFAULT_TIER = TIER_25_MEDIUM
+#: Kiln's default tier: Gen-2.5-Medium ("balanced structure and detail"), Rodin's current generation.
+#: Kiln always sends a tier (Rodin's own default when none is sent is Regular: "The default value is
+#: Regular").
+DEFAULT_TIER = TIER_25_MEDIUM
 #: Published prices in Rodin credits (fractional), where a page states one.
 PUBLISHED_CREDITS = {
     TIER_25_EXTREME_LOW: 0.5,
@@ -175,8 +175,8 @@ INFO = ServiceInfo(
         # upload any image, you have to upload a text prompt": every tier takes both.
         text_tiers=_TIERS,
         image_tiers=_TIERS,
-        text_default=KILN_DEFAULT_TIER,
-        image_default=KILN_DEFAULT_TIER,
+        text_default=DEFAULT_TIER,
+        image_default=DEFAULT_TIER,
         # Images go only as uploaded files (multipart); no field takes an address.
         image_url=False,
         max_views=MAX_IMAGES,
