@@ -54,7 +54,7 @@ typecheck: $(VENV)/.stamp
 # by side with the window suite: most of their time is spent waiting on jobs, helpers and windows.
 pytest: pytest-plain pytest-newest pytest-lts
 
-pytest-plain: $(VENV)/.stamp
+pytest-plain: $(VENV)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 
