@@ -17,7 +17,6 @@ the key never goes to them (:meth:`ServiceClient.download`).
 from __future__ import annotations
 
 import base64
-import math
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,7 +39,7 @@ from ...errors import (
 from ...service.answers import error_for, parse_json, server_words
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...service.models import Task, TaskStatus
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, given_views, refusal
@@ -50,8 +49,6 @@ from . import (
     CODE_LIMIT_EXCEEDED,
     CODE_TOO_MANY_PENDING,
     CONTENT_WORDS,
-    DONE_STATES,
-    FAILED_STATES,
     HANDLE_IMAGE,
     HANDLE_MULTI_IMAGE,
     HANDLE_RETEXTURE,
@@ -64,22 +61,18 @@ from . import (
     MODE_REFINE,
     MULTI_IMAGE_TO_3D_PATH,
     POLYCOUNT_RANGE,
-    QUEUED_STATES,
     RETEXTURE_MAX_BYTES,
     RETEXTURE_PATH,
     RETIRED_WORDS,
-    RUNNING_STATES,
-    STATE_CANCELED,
     TASK_PATHS,
     TEXT_TO_3D_PATH,
     TOPOLOGY_QUAD,
     TOPOLOGY_TRIANGLE,
 )
+from .answers import number, task_from, with_handle
 
 __all__ = ["Client"]
 
-_MAX_STATE_CHARS = 64
-_MAX_URL_CHARS = 8192
 #: Meshy takes JPEG and PNG ("We currently support .jpg, .jpeg, and .png formats", image-to-3d page).
 _TAKEN_KINDS = frozenset({"png", "jpeg"})
 
@@ -123,7 +116,7 @@ class Client(ServiceClient):
         body: dict[str, Any] = {"mode": MODE_PREVIEW, "prompt": prompt, "ai_model": model}
         body.update(_mesh_fields(order.options))
         task = self._submit(TEXT_TO_3D_PATH, {"json": body}, idempotency_key, None)
-        return _with_handle(task, HANDLE_TEXT)
+        return with_handle(task, HANDLE_TEXT)
 
     def _refine(self, order: Order, model: str, idempotency_key: str) -> Task:
         """POST text-to-3d, ``mode: "refine"`` with ``preview_task_id``: the preview's textures."""
@@ -136,7 +129,7 @@ class Client(ServiceClient):
         if "pbr" in order.options:
             body["enable_pbr"] = _flag(order.options, "pbr", False)
         task = self._submit(TEXT_TO_3D_PATH, {"json": body}, idempotency_key, None)
-        return _with_handle(task, HANDLE_TEXT)
+        return with_handle(task, HANDLE_TEXT)
 
     def _image(self, order: Order, model: str, idempotency_key: str) -> Task:
         """POST image-to-3d (one image) or multi-image-to-3d (``image_urls``, 1 to 4 views of one object).
@@ -158,10 +151,10 @@ class Client(ServiceClient):
         if views:
             body["image_urls"] = [front, *views]
             task = self._submit(MULTI_IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, None)
-            return _with_handle(task, HANDLE_MULTI_IMAGE)
+            return with_handle(task, HANDLE_MULTI_IMAGE)
         body["image_url"] = front
         task = self._submit(IMAGE_TO_3D_PATH, {"json": body}, idempotency_key, None)
-        return _with_handle(task, HANDLE_IMAGE)
+        return with_handle(task, HANDLE_IMAGE)
 
     def _retexture(self, order: Order, idempotency_key: str) -> Task:
         """POST retexture: the mesh as a data URI (``model_url``), its style as ``text_style_prompt``
@@ -182,7 +175,7 @@ class Client(ServiceClient):
         if "pbr" in order.options:
             body["enable_pbr"] = _flag(order.options, "pbr", False)
         task = self._submit(RETEXTURE_PATH, {"json": body}, idempotency_key, None)
-        return _with_handle(task, HANDLE_RETEXTURE)
+        return with_handle(task, HANDLE_RETEXTURE)
 
     def _model(self, order: Order) -> str:
         """The ``ai_model`` id of ``order.tier`` ("" : the default). A retired or unknown tier, and an
@@ -229,19 +222,15 @@ class Client(ServiceClient):
     # ------------------------------------------------------------------ following a task
 
     def get_task(self, task_id: str, *, handle: str = "", cancel: threading.Event | None = None) -> Task:
-        """GET the task on the path that made it (``handle``; "" : text-to-3d, the first Meshy job).
-
-        The task object's fields (text-to-3d page, "The Text to 3D Task Object"): ``status``,
-        ``progress`` (0 to 100), ``model_urls.glb``, ``thumbnail_url``, ``task_error.message``. Every
-        one is read tolerantly: a wrong type or a missing field is "not said", never an error.
-        """
+        """GET the task on the path that made it (``handle``; "" : text-to-3d, the first Meshy job),
+        read by :func:`.answers.task_from`."""
         url = self._task_url(task_id, handle)
         data = self._json_call(
             f"poll of task {task_id}", lambda: self._http.get(url), task_id=task_id, cancel=cancel
         )
         if not isinstance(data, Mapping):
             raise ServiceError(200, "the task could not be read: the answer is not a JSON object")
-        return _task(task_id, handle if handle in TASK_PATHS else HANDLE_TEXT, data).redacted(self._key)
+        return task_from(task_id, handle if handle in TASK_PATHS else HANDLE_TEXT, data).redacted(self._key)
 
     def cancel_task(self, task_id: str, *, handle: str = "") -> None:
         """DELETE the task (what Meshy's MCP server's ``meshy_cancel_task`` sends, ``src/tools/tasks.ts``).
@@ -269,8 +258,8 @@ class Client(ServiceClient):
         url = self.base_url + BALANCE_PATH
         data = self._json_call("balance", lambda: self._http.get(url), cancel=cancel)
         value = data.get("balance") if isinstance(data, Mapping) else None
-        number = _number(value)
-        return None if number is None or number < 0 else int(number)
+        left = number(value)
+        return None if left is None or left < 0 else int(left)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
         """The balance call: free, and it needs a good key. A sentence naming Meshy and what is left."""
@@ -307,72 +296,6 @@ class Client(ServiceClient):
         if isinstance(error, AuthError | CreditsError | RateLimitError | ServiceMovedError):
             error.named(INFO.name)
         return error
-
-
-# ---------------------------------------------------------------------- reading a task
-
-
-def _task(task_id: str, handle: str, data: Mapping[str, Any]) -> Task:
-    """A Meshy task object as Kiln's :class:`Task`; the id asked for is kept, not the answer's."""
-    raw = _text(data.get("status"), _MAX_STATE_CHARS) or ""
-    word = raw.upper()
-    if word in QUEUED_STATES:
-        status = TaskStatus.QUEUED
-    elif word in RUNNING_STATES:
-        status = TaskStatus.RUNNING
-    elif word in DONE_STATES:
-        status = TaskStatus.COMPLETED
-    elif word in FAILED_STATES:
-        status = TaskStatus.FAILED
-    else:
-        # Not on Meshy's pages: the general synonyms, and anything unknown keeps the task running.
-        status = TaskStatus.normalise(raw)
-    progress = _number(data.get("progress"))
-    if progress is not None:
-        progress = min(100.0, max(0.0, progress))
-    if status is TaskStatus.COMPLETED and progress is None:
-        progress = 100.0
-    urls = data.get("model_urls")
-    mesh_url = _text(urls.get("glb"), _MAX_URL_CHARS) if isinstance(urls, Mapping) else None
-    preview_url = _text(data.get("thumbnail_url"), _MAX_URL_CHARS)
-    faces = _number(data.get("face_count"))
-    result = None
-    if mesh_url or preview_url:
-        result = Result(
-            mesh_url=mesh_url,
-            preview_image_url=preview_url,
-            format="glb" if mesh_url else None,
-            triangles=int(faces) if faces is not None and 0 <= faces < 2**31 else None,
-        )
-    error = None
-    said = None
-    if status is TaskStatus.FAILED:
-        error = _failure(data.get("task_error"), word)
-        said = plain_reason(data.get("task_error"))
-    return Task(
-        id=task_id,
-        status=status,
-        raw_status=raw,
-        progress=progress,
-        result=result,
-        error=error,
-        said=said,
-        handle=handle,
-    )
-
-
-def _failure(task_error: object, word: str) -> str:
-    """Why a task ended without a mesh, in the service's words (``task_error.message``)."""
-    said = task_error.get("message") if isinstance(task_error, Mapping) else task_error
-    if said not in (None, "", {}, []):
-        return describe_error(task_error if isinstance(task_error, Mapping) else said)
-    if word == STATE_CANCELED:
-        return "The task was cancelled on Meshy."
-    return describe_error(None)
-
-
-def _with_handle(task: Task, handle: str) -> Task:
-    return Task(id=task.id, status=task.status, raw_status=task.raw_status, handle=handle)
 
 
 # ---------------------------------------------------------------------- options and small readers
@@ -415,28 +338,6 @@ def _model_uri(path: str) -> str:
 def _flag(options: Mapping[str, object], name: str, default: bool) -> bool:
     value = options.get(name, default)
     return default if value is None else bool(value)
-
-
-def _text(value: object, limit: int) -> str | None:
-    if not isinstance(value, str) or len(value) > limit:
-        return None
-    return value.strip() or None
-
-
-def _number(value: object) -> float | None:
-    """A finite number (or its text, as ``"42"``), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str) and len(value) <= 32:
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, int) and abs(value) < 2**53:
-        return float(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return value
-    return None
 
 
 def _error_code(body: bytes) -> str | None:

@@ -31,7 +31,8 @@ from api.errors import (
 from api.service.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.meshy import INFO
-from api.services.meshy.client import Client, _task
+from api.services.meshy.answers import task_from
+from api.services.meshy.client import Client
 from api.words import catalogue as words
 from api.words import english_message
 from fixtures.concept_images import write_concept
@@ -255,19 +256,19 @@ def test_what_the_client_refuses_sends_nothing(
     ],
 )
 def test_every_state_word_maps_onto_kiln_states(word: str, status: TaskStatus) -> None:
-    task = _task("t1", "text", {"status": word, "progress": "40", "task_error": {"message": "no"}})
+    task = task_from("t1", "text", {"status": word, "progress": "40", "task_error": {"message": "no"}})
     assert task.status is status and task.raw_status == word
     assert (task.error is not None) is (status is TaskStatus.FAILED)
 
 
 def test_odd_fields_are_taken_tolerantly() -> None:
-    task = _task(
+    task = task_from(
         "t1",
         "image",
         {"status": "SUCCEEDED", "progress": True, "model_urls": {"glb": 7}, "thumbnail_url": "x" * 10_000},
     )
     assert task.status is TaskStatus.COMPLETED and task.progress == 100.0 and task.result is None
-    assert _task("t1", "text", {"status": ["x"], "progress": 1e400}).status is TaskStatus.RUNNING
+    assert task_from("t1", "text", {"status": ["x"], "progress": 1e400}).status is TaskStatus.RUNNING
 
 
 def test_states_reached_on_the_stand_in(client: Client, sandbox: Sandbox) -> None:
