@@ -366,10 +366,8 @@ def test_rodin_offers_its_gen_2_5_tiers_first_with_the_published_whole_credit_pr
     assert caps.price("text", "Gen-2.5-Extreme-High") == 1 and caps.price("image", "Gen-2.5-High") is None
 
 
-@pytest.mark.parametrize(
-    "tier", ["Gen-2.5-Extreme-Low", "Gen-2.5-Low", "Gen-2.5-Medium", "Gen-2.5-High", "Gen-2.5-Extreme-High"]
-)
-def test_each_gen_2_5_tier_lands_on_the_stand_in(sandbox: Sandbox, client: Any, tier: str) -> None:
+@pytest.mark.parametrize("tier", [tier.id for tier in RODIN.capabilities.tiers("text")])
+def test_every_tier_kiln_offers_lands_on_the_stand_in(sandbox: Sandbox, client: Any, tier: str) -> None:
     task = client.submit(
         Order(kind="text", prompt="a helmet", tier=tier, options={"quad": True}), idempotency_key=tier
     )
