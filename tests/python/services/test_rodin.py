@@ -2,7 +2,12 @@
 
 Text and image jobs to a checked GLB, every documented state and error to its Kiln meaning, the key
 seen by the API origin only, each option under its documented field, what Rodin lacks refused
-before anything is sent, and the balance.
+before anything is sent, and the balance; each tier Kiln offers (Gen-2.5 first) landing.
+
+No vendor-client contract test here, unlike Meshy's (test_meshy_vendor_contract.py): Hyper3D publishes
+no client of its own in a package registry (checked 2026-11-28: PyPI's ``rodin-gen2-mcp`` 0.3.6 is a
+third party's, Igor Nazarov's; npm has none), so Rodin's wire is checked against its reference pages
+(the Gen-2.5 Generation page among them) and this stand-in only.
 """
 
 from __future__ import annotations
