@@ -1467,16 +1467,12 @@ TRIPO_POLYGONS_OUT_OF_RANGE = (
 TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
 
 # ------------------------------------------------------------------ Meshy
-MESHY_TIER_6 = Label("Meshy 6", "Meshy's newest model: the most detail, the higher price")
-MESHY_TIER_5 = Label("Meshy 5", "Meshy's previous model: less detail, a lower price")
-MESHY_STYLE_REALISTIC = Label("Realistic", "A lifelike object with realistic materials")
-MESHY_STYLE_SCULPTURE = Label("Sculpture", "A sculpted look, with materials of its own")
+MESHY_TIER_7_1 = Label("Meshy 7.1", "Meshy's current model, the one it recommends: the most detail")
+MESHY_TIER_6 = Label("Meshy 6", "Meshy's previous model, still supported")
+MESHY_TIER_5 = Label("Meshy 5", "Meshy retired this model on 2026-10-10")
 MESHY_CONTENT_REFUSED = (
     "{service} refused this prompt or image under its content policy, so no mesh was made. "
     "Change the prompt or the image, then try again."
-)
-MESHY_STYLE_TEXT_ONLY = (
-    "{service} takes a style only for a prompt, so nothing was sent. Leave the style out for an image."
 )
 MESHY_IMAGE_FORMAT = (
     "{service} takes PNG and JPEG images only, so nothing was sent. "
@@ -1494,7 +1490,14 @@ MESHY_POLYGONS_RANGE = (
 # ------------------------------------------------------------------ Hyper3D Rodin
 # Hyper3D Rodin's tiers (their names are Rodin's own) and what only Rodin says.
 
-RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's newest and most detailed model")
+RODIN_TIER_25_EXTREME_LOW = Label("Gen-2.5 Extreme Low", "Rodin Gen-2.5, fastest: simple assets")
+RODIN_TIER_25_LOW = Label("Gen-2.5 Low", "Rodin Gen-2.5: clean assets and small hard-surface props")
+RODIN_TIER_25_MEDIUM = Label("Gen-2.5 Medium", "Rodin Gen-2.5: balanced structure and detail")
+RODIN_TIER_25_HIGH = Label("Gen-2.5 High", "Rodin Gen-2.5: richer structure and smooth surfaces")
+RODIN_TIER_25_EXTREME_HIGH = Label(
+    "Gen-2.5 Extreme High", "Rodin Gen-2.5, most detailed: fine, high-frequency detail (1 credit)"
+)
+RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's previous generation")
 RODIN_TIER_REGULAR = Label("Regular", "Balanced quality, the service's default")
 RODIN_TIER_DETAIL = Label("Detail", "More surface detail and higher resolution")
 RODIN_TIER_SMOOTH = Label("Smooth", "Clean, smooth surfaces with sharp edges")

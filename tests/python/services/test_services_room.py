@@ -40,7 +40,7 @@ def test_a_price_is_the_services_own_or_unknown_never_free() -> None:
     assert request_cost(text) is None and request_cost(text, text_cost=3) == 3  # the artist's figure
     assert request_cost(text.to_service("TRIPO")) == 20
     assert request_cost(text.to_service("TRIPO"), text_cost=3) == 20, "the artist's text price is INTERFACE's"
-    assert request_cost(text.to_service("MESHY")) == 30  # a preview and a refine
+    assert request_cost(text.to_service("MESHY")) is None  # meshy-7.1, the default: no published price
     assert request_cost(text.to_service("RODIN")) is None  # half credits are not rounded to a price
     image = JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1024)
     assert request_cost(image) == 2 and request_cost(image.to_service("TRIPO")) == 30
