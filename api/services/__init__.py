@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from .order import Order, given_views, refusal
 
 #: The services in the order an artist is offered them; the first is what an old job list meant.
-SERVICE_IDS = ("INTERFACE", "TRIPO", "MESHY", "RODIN")
+SERVICE_IDS = ("INTERFACE", "TRIPO", "MESHY", "RODIN", "FAL")
 DEFAULT_SERVICE = "INTERFACE"
-_PACKAGES = {"INTERFACE": "interface", "TRIPO": "tripo", "MESHY": "meshy", "RODIN": "rodin"}
+_PACKAGES = {"INTERFACE": "interface", "TRIPO": "tripo", "MESHY": "meshy", "RODIN": "rodin", "FAL": "fal"}
 _loaded: dict[str, ServiceInfo] = {}
 _lock = threading.Lock()
 
