@@ -14,6 +14,12 @@ What it follows (``fal_client/client.py`` and ``auth.py``, named by function):
 * ``cancel``: ``PUT …/requests/{id}/cancel`` → 202 ``{"status": "CANCELLATION_REQUESTED"}``, or 400
   ``{"status": "ALREADY_COMPLETED"}``; a cancelled request completes with an error.
 * ``auth.py``: ``Authorization: Key <key>``; anything else is 401 ``{"detail"}`` (``_raise_for_status``).
+* Uploads (``SyncClient.upload``), which Kiln does not use but the vendor's client does:
+  ``CDNTokenManager``: ``POST /storage/auth/token?storage_type=fal-cdn-v3`` with the key →
+  ``{"token", "token_type", "base_url", "expires_at"}``; ``_upload_v3``: ``POST /files/upload`` with
+  ``Authorization: <token_type> <token>`` (the token, not the key) → ``{"access_url"}``; the fallback
+  ``_upload_via_storage``: ``POST /storage/upload/initiate?storage_type=gcs`` with the key →
+  ``{"upload_url", "file_url"}``, then ``PUT upload_url``. The file host is the second loopback host.
 
 The models (their model pages): ``fal-ai/trellis`` and ``fal-ai/trellis-2`` take ``image_url``,
 ``fal-ai/hunyuan3d/v2`` ``input_image_url`` (and ``textured_mesh``); an image is an http(s) address
@@ -32,6 +38,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import secrets
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -87,6 +95,53 @@ def create_app(state: SandboxState) -> FastAPI:
         if found is None or task is None or task.key != key or found["app"] != f"{owner}/{alias}":
             raise FalError(404, "Request not found")
         return task, found
+
+    uploads: dict[str, tuple[str, bytes]] = {}  # upload id → (content type, bytes)
+    tokens: set[str] = set()  # CDN tokens handed out
+
+    def cdn(request: Request) -> str:
+        return state.cdn_base_url or str(request.base_url).rstrip("/")
+
+    @app.post("/storage/auth/token")
+    async def cdn_token(request: Request) -> dict[str, Any]:
+        authorize(request)
+        token = secrets.token_urlsafe(24)
+        tokens.add(token)
+        expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+        return {"token": token, "token_type": "Bearer", "base_url": cdn(request), "expires_at": expires}
+
+    @app.post("/files/upload")
+    async def upload_v3(request: Request) -> dict[str, Any]:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme != "Bearer" or token not in tokens:
+            raise FalError(401, "A CDN token is required to upload.")
+        upload_id = secrets.token_hex(8)
+        uploads[upload_id] = (request.headers.get("content-type", ""), await request.body())
+        return {"access_url": f"{cdn(request)}/files/uploaded/{upload_id}"}
+
+    @app.post("/storage/upload/initiate")
+    async def initiate(request: Request) -> dict[str, Any]:
+        authorize(request)
+        upload_id = secrets.token_hex(8)
+        uploads[upload_id] = ("", b"")
+        return {
+            "upload_url": f"{cdn(request)}/storage/put/{upload_id}?signature={secrets.token_hex(8)}",
+            "file_url": f"{cdn(request)}/files/uploaded/{upload_id}",
+        }
+
+    @app.put("/storage/put/{upload_id}")
+    async def put_upload(upload_id: str, request: Request) -> Response:
+        if upload_id not in uploads:
+            return Response(b"NoSuchUpload", 404, media_type="text/plain")
+        uploads[upload_id] = (request.headers.get("content-type", ""), await request.body())
+        return Response(b"", 200)
+
+    @app.get("/files/uploaded/{upload_id}")
+    async def get_upload(upload_id: str) -> Response:
+        found = uploads.get(upload_id)
+        if found is None or not found[1]:
+            return Response(b"Not Found", 404, media_type="text/plain")
+        return Response(found[1], media_type=found[0] or "application/octet-stream")
 
     @app.get("/files/{task_id}/{name}")
     async def get_file(task_id: str, name: str) -> Response:

@@ -167,3 +167,33 @@ def test_the_vendors_client_reads_the_stand_ins_status_words(stand_in: Sandbox, 
 
 def _cdn_url(sandbox: Sandbox, task_id: str) -> str:
     return f"{sandbox.cdn_base_url}/files/{task_id}/model.glb"
+
+
+def test_the_vendors_upload_works_on_the_stand_in_and_shows_why_kiln_sends_a_data_url(
+    stand_in: Sandbox, image: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vendor's default upload (``fal_v3``) asks ``REST_URL`` for a CDN token with the key, then
+    posts the file to ``CDN_URL`` with the token; its fallback (``fal``) PUTs the file to a storage
+    address with the client's own headers — the key included. Kiln sends neither: its picture goes
+    inside the submit, to the queue, the one host that has the key already."""
+    monkeypatch.setattr(vendor, "REST_URL", stand_in.base_url)
+    assert stand_in.cdn_base_url
+    monkeypatch.setattr(vendor, "CDN_URL", stand_in.cdn_base_url)
+    fal = fal_client.SyncClient(key=KEY)
+
+    start = len(stand_in.requests)
+    url = fal.upload_file(image)
+    token, posted = stand_in.requests[start : start + 2]
+    assert (token.method, token.path) == ("POST", "/storage/auth/token")
+    assert token.headers.get("authorization") == f"Key {KEY}"
+    assert (posted.method, posted.path) == ("POST", "/files/upload")
+    assert posted.headers.get("authorization", "").startswith("Bearer ") and KEY not in posted.headers.get(
+        "authorization", ""
+    )
+    handle = fal.submit("fal-ai/trellis", {"image_url": url})
+    assert isinstance(handle.get(interval=0.05)["model_mesh"]["url"], str)
+
+    start = len(stand_in.requests)
+    fal.upload_file(image, repository="fal", fallback_repository=[])
+    put = next(r for r in stand_in.requests[start:] if r.method == "PUT")
+    assert put.path.startswith("/storage/put/") and put.headers.get("authorization") == f"Key {KEY}"
