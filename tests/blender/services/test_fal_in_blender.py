@@ -82,3 +82,31 @@ def test_a_used_up_balance_is_a_sentence_naming_fal(
             blender.ops.kiln.generate_from_image(filepath=str(CONCEPTS / "chair.png"), service="FAL")
         assert re.search(r"(?i)balance", str(caught.value))
         assert sum(r.method == "POST" for r in server.requests) == 1
+
+
+def test_the_panel_offers_fals_models_for_an_image_and_never_a_price_of_zero(
+    blender: Any, fresh_jobs: Path, kiln_module: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recording_layout import draw
+
+    monkeypatch.setenv("KILN_FAL_API_KEY", KEY)
+    generate = kiln_module("panels.generate")
+    prefs = kiln_module("preferences").get()
+    kept = prefs.service
+    settings = blender.context.scene.kiln
+    prefs.service = "FAL"
+    try:
+        settings.prompt = "a red chair"
+        text = draw(generate.KILN_PT_generate, blender.context)
+        (pressed,) = [c for c in text.of("operator") if c.args[0] == "kiln.generate_from_text"]
+        assert not pressed.enabled, "no text job can be sent where fal takes none"
+        assert "fal.ai does not make meshes from a prompt" in text.text()
+        settings.mode, settings.image_source = "IMAGE", "FILE"
+        settings.image_path = str(CONCEPTS / "chair.png")
+        image = draw(generate.KILN_PT_generate, blender.context)
+        (button,) = [c for c in image.of("operator") if c.args[0] == "kiln.generate_from_image"]
+        shown = str(button.kwargs.get("text", ""))
+        assert button.enabled and "price unknown" in shown and "0 credits" not in shown, shown
+    finally:
+        settings.mode = "TEXT"
+        prefs.service = kept
