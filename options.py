@@ -74,6 +74,7 @@ SERVICE_CHOICES = (
     ("TRIPO", words.OPTION_SERVICE_TRIPO),
     ("MESHY", words.OPTION_SERVICE_MESHY),
     ("RODIN", words.OPTION_SERVICE_RODIN),
+    ("FAL", words.OPTION_SERVICE_FAL),
 )
 
 TABLE: dict[str, Option] = {

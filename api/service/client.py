@@ -88,6 +88,9 @@ class ServiceClient:
     (bytes per second, window seconds).
     """
 
+    #: The word before the key in ``Authorization`` (a service's client sets its own, e.g. fal's ``Key``).
+    auth_scheme = "Bearer"
+
     def __init__(
         self,
         base_url: str,
@@ -126,6 +129,7 @@ class ServiceClient:
             # A service with a documented origin asks its documented paths: a 404 or 410 there that is
             # not about a task says the service moved on (update Kiln), not that an address is wrong.
             paths_documented=bool(getattr(getattr(self, "info", None), "api_origin", "")),
+            auth_scheme=self.auth_scheme,
         )
         self.retry = retry
         self._cancel_event = cancel_event

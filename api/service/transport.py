@@ -58,6 +58,7 @@ class Transport:
         timeout: tuple[float, float],
         user_agent: str,
         paths_documented: bool = False,
+        auth_scheme: str = "Bearer",
     ) -> None:
         problem = address_problem(base_url)
         if problem is not None:
@@ -67,6 +68,8 @@ class Transport:
         self.user_agent = user_agent
         #: The paths asked for are the service's own documented ones (see ``answers.error_for``'s ``moved``).
         self.paths_documented = paths_documented
+        #: The word before the key in ``Authorization`` (fal.ai's queue wants ``Key``, the rest ``Bearer``).
+        self.auth_scheme = auth_scheme
         self._key = key
         self._origin: Origin = connect_origin(requests.Request("GET", base_url).prepare().url or base_url)
         # A service on this computer (the sandbox) may send local addresses; a remote one may not:
@@ -127,7 +130,7 @@ class Transport:
             raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
         with_key = connect_origin(target) == self._origin
         if with_key:
-            prepared.headers["Authorization"] = f"Bearer {self._key}"
+            prepared.headers["Authorization"] = f"{self.auth_scheme} {self._key}"
         guard = current_guard()
         remaining = guard.remaining() if guard is not None else None
         connect = self.timeout[0] if remaining is None else max(0.05, min(self.timeout[0], remaining))

@@ -1327,6 +1327,7 @@ OPTION_SERVICE_INTERFACE = Label(
 OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo: your Tripo API key, and its credits")
 OPTION_SERVICE_MESHY = Label("Meshy", "Meshy: your Meshy API key, and its credits")
 OPTION_SERVICE_RODIN = Label("Hyper3D Rodin", "Hyper3D Rodin: your Rodin API key, and its credits")
+OPTION_SERVICE_FAL = Label("fal.ai", "fal.ai: your fal.ai API key; fal bills each model in dollars")
 GET_SERVICE_KEY = "Get a {service} API Key"
 ARG_PBR = Label(
     "PBR Materials", "Ask for physically based materials (base colour, metal, roughness, normal maps)"
@@ -1517,4 +1518,25 @@ RODIN_OUT_OF_CREDITS = (
 RODIN_POLYGONS_OUT_OF_RANGE = (
     "{service} makes meshes of {low:,} to {high:,} polygons, so nothing was sent for {value}. "
     "Choose a number in that range, or 0 to let the service choose."
+)
+
+# ------------------------------------------------------------------------------ fal.ai
+FAL_TIER_TRELLIS = Label("TRELLIS", "Microsoft's TRELLIS on fal.ai: fal lists $0.02 a mesh")
+FAL_TIER_TRELLIS_2 = Label(
+    "TRELLIS.2", "Microsoft's TRELLIS.2 on fal.ai, with PBR textures: fal lists $0.30 a mesh"
+)
+FAL_TIER_HUNYUAN3D_V2 = Label(
+    "Hunyuan3D 2", "Tencent's Hunyuan3D 2 on fal.ai, textured: fal lists $0.48 a mesh"
+)
+FAL_TIER_HUNYUAN3D_V2_SHAPE = Label(
+    "Hunyuan3D 2 Shape",
+    "Tencent's Hunyuan3D 2 on fal.ai, shape only, without textures: fal lists $0.16 a mesh",
+)
+FAL_KEY_REJECTED = (
+    "fal.ai did not accept your API key. Check the key in Kiln's preferences, "
+    "or make a new one at fal.ai/dashboard/keys."
+)
+FAL_BALANCE_EXHAUSTED = (
+    "fal.ai locked your account because its balance is used up. Add funds at fal.ai/dashboard/billing, "
+    "then send the job again."
 )

@@ -22,6 +22,7 @@ APPS = {
     "tripo": "sandbox.standins.tripo",
     "meshy": "sandbox.standins.meshy",
     "rodin": "sandbox.standins.rodin",
+    "fal": "sandbox.standins.fal",
 }
 
 
