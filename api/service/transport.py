@@ -59,7 +59,9 @@ class Transport:
         user_agent: str,
         paths_documented: bool = False,
     ) -> None:
-        problem = address_problem(base_url)
+        # No key to lose (a studio's own server): plain http is allowed beyond this computer too.
+        self._plain_http = not key
+        problem = address_problem(base_url, plain_http=self._plain_http)
         if problem is not None:
             raise InputError(problem, details="the service URL", url=shown_url(base_url))
         self.base_url = base_url
@@ -103,7 +105,7 @@ class Transport:
 
     def problem(self, url: str) -> Entry | None:
         """Why Kiln will not open ``url`` from this service, or None (see :func:`.origin.address_problem`)."""
-        problem = address_problem(url)
+        problem = address_problem(url, plain_http=self._plain_http)
         if problem is None and not self._local_base and is_local_host(connect_origin(url)[1]):
             return words.ADDRESS_LOCAL
         return problem
@@ -125,7 +127,7 @@ class Transport:
         problem = self.problem(target)
         if problem is not None:
             raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
-        with_key = connect_origin(target) == self._origin
+        with_key = bool(self._key) and connect_origin(target) == self._origin
         if with_key:
             prepared.headers["Authorization"] = f"Bearer {self._key}"
         guard = current_guard()
