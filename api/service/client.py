@@ -102,7 +102,8 @@ class ServiceClient:
         cancel_event: threading.Event | None = None,
     ) -> None:
         # A service that needs no key (ServiceInfo.needs_key) is sent none, and then plain http is fine.
-        keyless = not getattr(getattr(self, "info", None), "needs_key", True) and not str(api_key or "").strip()
+        needs_key = getattr(getattr(self, "info", None), "needs_key", True)
+        keyless = not needs_key and not str(api_key or "").strip()
         base = check_web_url(base_url, "service URL", plain_http=keyless)
         parts = urlsplit(base)
         if parts.query or parts.fragment:
@@ -300,7 +301,9 @@ class ServiceClient:
         except Exception as exc:
             reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
             named = data.get("id") if isinstance(data, Mapping) else None
-            usable = named is not None and task_id_problem(named) is None and not self._repeats_key(str(named))
+            usable = (
+                named is not None and task_id_problem(named) is None and not self._repeats_key(str(named))
+            )
             raise OutcomeUnknownError(
                 key,
                 f"its answer could not be used: {reason}",

@@ -1550,9 +1550,7 @@ COMFYUI_WORKFLOW_REFUSED = (
     "objected to."
 )
 
-HUNYUAN3D_TIER_SERVER = Label(
-    "Your Server's Model", "The Hunyuan3D model your server loaded (2.0 or 2.1)"
-)
+HUNYUAN3D_TIER_SERVER = Label("Your Server's Model", "The Hunyuan3D model your server loaded (2.0 or 2.1)")
 HUNYUAN3D_LICENCE = (
     "Hunyuan3D's licence does not cover the European Union, the United Kingdom or South Korea. "
     "Check that your studio may use it there."
@@ -1566,4 +1564,8 @@ HUNYUAN3D_NO_RETEXTURE = (
 HUNYUAN3D_POLYGONS_RANGE = (
     "{service} textures meshes of {low:,} to {high:,} faces, so nothing was sent. Pick one in that range, "
     "or 0 for {service}'s own choice."
+)
+HUNYUAN3D_OTHER_PORT = (
+    "{service} does not answer at {host}, but a server answers at {other}: set that address in "
+    "Kiln's preferences."
 )

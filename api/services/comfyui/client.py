@@ -26,7 +26,7 @@ import requests
 
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import read_image_file
-from ...errors import BadRequestError, InputError, KilnError
+from ...errors import BadRequestError, InputError, KilnError, ServiceError
 from ...service.answers import error_for, parse_json
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.guard import Guard, guarding
@@ -116,7 +116,7 @@ class Client(ServiceClient):
         url = self.base_url + SYSTEM_STATS_PATH
         answer = self._json_call("connection check", lambda: self._http.get(url), cancel=cancel)
         if not isinstance(answer, Mapping) or not isinstance(answer.get("system"), Mapping):
-            raise KilnError(words.SERVICE_NOT_SET_UP, details="/system_stats answered no system object")
+            raise ServiceError(200, "/system_stats answered no system object")
         return message(words.LOCAL_SERVICE_CONNECTED, service=INFO.name, host=host_label(self.base_url))
 
     def cancel_task(self, task_id: str, *, handle: str = "") -> None:
@@ -177,7 +177,7 @@ class Client(ServiceClient):
         answer = self._json_call("image upload", lambda: self._http.send("POST", url, files=files, data=form))
         name = answer.get("name") if isinstance(answer, Mapping) else None
         if not isinstance(name, str) or task_id_problem(name) is not None:
-            raise KilnError(words.SERVICE_NOT_SET_UP, details="the upload answered no usable name")
+            raise ServiceError(200, "the upload answered no usable name")
         subfolder = answer.get("subfolder")
         return f"{subfolder}/{name}" if isinstance(subfolder, str) and subfolder.strip() else name
 
