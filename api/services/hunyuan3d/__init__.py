@@ -25,6 +25,8 @@ Sources, cited below by their short names:
   apply in the European Union, the United Kingdom and South Korea.
 
 Neither status ever says a job failed: Kiln's own time limit ends a job stuck in ``processing``.
+
+The wire is ``client`` (:mod:`.client`); ``model_field`` decodes the model inside a status answer.
 """
 
 from __future__ import annotations
