@@ -198,7 +198,9 @@ class KilnPreferences(bpy.types.AddonPreferences):
         """A service's key and address (the chosen service's by default): the environment's over
         these preferences', a known service's own API origin where neither gives one."""
         sid = service_id(service or self.service)
-        address = self.base_url if info(sid).needs_address else ""
+        # The one address field is the custom service's; a local service's comes from its variable or
+        # its default until the preferences hold one address per service (the open registry).
+        address = self.base_url if info(sid).needs_address and not info(sid).local else ""
         return secrets.credentials(key_homes[sid].read(), address, service=sid)
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
@@ -350,7 +352,7 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     prefs = get(context)
     chosen = prefs.credentials(DEFAULT_SERVICE)
     others = [prefs.credentials(sid) for sid in SERVICE_IDS if sid != DEFAULT_SERVICE]
-    set_up = (found.base_url for found in others if found.api_key)
+    set_up = (found.base_url for found in others if found.api_key or not info(found.service).needs_key)
     return ServiceConfig(
         base_url=chosen.base_url,
         api_key=chosen.api_key,

@@ -1327,6 +1327,10 @@ OPTION_SERVICE_INTERFACE = Label(
 OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo: your Tripo API key, and its credits")
 OPTION_SERVICE_MESHY = Label("Meshy", "Meshy: your Meshy API key, and its credits")
 OPTION_SERVICE_RODIN = Label("Hyper3D Rodin", "Hyper3D Rodin: your Rodin API key, and its credits")
+OPTION_SERVICE_COMFYUI = Label("ComfyUI", "ComfyUI on your studio's own GPU machine: no key, no credits")
+OPTION_SERVICE_HUNYUAN3D = Label(
+    "Hunyuan3D Server", "Hunyuan3D's own server on your studio's GPU machine: no key, no credits"
+)
 GET_SERVICE_KEY = "Get a {service} API Key"
 ARG_PBR = Label(
     "PBR Materials", "Ask for physically based materials (base colour, metal, roughness, normal maps)"
