@@ -124,12 +124,16 @@ class Client(ServiceClient):
         (``POST /interrupt {"prompt_id"}``: server ``post_interrupt`` stops only that prompt)."""
         task_id = _checked(task_id)
         for path, body in ((QUEUE_PATH, {"delete": [task_id]}), (INTERRUPT_PATH, {"prompt_id": task_id})):
-            url = self.base_url + path
-            self._once(
-                f"cancel of task {task_id}",
-                lambda url=url, body=body: self._exchange(lambda: self._http.send("POST", url, json=body)),
-                None,
-            )
+            self._post(path, body, f"cancel of task {task_id}")
+
+    def _post(self, path: str, body: Mapping[str, Any], what: str) -> None:
+        """One POST whose answer says nothing but its status (server: ``web.Response(status=200)``)."""
+        url = self.base_url + path
+
+        def once() -> None:
+            self._exchange(lambda: self._http.send("POST", url, json=body))
+
+        self._once(what, once, None)
 
     # ------------------------------------------------------------------ steps of a submit
 
