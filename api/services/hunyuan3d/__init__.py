@@ -85,4 +85,5 @@ INFO = ServiceInfo(
     needs_key=False,
     default_address=DEFAULT_ADDRESS,
     local=True,
+    notice=words.HUNYUAN3D_LICENCE,
 )
