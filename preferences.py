@@ -25,7 +25,8 @@ from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
-from .api.services import DEFAULT_SERVICE, SERVICE_IDS, info, service_id
+from .api.service.origin import host_label
+from .api.services import DEFAULT_SERVICE, SERVICE_IDS, ServiceInfo, info, service_id
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -209,7 +210,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "service")
         chosen = self.credentials()
         service = info(chosen.service)
-        if not (chosen.api_key and chosen.base_url):
+        if service.local:  # a studio's own server: no key asked, its address said
+            host = host_label(chosen.base_url)
+            wrapped_label(col, context, language.text(words.LOCAL_RUNS_ON_SERVER, host=host), icon="DESKTOP")
+        elif not (chosen.api_key and chosen.base_url):
             if service.needs_address:
                 guide = language.text(words.PREFS_CONNECT_GUIDE)
             else:  # Kiln knows the address: the key alone, from the page Get a … API Key opens
@@ -220,6 +224,33 @@ class KilnPreferences(bpy.types.AddonPreferences):
                 "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)
             )
             link.url = service.keys_page
+        if service.needs_key:
+            self._draw_key(col, context, chosen, service)
+        if service.needs_address and not service.local:
+            address = col.row()
+            address.alert = not chosen.base_url
+            address.prop(self, "base_url")
+        if chosen.url_from_environment and service.needs_address:  # a known service's is never shown
+            said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
+            wrapped_label(col, context, said, icon="INFO")
+        col.operator("kiln.test_connection", icon="URL")
+        state = connection_check.state
+        if state is CheckState.IDLE:
+            return
+        answer = col.column()
+        answer.alert = state is CheckState.FAILED
+        icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
+        icon = icons.get(state, "ERROR")
+        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
+
+    def _draw_key(
+        self,
+        col: bpy.types.UILayout,
+        context: bpy.types.Context,
+        chosen: secrets.Credentials,
+        service: ServiceInfo,
+    ) -> None:
+        """The key, where it is kept, and a hint when it looks like another service's."""
         key = col.row()
         key.alert = not chosen.api_key
         key.prop(self, "api_key")
@@ -236,22 +267,6 @@ class KilnPreferences(bpy.types.AddonPreferences):
         hint = key_hint(chosen.api_key) if service.needs_address else None
         if hint:
             wrapped_label(col, context, language.text(hint), icon="INFO")
-        if service.needs_address:
-            address = col.row()
-            address.alert = not chosen.base_url
-            address.prop(self, "base_url")
-        if chosen.url_from_environment and service.needs_address:  # a known service's is never shown
-            said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
-            wrapped_label(col, context, said, icon="INFO")
-        col.operator("kiln.test_connection", icon="URL")
-        state = connection_check.state
-        if state is CheckState.IDLE:
-            return
-        answer = col.column()
-        answer.alert = state is CheckState.FAILED
-        icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
-        icon = icons.get(state, "ERROR")
-        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
 
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""

@@ -5,6 +5,7 @@ where a job runs and that it costs no credits."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,31 @@ def test_the_sidebar_says_where_a_job_runs_and_asks_for_no_key(
     finally:
         preferences.get().service = "INTERFACE"
         blender.context.scene.kiln.mode = "TEXT"
+
+
+@pytest.mark.parametrize("service", list(LOCAL))
+def test_the_preferences_ask_for_no_key_and_test_connection_names_the_server(
+    servers: dict[str, Sandbox], blender: Any, kiln_module: Any, service: str
+) -> None:
+    from recording_layout import draw_preferences
+
+    preferences = kiln_module("preferences")
+    check = kiln_module("api.features.connection_check").current
+    preferences.get().service = service
+    try:
+        layout = draw_preferences(preferences)
+        host = servers[service].base_url.split("//")[1]
+        assert f"Runs on your studio's server at {host}" in layout.text()
+        assert "api_key" not in [c.args[1] for c in layout.of("prop") if len(c.args) > 1]
+        check.reset()
+        assert blender.ops.kiln.test_connection() == {"FINISHED"}
+        deadline = time.monotonic() + 20
+        while check.state.name == "RUNNING" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for look in list(kiln_module("main_thread")._followed):  # timers never run here: hand the answer over
+            assert look() is None
+        assert check.state.name == "OK", check.message
+        assert check.message.endswith(f"answers at {host}.")
+    finally:
+        check.reset()
+        preferences.get().service = "INTERFACE"
