@@ -129,6 +129,7 @@ class ServiceClient:
             # A service with a documented origin asks its documented paths: a 404 or 410 there that is
             # not about a task says the service moved on (update Kiln), not that an address is wrong.
             paths_documented=bool(getattr(getattr(self, "info", None), "api_origin", "")),
+            plain_http=keyless,
         )
         self.retry = retry
         self._cancel_event = cancel_event

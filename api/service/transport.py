@@ -58,9 +58,11 @@ class Transport:
         timeout: tuple[float, float],
         user_agent: str,
         paths_documented: bool = False,
+        plain_http: bool = False,
     ) -> None:
-        # No key to lose (a studio's own server): plain http is allowed beyond this computer too.
-        self._plain_http = not key
+        # A service sent no key (a studio's own server) may be reached over plain http beyond this
+        # computer; a key goes only over HTTPS or to this computer, whatever the caller asks.
+        self._plain_http = plain_http and not key
         problem = address_problem(base_url, plain_http=self._plain_http)
         if problem is not None:
             raise InputError(problem, details="the service URL", url=shown_url(base_url))
