@@ -14,7 +14,6 @@ through ``GET /view``. Progress is the queue's word: the websocket's per-step pr
 
 from __future__ import annotations
 
-import logging
 import threading
 import uuid
 from collections.abc import Mapping
@@ -57,8 +56,6 @@ from . import (
 from .workflows import Workflow, from_file, glb_output, missing, shipped
 
 __all__ = ["Client"]
-
-logger = logging.getLogger(__name__)
 
 #: /object_info lists every node with every model file: a big install answers several megabytes.
 MAX_OBJECT_INFO_BYTES = 64 * 1024 * 1024
