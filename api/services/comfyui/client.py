@@ -109,9 +109,12 @@ class Client(ServiceClient):
         return _task_from_history(task_id, entry, handle, self.base_url)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
-        """``GET /system_stats``: cheap, and proves the address is a ComfyUI server."""
+        """``GET /system_stats`` (cheap), else the node list: either proves a ComfyUI server answers."""
         url = self.base_url + SYSTEM_STATS_PATH
-        answer = self._json_call("connection check", lambda: self._http.get(url), cancel=cancel)
+        try:
+            answer = self._json_call("connection check", lambda: self._http.get(url), cancel=cancel)
+        except BadRequestError:  # 404 or 405: an older or slimmer server
+            answer = {"system": self._object_info()}
         if not isinstance(answer, Mapping) or not isinstance(answer.get("system"), Mapping):
             raise ServiceError(200, "/system_stats answered no system object")
         return message(words.LOCAL_SERVICE_CONNECTED, service=INFO.name, host=host_label(self.base_url))
@@ -191,10 +194,15 @@ class Client(ServiceClient):
         return entry if isinstance(entry, Mapping) else None
 
     def _queue_place(self, task_id: str, cancel: threading.Event | None) -> TaskStatus | None:
+        """Where the prompt waits; RUNNING where the server does not say (a ComfyUI without
+        ``GET /queue``: Kiln's time limit then ends a prompt it has forgotten)."""
         url = self.base_url + QUEUE_PATH
-        answer = self._json_call("queue", lambda: self._http.get(url), cancel=cancel)
+        try:
+            answer = self._json_call("queue", lambda: self._http.get(url), cancel=cancel)
+        except BadRequestError:  # 404 or 405: no queue to read
+            return TaskStatus.RUNNING
         if not isinstance(answer, Mapping):
-            return None
+            return TaskStatus.RUNNING
         for key, status in (("queue_running", TaskStatus.RUNNING), ("queue_pending", TaskStatus.QUEUED)):
             items = answer.get(key)
             for item in items if isinstance(items, list) else ():

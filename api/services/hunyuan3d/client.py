@@ -49,7 +49,7 @@ from .model_field import save_model_field
 
 __all__ = ["Client"]
 
-_STATUS_WORD = re.compile(rb'\A\s*\{\s*"status"\s*:\s*"([A-Za-z_]{1,32})"')
+_STATUS_WORD = re.compile(rb'"status"\s*:\s*"([A-Za-z_]{1,32})"')
 _GLB_MAGIC = b"glTF"
 
 
@@ -213,8 +213,12 @@ def _status_word(prefix: bytes) -> str:
     try:
         answer = json.loads(prefix)
     except ValueError:
-        match = _STATUS_WORD.match(prefix)
-        return match.group(1).decode("ascii").lower() if match else ""
+        # Cut short by the model: the status comes first in both servers' answers; a model field
+        # without one seen is a finished job all the same.
+        match = _STATUS_WORD.search(prefix)
+        if match:
+            return match.group(1).decode("ascii").lower()
+        return STATUS_COMPLETED if f'"{MODEL_FIELD}"'.encode() in prefix else ""
     word = answer.get("status") if isinstance(answer, Mapping) else None
     return word.lower() if isinstance(word, str) and len(word) <= 32 else ""
 

@@ -23,9 +23,9 @@ from ...service.origin import host_label
 from ...service.transport import Transport
 from ...words import catalogue as words
 
-#: The field must start within this many bytes (``status`` comes first; 2.1 puts ``model_base64``
-#: before ``initial_model_base64``).
-MAX_HEAD_BYTES = 64 * 1024
+#: Bytes of the answer kept while the field is looked for (2.1 puts ``model_base64`` before
+#: ``initial_model_base64``; any order is taken: the rest is let go as it streams past).
+WINDOW_BYTES = 64 * 1024
 _VALUE_START = re.compile(rb"\s*:\s*\"")
 
 
@@ -77,7 +77,7 @@ def _decode(
     marker = b'"' + field.encode("ascii") + b'"'
     head = bytearray()
     carry = b""
-    done = 0
+    done = skipped = 0
     found = finished = False
     if progress is not None:
         progress(0, None)
@@ -88,8 +88,11 @@ def _decode(
             start = head.find(marker)
             value = _VALUE_START.match(head, start + len(marker)) if start >= 0 else None
             if value is None:
-                if len(head) > MAX_HEAD_BYTES:
+                skipped += len(chunk)
+                if skipped > 2 * max_bytes:
                     raise ServiceError(200, f"the answer holds no {field}")
+                if start < 0 and len(head) > WINDOW_BYTES:
+                    del head[: len(head) - len(marker) - 16]  # keep what may begin the marker
                 continue
             found, chunk = True, bytes(head[value.end() :])
         end = chunk.find(b'"')

@@ -149,6 +149,13 @@ def test_the_model_is_decoded_from_the_status_answer_across_any_chunking() -> No
         assert out.getvalue() == model
     with pytest.raises(NetworkError):
         _decode([answer[:-40]], "model_base64", io.BytesIO(), None, 1 << 20, lambda: None, "http://h/s")
+    other_first = {"status": "completed", "initial_model_base64": base64.b64encode(b"x" * 200_000).decode()}
+    other_first["model_base64"] = base64.b64encode(model).decode()
+    out = io.BytesIO()
+    text = json.dumps(other_first).encode()
+    chunks = [text[i : i + 4096] for i in range(0, len(text), 4096)]
+    _decode(chunks, "model_base64", out, None, 1 << 20, lambda: None, "http://h/s")
+    assert out.getvalue() == model, "the field is found in any order"
 
 
 # ------------------------------------------------------------------ through the job engine
