@@ -23,7 +23,12 @@ Sources, cited below by their short names (ComfyUI, ``Comfy-Org/ComfyUI``):
 * "trellis2 nodes": ``comfy_extras/nodes_trellis2.py`` (Trellis2Conditioning, EmptyTrellis2LatentStructure,
   VaeDecodeStructureTrellis2, Trellis2ShapeStage, Trellis2UpsampleStage, VaeDecodeShapeTrellis,
   Trellis2TextureStage, VaeDecodeTextureTrellis, merged in PR #12183) and
-  ``comfy_extras/nodes_mesh_postprocess.py`` (PaintMesh: vertex colours from the voxel colours).
+  ``comfy_extras/nodes_mesh_postprocess.py`` (PaintMesh: vertex colours from the voxel colours),
+  ``comfy_extras/nodes_bg_removal.py`` (LoadBackgroundRemovalModel, RemoveBackground: a mask) and
+  ``comfy_extras/nodes_images.py`` (ImageCropToMask: the object centred on black, ``pad_factor`` 1.0
+  for TRELLIS.2 as Trellis2Conditioning's tooltip says). The TRELLIS.2 workflow's stages, steps and
+  model files follow ComfyUI's TRELLIS.2 template as its users report it (issue #14188); a studio
+  whose template differs exports its own (``KILN_COMFYUI_WORKFLOW``).
 
 The workflows Kiln runs are API-format files in ``workflows/`` (the tiers); a studio's own is the
 file ``KILN_COMFYUI_WORKFLOW`` names. The wire is ``client`` (:mod:`.client`).
