@@ -75,6 +75,8 @@ SERVICE_CHOICES = (
     ("MESHY", words.OPTION_SERVICE_MESHY),
     ("RODIN", words.OPTION_SERVICE_RODIN),
     ("FAL", words.OPTION_SERVICE_FAL),
+    ("COMFYUI", words.OPTION_SERVICE_COMFYUI),
+    ("HUNYUAN3D", words.OPTION_SERVICE_HUNYUAN3D),
 )
 
 TABLE: dict[str, Option] = {

@@ -25,7 +25,8 @@ from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
-from .api.services import DEFAULT_SERVICE, SERVICE_IDS, info, service_id
+from .api.service.origin import host_label
+from .api.services import DEFAULT_SERVICE, SERVICE_IDS, ServiceInfo, info, service_id
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -198,7 +199,9 @@ class KilnPreferences(bpy.types.AddonPreferences):
         """A service's key and address (the chosen service's by default): the environment's over
         these preferences', a known service's own API origin where neither gives one."""
         sid = service_id(service or self.service)
-        address = self.base_url if info(sid).needs_address else ""
+        # The one address field is the custom service's; a local service's comes from its variable or
+        # its default until the preferences hold one address per service (the open registry).
+        address = self.base_url if info(sid).needs_address and not info(sid).local else ""
         return secrets.credentials(key_homes[sid].read(), address, service=sid)
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
@@ -207,7 +210,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "service")
         chosen = self.credentials()
         service = info(chosen.service)
-        if not (chosen.api_key and chosen.base_url):
+        if service.local:  # a studio's own server: no key asked, its address said
+            host = host_label(chosen.base_url)
+            wrapped_label(col, context, language.text(words.LOCAL_RUNS_ON_SERVER, host=host), icon="DESKTOP")
+        elif not (chosen.api_key and chosen.base_url):
             if service.needs_address:
                 guide = language.text(words.PREFS_CONNECT_GUIDE)
             else:  # Kiln knows the address: the key alone, from the page Get a … API Key opens
@@ -218,6 +224,33 @@ class KilnPreferences(bpy.types.AddonPreferences):
                 "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)
             )
             link.url = service.keys_page
+        if service.needs_key:
+            self._draw_key(col, context, chosen, service)
+        if service.needs_address and not service.local:
+            address = col.row()
+            address.alert = not chosen.base_url
+            address.prop(self, "base_url")
+        if chosen.url_from_environment and service.needs_address:  # a known service's is never shown
+            said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
+            wrapped_label(col, context, said, icon="INFO")
+        col.operator("kiln.test_connection", icon="URL")
+        state = connection_check.state
+        if state is CheckState.IDLE:
+            return
+        answer = col.column()
+        answer.alert = state is CheckState.FAILED
+        icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
+        icon = icons.get(state, "ERROR")
+        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
+
+    def _draw_key(
+        self,
+        col: bpy.types.UILayout,
+        context: bpy.types.Context,
+        chosen: secrets.Credentials,
+        service: ServiceInfo,
+    ) -> None:
+        """The key, where it is kept, and a hint when it looks like another service's."""
         key = col.row()
         key.alert = not chosen.api_key
         key.prop(self, "api_key")
@@ -234,22 +267,6 @@ class KilnPreferences(bpy.types.AddonPreferences):
         hint = key_hint(chosen.api_key) if service.needs_address else None
         if hint:
             wrapped_label(col, context, language.text(hint), icon="INFO")
-        if service.needs_address:
-            address = col.row()
-            address.alert = not chosen.base_url
-            address.prop(self, "base_url")
-        if chosen.url_from_environment and service.needs_address:  # a known service's is never shown
-            said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
-            wrapped_label(col, context, said, icon="INFO")
-        col.operator("kiln.test_connection", icon="URL")
-        state = connection_check.state
-        if state is CheckState.IDLE:
-            return
-        answer = col.column()
-        answer.alert = state is CheckState.FAILED
-        icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
-        icon = icons.get(state, "ERROR")
-        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
 
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
@@ -350,7 +367,7 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     prefs = get(context)
     chosen = prefs.credentials(DEFAULT_SERVICE)
     others = [prefs.credentials(sid) for sid in SERVICE_IDS if sid != DEFAULT_SERVICE]
-    set_up = (found.base_url for found in others if found.api_key)
+    set_up = (found.base_url for found in others if found.api_key or not info(found.service).needs_key)
     return ServiceConfig(
         base_url=chosen.base_url,
         api_key=chosen.api_key,

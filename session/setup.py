@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import bpy
 
 from .. import preferences
-from ..api.services import DEFAULT_SERVICE
+from ..api.services import DEFAULT_SERVICE, info
 from ..api.words import catalogue as words
 from ..language import tip
 
@@ -39,7 +39,7 @@ def missing(context: bpy.types.Context | None = None, service: str = "") -> Miss
     chosen = preferences.credentials(context, service)
     offline = not bpy.app.online_access
     return Missing(
-        key=not chosen.api_key,
+        key=not chosen.api_key and info(chosen.service).needs_key,  # a studio's own server takes none
         address=not chosen.base_url,
         online=offline,
         offline_mode=offline and bpy.app.online_access_override,

@@ -111,7 +111,7 @@ def credentials(
     env_url = environ.get(found.base_url_env, "").strip()
     return Credentials(
         api_key=env_key or preferred_key.strip(),
-        base_url=env_url or preferred_url.strip() or found.api_origin,
+        base_url=env_url or preferred_url.strip() or found.api_origin or found.default_address,
         key_from_environment=bool(env_key),
         url_from_environment=bool(env_url),
         service=found.id,

@@ -151,11 +151,11 @@ class Scheduler:
         service = self._service_of(job_id)
         account = self._config.account(service) if self._config is not None else None
         client = self._clients.get(service)
-        if client is not None and account is not None and account.api_key:
+        if client is not None and account is not None and _has_key(account):
             return client
         if account is None or not account.base_url:
             error = message(words.SERVICE_ADDRESS_MISSING)
-        elif not account.api_key:
+        elif not _has_key(account):
             error = message(words.API_KEY_MISSING)
         elif service in self._client_errors:
             error = self._client_errors[service].message
@@ -204,7 +204,7 @@ class Scheduler:
             if service in self._clients or service in self._client_errors or config is None:
                 return
         account = config.account(service)
-        if not (account.base_url and account.api_key):
+        if not (account.base_url and _has_key(account)):
             return
         try:
             client, error = self._make_client(config, account), None
@@ -242,3 +242,8 @@ class Scheduler:
         return make_client(
             DEFAULT_SERVICE, config.base_url, config.api_key, retry=self.policy, cancel_event=stop
         )
+
+
+def _has_key(account: Account) -> bool:
+    """The account has its key, or its service needs none (a studio's own server)."""
+    return bool(account.api_key) or not info(account.service).needs_key

@@ -104,14 +104,17 @@ class ServiceClient:
         retry: RetryPolicy = DEFAULT_POLICY,
         cancel_event: threading.Event | None = None,
     ) -> None:
-        base = check_web_url(base_url, "service URL")
+        # A service that needs no key (ServiceInfo.needs_key) is sent none, and then plain http is fine.
+        needs_key = getattr(getattr(self, "info", None), "needs_key", True)
+        keyless = not needs_key and not str(api_key or "").strip()
+        base = check_web_url(base_url, "service URL", plain_http=keyless)
         parts = urlsplit(base)
         if parts.query or parts.fragment:
             raise InputError(words.SERVICE_ADDRESS_HAS_QUERY, url=shown_url(base))
-        if not isinstance(api_key, str) or not api_key.strip():
+        if not isinstance(api_key, str) or not (api_key.strip() or keyless):
             raise InputError(words.API_KEY_MISSING)
         api_key = api_key.strip()
-        if not re.fullmatch(r"[\x21-\x7e]+", api_key):
+        if api_key and not re.fullmatch(r"[\x21-\x7e]+", api_key):
             # Checked here because requests would quote the bad header value, key and all, in its error.
             raise InputError(words.API_KEY_MALFORMED)
         self.base_url = base.rstrip("/")
@@ -130,6 +133,7 @@ class ServiceClient:
             # not about a task says the service moved on (update Kiln), not that an address is wrong.
             paths_documented=bool(getattr(getattr(self, "info", None), "api_origin", "")),
             auth_scheme=self.auth_scheme,
+            plain_http=keyless,
         )
         self.retry = retry
         self._cancel_event = cancel_event
@@ -294,7 +298,7 @@ class ServiceClient:
             ) from None
         try:
             task = self._task_from_submit(data)
-            if self._key in task.id:
+            if self._key and self._key in task.id:
                 raise ValueError("the task id repeats the API key")
             return task.redacted(self._key)
         except KilnError:  # the service said in its answer that it made no task
@@ -302,7 +306,9 @@ class ServiceClient:
         except Exception as exc:
             reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
             named = data.get("id") if isinstance(data, Mapping) else None
-            usable = named is not None and task_id_problem(named) is None and self._key not in str(named)
+            usable = (
+                named is not None and task_id_problem(named) is None and not self._repeats_key(str(named))
+            )
             raise OutcomeUnknownError(
                 key,
                 f"its answer could not be used: {reason}",
@@ -328,7 +334,11 @@ class ServiceClient:
             task_id = json.loads(match.group(1))
         except ValueError:
             return None
-        return task_id if task_id_problem(task_id) is None and self._key not in task_id else None
+        return task_id if task_id_problem(task_id) is None and not self._repeats_key(task_id) else None
+
+    def _repeats_key(self, text: str) -> bool:
+        """Whether a text from the service holds the key (never, for a client sent no key)."""
+        return bool(self._key) and self._key in text
 
     def _shown_id(self, value: object) -> str:
         """A refused id as the artist may see it: key masked, escaped (:func:`.ids.shown_task_id`)."""

@@ -59,8 +59,12 @@ class Transport:
         user_agent: str,
         paths_documented: bool = False,
         auth_scheme: str = "Bearer",
+        plain_http: bool = False,
     ) -> None:
-        problem = address_problem(base_url)
+        # A service sent no key (a studio's own server) may be reached over plain http beyond this
+        # computer; a key goes only over HTTPS or to this computer, whatever the caller asks.
+        self._plain_http = plain_http and not key
+        problem = address_problem(base_url, plain_http=self._plain_http)
         if problem is not None:
             raise InputError(problem, details="the service URL", url=shown_url(base_url))
         self.base_url = base_url
@@ -106,7 +110,7 @@ class Transport:
 
     def problem(self, url: str) -> Entry | None:
         """Why Kiln will not open ``url`` from this service, or None (see :func:`.origin.address_problem`)."""
-        problem = address_problem(url)
+        problem = address_problem(url, plain_http=self._plain_http)
         if problem is None and not self._local_base and is_local_host(connect_origin(url)[1]):
             return words.ADDRESS_LOCAL
         return problem
@@ -128,7 +132,7 @@ class Transport:
         problem = self.problem(target)
         if problem is not None:
             raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
-        with_key = connect_origin(target) == self._origin
+        with_key = bool(self._key) and connect_origin(target) == self._origin
         if with_key:
             prepared.headers["Authorization"] = f"{self.auth_scheme} {self._key}"
         guard = current_guard()

@@ -1,9 +1,10 @@
 """The services room: every 3D generation service Kiln speaks to, behind one interface.
 
 One package per service, each holding every constant of that service: ``interface`` (the service
-of Kiln's interface document), ``tripo``, ``meshy``, ``rodin``, ``fal`` (fal.ai). A package's
-``__init__`` is its :class:`~.info.ServiceInfo` (light: read while the Sidebar draws); its ``client``
-module is the wire, loaded by a worker when first used (after fsspec's registry). Modules of the room, bottom
+of Kiln's interface document), ``tripo``, ``meshy``, ``rodin``, ``fal`` (fal.ai), and the studio's
+own servers ``comfyui`` and ``hunyuan3d`` (no key, no credits). A package's ``__init__`` is its
+:class:`~.info.ServiceInfo` (light: read while the Sidebar draws); its ``client`` module is the
+wire, loaded by a worker when first used (after fsspec's registry). Modules of the room, bottom
 first: ``capabilities`` (what a service can do), ``info`` (who it is), ``order`` (what is asked of
 it, and what it refuses), ``base`` (the interface its clients implement).
 
@@ -26,9 +27,17 @@ if TYPE_CHECKING:
     from .order import Order, given_views, refusal
 
 #: The services in the order an artist is offered them; the first is what an old job list meant.
-SERVICE_IDS = ("INTERFACE", "TRIPO", "MESHY", "RODIN", "FAL")
+SERVICE_IDS = ("INTERFACE", "TRIPO", "MESHY", "RODIN", "FAL", "COMFYUI", "HUNYUAN3D")
 DEFAULT_SERVICE = "INTERFACE"
-_PACKAGES = {"INTERFACE": "interface", "TRIPO": "tripo", "MESHY": "meshy", "RODIN": "rodin", "FAL": "fal"}
+_PACKAGES = {
+    "INTERFACE": "interface",
+    "TRIPO": "tripo",
+    "MESHY": "meshy",
+    "RODIN": "rodin",
+    "FAL": "fal",
+    "COMFYUI": "comfyui",
+    "HUNYUAN3D": "hunyuan3d",
+}
 _loaded: dict[str, ServiceInfo] = {}
 _lock = threading.Lock()
 

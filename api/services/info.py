@@ -42,6 +42,9 @@ class ServiceInfo:
     #: The service runs on the artist's or studio's own machine: it costs no credits, and the Sidebar
     #: says where a job runs.
     local: bool = False
+    #: A sentence of the catalogue shown beside the service's choice ("" : none), such as a model
+    #: licence's limits.
+    notice: str = ""
 
     @property
     def needs_address(self) -> bool:

@@ -1328,6 +1328,10 @@ OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo: your Tripo API key, and its credit
 OPTION_SERVICE_MESHY = Label("Meshy", "Meshy: your Meshy API key, and its credits")
 OPTION_SERVICE_RODIN = Label("Hyper3D Rodin", "Hyper3D Rodin: your Rodin API key, and its credits")
 OPTION_SERVICE_FAL = Label("fal.ai", "fal.ai: your fal.ai API key; fal bills each model in dollars")
+OPTION_SERVICE_COMFYUI = Label("ComfyUI", "ComfyUI on your studio's own GPU machine: no key, no credits")
+OPTION_SERVICE_HUNYUAN3D = Label(
+    "Hunyuan3D Server", "Hunyuan3D's own server on your studio's GPU machine: no key, no credits"
+)
 GET_SERVICE_KEY = "Get a {service} API Key"
 ARG_PBR = Label(
     "PBR Materials", "Ask for physically based materials (base colour, metal, roughness, normal maps)"
@@ -1539,4 +1543,54 @@ FAL_KEY_REJECTED = (
 FAL_BALANCE_EXHAUSTED = (
     "fal.ai locked your account because its balance is used up. Add funds at fal.ai/dashboard/billing, "
     "then send the job again."
+)
+
+# ------------------------------------------------------------------ servers of the studio's own
+# ComfyUI and Hunyuan3D's own server: they run on the studio's machine, take no key, cost no credits.
+
+LOCAL_NO_CREDITS = "no credits (your own server)"
+LOCAL_RUNS_ON_SERVER = "Runs on your studio's server at {host}: costs no credits, needs no key."
+LOCAL_SERVICE_CONNECTED = "{service} answers at {host}."
+LOCAL_RETEXTURE_NEEDS_IMAGE = (
+    "{service} textures a mesh from an image only, so nothing was sent. Give an image as the style."
+)
+
+COMFYUI_TIER_HUNYUAN3D_21 = Label(
+    "Hunyuan3D 2.1", "Hunyuan3D-2.1 with ComfyUI's own nodes: a mesh without textures"
+)
+COMFYUI_TIER_TRELLIS_2 = Label("TRELLIS.2", "TRELLIS.2 with ComfyUI's own nodes: a mesh with its colours")
+COMFYUI_TIER_STUDIO = Label(
+    "Studio Workflow", "Your studio's own ComfyUI workflow, the file named by KILN_COMFYUI_WORKFLOW"
+)
+COMFYUI_MISSING = (
+    "{service} at {host} lacks what this workflow needs, so nothing was sent: {missing}. "
+    "Install it on the server (Kiln's ComfyUI page says how), then try again."
+)
+COMFYUI_WORKFLOW_UNUSABLE = (
+    "Kiln cannot use the ComfyUI workflow “{name}”, so nothing was sent. Save it in API format, "
+    "with one Load Image node and one Save GLB node."
+)
+COMFYUI_WORKFLOW_REFUSED = (
+    "{service} refused the workflow, so nothing was queued. The details say which node and input it "
+    "objected to."
+)
+
+HUNYUAN3D_TIER_SERVER = Label("Your Server's Model", "The Hunyuan3D model your server loaded (2.0 or 2.1)")
+HUNYUAN3D_LICENCE = (
+    "Hunyuan3D's licence does not cover the European Union, the United Kingdom or South Korea. "
+    "Check that your studio may use it there."
+)
+HUNYUAN3D_TEXTURE_NEEDED = (
+    "{service}'s 2.1 server only finishes jobs with textures, so nothing was sent. Turn Texture on."
+)
+HUNYUAN3D_NO_RETEXTURE = (
+    "{service}'s 2.1 server cannot texture a mesh it is sent, so nothing was sent. Its 2.0 server can."
+)
+HUNYUAN3D_POLYGONS_RANGE = (
+    "{service} textures meshes of {low:,} to {high:,} faces, so nothing was sent. Pick one in that range, "
+    "or 0 for {service}'s own choice."
+)
+HUNYUAN3D_OTHER_PORT = (
+    "{service} does not answer at {host}, but a server answers at {other}: set that address in "
+    "Kiln's preferences."
 )

@@ -18,15 +18,17 @@ from api.jobs.orders import refusal_of
 from api.services import DEFAULT_SERVICE, SERVICE_IDS, all_services, info, service_id
 
 
-def test_the_registry_knows_each_service_with_its_own_package_and_variables() -> None:
+def test_the_registry_knows_every_service_each_with_its_own_package_and_variables() -> None:
     found = all_services()
-    assert [s.id for s in found] == list(SERVICE_IDS) == ["INTERFACE", "TRIPO", "MESHY", "RODIN", "FAL"]
-    assert len({s.key_env for s in found}) == len({s.base_url_env for s in found}) == len(SERVICE_IDS)
-    assert [s.needs_address for s in found] == [True, False, False, False, False]
+    assert [s.id for s in found] == list(SERVICE_IDS)
+    assert list(SERVICE_IDS) == ["INTERFACE", "TRIPO", "MESHY", "RODIN", "FAL", "COMFYUI", "HUNYUAN3D"]
+    assert len({s.base_url_env for s in found}) == len(found)
+    assert len({s.key_env for s in found if s.needs_key}) == len([s for s in found if s.needs_key])
+    assert [s.needs_address for s in found] == [True, False, False, False, False, True, True]
     assert all(s.api_origin.startswith("https://") for s in found if not s.needs_address)
     assert all(s.capabilities.takes("image") for s in found)
     # fal.ai's models Kiln speaks take an image only (a text job is refused before anything is sent).
-    assert [s.id for s in found if not s.capabilities.takes("text")] == ["FAL"]
+    assert [s.id for s in found if not s.local and not s.capabilities.takes("text")] == ["FAL"]
     assert service_id("") == service_id("nonsense") == DEFAULT_SERVICE and service_id("tripo") == "TRIPO"
 
 
@@ -93,8 +95,9 @@ def test_each_services_key_and_address_come_from_its_own_variables() -> None:
         "the custom service has no origin"
     )
     assert secrets.service_secret("INTERFACE") == secrets.API_KEY
-    accounts = {secrets.service_secret(s).account for s in SERVICE_IDS}
-    assert len(accounts) == len(SERVICE_IDS), "a key kept per service"
+    assert len({secrets.service_secret(s).account for s in SERVICE_IDS}) == len(SERVICE_IDS), (
+        "a key kept per service"
+    )
 
 
 def test_the_config_gives_each_service_its_own_account() -> None:
