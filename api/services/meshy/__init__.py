@@ -8,7 +8,8 @@ https://www.meshy.ai/api ("Pricing"). Meshy's own client, the npm package
 ``@meshy-ai/meshy-mcp-server`` 0.5.2 (pinned in ``requirements/node.txt``; ``dist/constants.js``,
 ``dist/services/meshy-client.js``, ``dist/tools/*.js``), is the witness of the wire where the pages
 are silent, named where it is used; ``tests/python/services/test_meshy_vendor_contract.py`` runs it
-against Kiln's stand-in. Its wire is ``client`` (:mod:`.client`).
+against Kiln's stand-in. Its wire is ``client`` (:mod:`.client`); how Meshy's answers and errors are
+read is ``answers``.
 """
 
 from __future__ import annotations

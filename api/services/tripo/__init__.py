@@ -12,8 +12,8 @@ Sources, cited below by their short names (checked 2026-11-28):
 * "Generation": https://docs.tripo3d.ai/model-generation/ (model names, prompt and image limits).
 * "FAQ": https://docs.tripo3d.ai/other/support-faq.html (failed tasks are not charged).
 
-The wire is :mod:`.client` (loaded on a worker when first used); error codes are :mod:`.errors`,
-the two stages of a re-texture :mod:`.retexture`.
+The wire is ``client`` (loaded on a worker when first used); error codes are ``errors``,
+the two stages of a re-texture ``retexture``.
 """
 
 from __future__ import annotations
