@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
     from ..api.features.credits import CreditEstimate, Priced
+    from ..api.jobs import Job, JobRequest
 
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
@@ -91,6 +92,91 @@ def ask_first(
         message=f"{question} {note}".strip(),
         confirm_text=report(confirm),
     )
+
+
+def confirm_spend(
+    op: bpy.types.Operator,
+    context: bpy.types.Context,
+    event: bpy.types.Event,
+    request: JobRequest,
+    confirm: str,
+    jobs: int = 1,
+) -> set[OperatorResult]:
+    """The one way a paid click asks before it sends (Generate, Re-texture): a job asking exactly the
+    same is still running ("another one?"), the price is above the balance the service last gave, or
+    above Ask Above, or the session's first job of unknown price. Nobody can be asked in background
+    mode: a script is never stopped by a question (``max_credits`` guards it)."""
+    requests = [request] * jobs
+    cost = estimate_for(requests, context)
+    twin = running_twin(request) if jobs == 1 else None
+    if twin is not None:
+        return ask_another(op, context, event, request, twin)
+    over = over_balance_note(cost, request.service_id)
+    if over or should_ask(cost, context):
+        return ask_first(op, context, event, requests, confirm, over)
+    if asks_unknown_price(cost, context) and isinstance(op, PriceQuestion):
+        return op.ask_price(context)
+    return op.execute(context)
+
+
+def running_twin(request: JobRequest) -> Job | None:
+    """A job of this Blender's still running that asks exactly what ``request`` asks (None in background
+    mode, where nobody can be asked: a script's repeat is its own business)."""
+    engine = runtime.engine_if_started()
+    if engine is None or blocks():
+        return None
+    from ..api.features.credits import same_request
+
+    return next(
+        (job for job in engine.own_jobs() if job.state.is_active and same_request(job.request, request)), None
+    )
+
+
+def ask_another(
+    op: bpy.types.Operator, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest, twin: Job
+) -> set[OperatorResult]:
+    """ "“a lamp” is already being made. Send another one? It costs 4 credits." """
+    cost = estimate_for([request], context)
+    name = twin.request.label
+    if cost.unpriced:
+        question = report(words.ANOTHER_ONE_QUESTION_UNPRICED, name=name)
+    else:
+        question = report(words.ANOTHER_ONE_QUESTION, name=name, cost=cost_text(cost, for_report=True))
+    return context.window_manager.invoke_confirm(
+        op,
+        event,
+        title=report(words.ANOTHER_ONE_TITLE),
+        message=question,
+        confirm_text=report(words.CONFIRM_GENERATE.name),
+    )
+
+
+def over_balance_note(cost: CreditEstimate, service: str, *, for_report: bool = True) -> str:
+    """ "This costs 40 credits, more than the 12 credits left on Tripo…", or "" (within it, or unknown)."""
+    from ..api.features.credits import credits_message, over_balance
+
+    balance = over_balance(cost, service)
+    if balance is None:
+        return ""
+    return said(
+        message(
+            words.OVER_BALANCE,
+            cost=cost.message,
+            credits=credits_message(balance),
+            service=info(service).name,
+        ),
+        as_report=for_report,
+    )
+
+
+def balance_line(service: str) -> str:
+    """ "Tripo: 120 credits left when last asked", or "" before the service said."""
+    from ..api.features.credits import credits_message, known_balance
+
+    balance = known_balance(service)
+    if balance is None:
+        return ""
+    return said(message(words.BALANCE_LEFT, service=info(service).name, credits=credits_message(balance)))
 
 
 def asks_unknown_price(cost: CreditEstimate, context: bpy.types.Context | None = None) -> bool:

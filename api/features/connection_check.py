@@ -15,6 +15,7 @@ from ..errors import KilnError
 from ..services import DEFAULT_SERVICE, make_client
 from ..words import Message, english_message, message
 from ..words import catalogue as words
+from .credits import note_balance
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,7 @@ class ConnectionCheck:
             log.exception("Connection check failed unexpectedly")
             state, answer = CheckState.FAILED, message(words.CONNECTION_UNEXPECTED)
         log.info("Connection check: %s (%s)", answer, answer.details)
+        note_balance(service, answer)
         with self._lock:
             if generation == self._generation:
                 self._state, self._answer = state, answer

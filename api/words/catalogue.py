@@ -404,7 +404,8 @@ NOTE_TRYING_AGAIN = "{problem} Trying again in {seconds} s."
 NOTE_DOWNLOAD_TRYING_AGAIN = "{problem} Trying the download again in {seconds} s."
 NOTE_KEPT_AS_MADE = "Imported as the service made it: its fix-ups or export failed. Copy Details says why."
 NOTE_STOPPED_WAITING = (
-    "Kiln stopped waiting for this job. The service may still finish it (and charge for it)."
+    "Kiln stopped waiting for this job. The service may still finish it (and charge for it): "
+    "Resume brings its mesh in at no extra cost."
 )
 
 # ------------------------------------------------------------------------------ a job in the list
@@ -558,6 +559,8 @@ KEYRING_REFUSED_KEY = "Your desktop's keyring did not take the {what}."
 
 # ------------------------------------------------------------------------------ credits
 CREDITS_COUNT = Plural("{n:,} credit", "{n:,} credits")
+#: A price or balance that is not a whole number of credits, as it is (Rodin prices in halves).
+CREDITS_FRACTION = "{amount} credits"
 PRICE_UNKNOWN = "price unknown"
 UNPRICED_JOBS = Plural("{n:,} text job of unknown price", "{n:,} text jobs of unknown price")
 CREDITS_AND_UNPRICED = "{credits} and {unpriced}"
@@ -995,10 +998,15 @@ IMPORT_AGAIN = "Import Again"
 
 OP_STOP_WAITING = Label(
     "Stop Waiting",
-    "Stop waiting for this job. The service cannot cancel a job: it may still run there and be charged",
+    "Stop waiting for this job. The service cannot cancel a job: it may still run there and be charged. "
+    "Resume brings its mesh in later at no extra cost",
 )
 OP_RETRY = Label("Retry", "Send the same prompt or image again as a new job (it costs credits again)")
-OP_RESUME = Label("Resume", "Check on this job again, after it gave up waiting or lost its connection")
+OP_RESUME = Label(
+    "Resume",
+    "Check on this job again at no cost (it was paid once): after a stop, a time limit or a lost "
+    "connection",
+)
 OP_ADD_BY_ID = Label(
     "Add Job by ID…",
     "Add a job by its ID (one started on another computer, or copied from the service's dashboard): "
@@ -1373,12 +1381,29 @@ NOTE_CANCELLED_ON_SERVICE = (
 )
 NOTE_CANCEL_FAILED = (
     "{service} did not confirm the cancel. Kiln stopped waiting; the service may still finish the job "
-    "(and charge for it)."
+    "(and charge for it): Resume brings its mesh in at no extra cost."
 )
 OP_CANCEL_ON_SERVICE = Label(
     "Cancel on Service",
-    "Ask the service to cancel this job; credits it already charged may not come back",
+    "Ask the service to delete this job: it cannot be resumed then, and credits the service already "
+    "charged do not come back",
 )
+CANCEL_ON_SERVICE_TITLE = "Cancel on {service}?"
+CANCEL_ON_SERVICE_QUESTION = (
+    "{service} deletes “{name}” and its files: the job cannot be resumed, and its credits count as "
+    "spent ({service} does not say it gives them back)."
+)
+ADD_BY_ID_NOT_ON_SERVICE = (
+    "{service} answers about a job only with what its first answer gave Kiln, so a job cannot be added "
+    "there by its ID. A job Kiln sent keeps its Resume."
+)
+#: Generate while a job asking exactly the same is still running: a second click pays twice.
+ANOTHER_ONE_TITLE = "Another One?"
+ANOTHER_ONE_QUESTION = "“{name}” is already being made. Send another one? It costs {cost}."
+ANOTHER_ONE_QUESTION_UNPRICED = "“{name}” is already being made. Send another one? Its price is unknown."
+#: The balance the service last gave (Test Connection), beside the price under Generate.
+BALANCE_LEFT = "{service}: {credits} left"
+OVER_BALANCE = "This costs {cost}, more than the {credits} left on {service}: the service may refuse it."
 OP_GENERATE_FROM_VIEWS = Label(
     "Generate from Views",
     "Generate one 3D mesh from several images of the same object: its front, and its back, left or right",

@@ -232,7 +232,13 @@ def test_a_refused_task_id_is_shown_escaped_and_can_be_copied(
 
 
 def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
-    blender: Any, fresh_jobs: Any, sandbox_factory: Any, sandbox_key: str, monkeypatch: Any, ui: Any
+    blender: Any,
+    fresh_jobs: Any,
+    sandbox_factory: Any,
+    sandbox_key: str,
+    monkeypatch: Any,
+    ui: Any,
+    kiln_module: Any,
 ) -> None:
     server = sandbox_factory(faults="corrupt=1")
     monkeypatch.setenv("KILN_BASE_URL", server.base_url)
@@ -242,7 +248,7 @@ def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
     assert engine.wait([job_id], timeout=60)
     job = engine.get(job_id)
     assert job.state.value == "failed" and job.error_message is not None
-    assert job.error_message.name in ui.jobs.RESUMABLE_ENDINGS, job.error_message
+    assert job.error_message.name in kiln_module("api.jobs.orders").RESUMABLE_ENDINGS, job.error_message
     assert "Resume" in str(job.error_message)
     layout = draw_synced(blender, ui)
     ops = layout.operator_ids()
