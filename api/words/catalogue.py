@@ -1004,8 +1004,7 @@ OP_STOP_WAITING = Label(
 OP_RETRY = Label("Retry", "Send the same prompt or image again as a new job (it costs credits again)")
 OP_RESUME = Label(
     "Resume",
-    "Check on this job again at no cost (it was paid once): after a stop, a time limit or a lost "
-    "connection",
+    "Check on this job again at no cost (it was paid once): after a stop, a time limit or a lost connection",
 )
 OP_ADD_BY_ID = Label(
     "Add Job by ID…",
