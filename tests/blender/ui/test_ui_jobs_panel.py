@@ -269,3 +269,32 @@ def test_a_sentence_that_names_a_file_comes_with_a_button_that_shows_it(
     layout = Recorder()
     jobs.draw_show_file(layout, words.message(words.catalogue.TASK_FAILED))  # names no file: no button
     assert layout.operators("wm.path_open") == []
+
+
+def test_a_stopped_job_whose_task_runs_on_offers_resume_beside_retry(
+    slow_service: Any, blender: Any, ui: Any
+) -> None:
+    """Stop Waiting leaves the task on the service: the panel offers Resume (free) beside Retry (paid)."""
+    engine = _engine(blender)
+    job_id = submit(blender, "a stopped lantern")
+    wait_for(lambda: engine.get(job_id).task_id, what="a task id")
+    assert blender.ops.kiln.cancel_job(job_id=job_id) == {"FINISHED"}
+    layout = draw_synced(blender, ui)
+    mine = [c.args[0] for c in layout.of("operator") if c.props.__dict__.get("job_id") == job_id]
+    assert mine[:2] == ["kiln.resume_job", "kiln.retry_job"]
+    assert "Resume brings its mesh in at no extra cost" in layout.text()
+
+
+def test_add_job_by_id_is_greyed_out_where_the_chosen_service_cannot_be_asked_by_id(
+    service: Any, blender: Any, ui: Any
+) -> None:
+    submit(blender, "a lamp")
+    prefs = ui.preferences.get()
+    try:
+        for chosen, offered in (("INTERFACE", True), ("RODIN", False)):
+            prefs.service = chosen
+            layout = draw_synced(blender, ui)
+            (button,) = layout.operators("kiln.resume_task")
+            assert button.enabled is offered, chosen
+    finally:
+        prefs.service = "INTERFACE"
