@@ -224,6 +224,14 @@ SERVICE_OUT_OF_CREDITS = (
     "Your account does not have enough credits for this. Top up credits in the service's dashboard, "
     "or use resolution 1024, which costs less."
 )
+#: The same, on a service without resolutions (``api.services.advice`` picks the one that fits).
+SERVICE_OUT_OF_CREDITS_CHEAPER_TIER = (
+    "Your account does not have enough credits for this. Top up credits in the service's dashboard, "
+    "or pick a cheaper model."
+)
+SERVICE_OUT_OF_CREDITS_TOP_UP = (
+    "Your account does not have enough credits for this. Top up credits in the service's dashboard."
+)
 SERVICE_BUSY = (
     "The service is receiving too many requests. Wait a minute and try again, or run fewer jobs at once."
 )
@@ -331,37 +339,44 @@ MESH_TOO_LARGE = (
     "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped. "
     "Try resolution 1024 for a smaller mesh."
 )
+MESH_TOO_LARGE_FACE_LIMIT = (
+    "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped. "
+    "Try a lower Face Limit for a smaller mesh."
+)
+MESH_TOO_LARGE_PLAIN = (
+    "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped."
+)
 MESH_NEEDS_KTX2_TEXTURES = (
     "This mesh has KTX2 textures, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_AVIF_TEXTURES = (
     "This mesh has AVIF textures, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_MESHOPT = (
     "This mesh is compressed with meshopt, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_DISPERSION = (
     "This mesh has dispersion materials, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_IRIDESCENCE = (
     "This mesh has iridescent materials, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_DIFFUSE_TRANSMISSION = (
     "This mesh has diffuse transmission materials, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_GAUSSIAN_SPLATS = (
     "This mesh is made of Gaussian splats, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_EXTENSION = (
     "This mesh needs a glTF feature that Blender's importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_DOWNLOAD_FAILED = (
     "Kiln could not download the finished mesh. The service keeps it for a while: press Resume to try again."
@@ -376,6 +391,14 @@ MESH_CRASHED_IMPORTER = (
 MESH_OUT_OF_MEMORY = (
     "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
     "stopped. Your scene is unharmed. Try resolution 1024 for a smaller mesh."
+)
+MESH_OUT_OF_MEMORY_FACE_LIMIT = (
+    "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
+    "stopped. Your scene is unharmed. Try a lower Face Limit for a smaller mesh."
+)
+MESH_OUT_OF_MEMORY_PLAIN = (
+    "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
+    "stopped. Your scene is unharmed."
 )
 MESH_OPEN_TIMED_OUT = (
     "Opening this mesh took longer than {seconds:,.0f} s, so Kiln stopped. Your scene is unharmed. "
