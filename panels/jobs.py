@@ -35,6 +35,7 @@ from ..language import said, text
 from ..main_thread import cancel, later
 from ..options import SERVICE_CHOICES
 from ..session import results_here, runtime, spending
+from ..session.quality_report import job_report
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import agents, quality, thumbnails
 
@@ -344,7 +345,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     else:
         wrapped_label(col, context, _status(job), boxes=1)
         triangles = triangles_text(job)
-        if triangles is not None:
+        if triangles is not None and job_report(job) is None:  # else the quality line says them
             wrapped_label(col, context, said(triangles), boxes=1)
     if job.error:
         alert = col.column()

@@ -19,7 +19,7 @@ from .kinds import Label, Plural
 
 OPTION_API_KEY = Label(
     "API Key",
-    "Your secret key, made on your service's site. "
+    "Your key, made on your service's site. "
     "Kept in your system's keychain or in a private file, never in a .blend file",
 )
 OPTION_BASE_URL = Label("Service Address", "The address of the 3D generation service, starting with https://")
@@ -214,11 +214,11 @@ TASK_ID_UNUSABLE = "Kiln cannot look up “{task}”: it is not a job id the ser
 # ------------------------------------------------------------------------------ the service
 SERVICE_KEY_REJECTED = (
     "The service did not accept your API key. Check the key in Kiln's preferences, "
-    "or create a new secret key in the service's dashboard."
+    "or create a new API key in the service's dashboard."
 )
 SERVICE_KEY_FORBIDDEN = (
     "The service refused your API key for this. Check in the service's dashboard that the key may "
-    "make 3D models, or create a new secret key there."
+    "make 3D models, or create a new API key there."
 )
 SERVICE_OUT_OF_CREDITS = (
     "Your account does not have enough credits for this. Top up credits in the service's dashboard, "
@@ -455,8 +455,8 @@ IMPORTED_UNSAVED = "Imported into a file that was not saved"
 IMPORTED_INTO = "Imported into {name}"
 TRIANGLE_COUNT = Plural("{n:,} triangle", "{n:,} triangles")
 KEY_LOOKS_ODD = (
-    "This does not look like a live secret key (those have _live_ after the service's letters). "
-    "Check that you copied the whole secret key; Kiln will still try it"
+    "This does not look like a live API key (those have _live_ after the service's letters). "
+    "Check that you copied the whole key; Kiln will still try it"
 )
 
 # ------------------------------------------------------------------------------ a job's end
@@ -635,7 +635,7 @@ FIXED_FACES = Plural(
     "Fix-ups turned {n:,} triangle to face out.", "Fix-ups turned {n:,} triangles to face out."
 )
 FIXED_TRIANGLES = "Fix-ups reduced {before:,} triangles to {after:,}."
-QUALITY_TRIANGLES = Plural("{n:,} tri", "{n:,} tris")
+QUALITY_TRIANGLES = Plural("{n:,} triangle", "{n:,} triangles")
 QUALITY_PARTS = Plural("{n:,} part", "{n:,} parts")
 QUALITY_LINE = "{verdict} · {triangles} · {parts}"
 QUALITY_NO_TRIANGLES = "It has no triangles."
@@ -859,7 +859,7 @@ ARG_PROVIDER = Label(
     "Which model draws the reference views the mesh is made from; empty lets the service choose",
 )
 ARG_QUALITY = Label(
-    "Drawing Quality", "How carefully the reference views are drawn; empty lets the service choose"
+    "Drawing Detail", "How carefully the reference views are drawn; empty lets the service choose"
 )
 ARG_IMAGE_FILE = Label("Image File", "A PNG, JPEG or WebP file to send")
 ARG_BLENDER_IMAGE = Label("Blender Image", "Any image in this .blend file, Render Result included")
@@ -1334,7 +1334,7 @@ SERVICE_TAKES_NO_IMAGE = (
     "{service} does not make meshes from an image, so nothing was sent. Choose another service."
 )
 SERVICE_TIER_UNKNOWN = (
-    "{service} has no quality called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
+    "{service} has no model called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
 )
 SERVICE_TIER_RETIRED = (
     "{service} has retired its model “{tier}”, so nothing was sent. Pick one the Sidebar offers."
@@ -1365,9 +1365,13 @@ ARG_QUAD = Label("Quad Mesh", "Ask for a mesh of four-sided faces, easier to edi
 ARG_TEXTURE = Label(
     "Texture", "Ask for a textured mesh; off: the shape alone, which some services charge less for"
 )
-ARG_POLYGONS = Label("Polygon Budget", "How many polygons the mesh may have; 0: the service's default")
+ARG_POLYGONS = Label(
+    "Face Limit",
+    "How many faces the service may give the mesh; 0: the service's default (Kiln's own "
+    "reduction is the Triangle Budget)",
+)
 ARG_STYLE = Label("Style", "One of the service's own styles; empty: none")
-OPTION_TIER = Label("Quality", "The service's quality tier for this job; the price on Generate follows it")
+OPTION_TIER = Label("Model", "The service's model for this job; the price on Generate follows it")
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
 JOB_SENT_TO = "Sent to {service}"
@@ -1511,7 +1515,7 @@ TRIPO_MODEL_OUTDATED = (
     "Tripo no longer offers this model version. Pick another model in the Sidebar, then try again."
 )
 TRIPO_POLYGONS_OUT_OF_RANGE = (
-    "Tripo takes a polygon budget from {low:,} to {high:,}, so nothing was sent. "
+    "Tripo takes a Face Limit from {low:,} to {high:,}, so nothing was sent. "
     "Set one in that range, or 0 to let Tripo choose."
 )
 TRIPO_STYLE_UNKNOWN = "Tripo has no style called “{style}”, so nothing was sent. Pick one the Sidebar offers."
@@ -1538,7 +1542,7 @@ MESHY_NO_PREVIEW = (
     "Press Retry to make it again (a retry costs credits)."
 )
 MESHY_POLYGONS_RANGE = (
-    "{service} takes a polygon budget from {low:,} to {high:,}, so nothing was sent. Pick one in that range, "
+    "{service} takes a Face Limit from {low:,} to {high:,}, so nothing was sent. Pick one in that range, "
     "or 0 for {service}'s own choice."
 )
 

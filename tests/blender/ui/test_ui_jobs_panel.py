@@ -96,7 +96,9 @@ def test_done_job_shows_thumbnail_triangles_and_import_again(service: Any, blend
     (name,) = row.of("label")  # the row is the name; the details below the list say the rest
     assert name.kwargs["icon_value"] == preview.icon_id
     assert "icon" not in name.kwargs
-    assert f"{job.triangles:,} triangles" in layout.labels()
+    # Once: in the quality line (a line of its own above it said the same number again).
+    (said,) = [label for label in layout.labels() if f"{job.triangles:,} triangles" in label]
+    assert said.startswith(f"clean · {job.triangles:,} triangles · ")
     assert not row.of("progress")
     (big,) = layout.of("template_icon")
     assert big.kwargs["icon_value"] == preview.icon_id
