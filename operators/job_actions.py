@@ -103,11 +103,13 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
         if job.request.kind is JobKind.TASK:
             return self.execute(context)  # a followed task is only asked about again: free
         in_scene = job.state is JobState.IMPORTED
+        question = spending.retry_question(job.request.label, [job.request], in_scene)
+        over = spending.over_balance_note(spending.estimate_for([job.request]), job.request.service_id)
         return context.window_manager.invoke_confirm(
             self,
             event,
             title=report(words.RETRY_TITLE),
-            message=spending.retry_question(job.request.label, [job.request], in_scene),
+            message=f"{question} {over}".strip(),
             confirm_text=report(words.OP_RETRY.name),
         )
 

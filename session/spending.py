@@ -39,6 +39,8 @@ _cached: tuple[tuple[object, ...], str] | None = None
 QUESTION_WIDTH = 420
 #: The question about a job of unknown price was answered in this session: it asks once.
 _unknown_price_answered = False
+#: The balance left on a service, with what it was worked out from.
+_balance_cached: tuple[tuple[object, ...], float] | None = None
 
 
 def estimate_for(requests: Iterable[Priced], context: bpy.types.Context | None = None) -> CreditEstimate:
@@ -153,30 +155,45 @@ def ask_another(
 
 def over_balance_note(cost: CreditEstimate, service: str, *, for_report: bool = True) -> str:
     """ "This costs 40 credits, more than the 12 credits left on Tripo…", or "" (within it, or unknown)."""
-    from ..api.features.credits import credits_message, over_balance
+    from ..api.features.credits import credits_message
 
-    balance = over_balance(cost, service)
-    if balance is None:
+    left = balance_left(service)
+    if left is None or cost.known <= left:
         return ""
-    return said(
-        message(
-            words.OVER_BALANCE,
-            cost=cost.message,
-            credits=credits_message(balance),
-            service=info(service).name,
-        ),
-        as_report=for_report,
+    said_over = message(
+        words.OVER_BALANCE, cost=cost.message, credits=credits_message(left), service=info(service).name
     )
+    return said(said_over, as_report=for_report)
+
+
+def balance_left(service: str) -> float | None:
+    """What the service last said was left (Test Connection), less what this computer's Kiln sent it
+    since; None before the service said. Worked out again only when a job's standing changes."""
+    global _balance_cached
+    from ..api.features.credits import known_balance, left_after
+
+    balance = known_balance(service)
+    engine = runtime.engine_if_started()
+    if balance is None or engine is None:
+        return None if balance is None else balance.amount
+    key = (engine.standing, service, balance, preferences.text_cost())
+    if _balance_cached is None or _balance_cached[0] != key:
+        from ..api.features import ledger
+
+        jobs = [job for job in engine.jobs() if job.request.service_id == service]
+        spent = ledger.spent(jobs, preferences.text_cost(), since=balance.at)
+        _balance_cached = (key, left_after(balance, spent))
+    return _balance_cached[1]
 
 
 def balance_line(service: str) -> str:
-    """ "Tripo: 120 credits left when last asked", or "" before the service said."""
-    from ..api.features.credits import credits_message, known_balance
+    """ "Tripo: 120 credits left" (what it said, less what was sent since), or "" before the service said."""
+    from ..api.features.credits import credits_message
 
-    balance = known_balance(service)
-    if balance is None:
+    left = balance_left(service)
+    if left is None:
         return ""
-    return said(message(words.BALANCE_LEFT, service=info(service).name, credits=credits_message(balance)))
+    return said(message(words.BALANCE_LEFT, service=info(service).name, credits=credits_message(left)))
 
 
 def asks_unknown_price(cost: CreditEstimate, context: bpy.types.Context | None = None) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -142,12 +143,20 @@ def same_request(a: JobRequest, b: JobRequest) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Balance:
+    """Credits a service said were left, and when it said so (a Unix time)."""
+
+    amount: float
+    at: float
+
+
 #: The balance each service last gave (Test Connection), by service id; read by the Sidebar.
-_balances: dict[str, float] = {}
+_balances: dict[str, Balance] = {}
 _balances_lock = threading.Lock()
 
 
-def note_balance(service: str, answer: Message) -> None:
+def note_balance(service: str, answer: Message, at: float | None = None) -> None:
     """Keep the balance a connection check's answer gave ("connected, 12.5 credits left"), if it gave one."""
     if answer.name != "CONNECTED_WITH_BALANCE":
         return
@@ -156,16 +165,15 @@ def note_balance(service: str, answer: Message) -> None:
     except ValueError:
         return
     with _balances_lock:
-        _balances[service] = amount
+        _balances[service] = Balance(amount, time.time() if at is None else at)
 
 
-def known_balance(service: str) -> float | None:
-    """Credits left on the service when it was last asked; None before it said."""
+def known_balance(service: str) -> Balance | None:
+    """What the service last said was left; None before it said."""
     with _balances_lock:
         return _balances.get(service)
 
 
-def over_balance(cost: CreditEstimate, service: str) -> float | None:
-    """The balance a run's known price is above (None: within it, or the balance is not known)."""
-    balance = known_balance(service)
-    return balance if balance is not None and cost.known > balance else None
+def left_after(balance: Balance, spent: CreditEstimate) -> float:
+    """The balance less what was sent since it was said (never below nothing)."""
+    return max(0.0, balance.amount - spent.known)

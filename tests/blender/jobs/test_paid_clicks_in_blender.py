@@ -235,15 +235,20 @@ def test_scripts_are_never_stopped_by_a_question(stand_in: Any, blender: Any, ki
 
 
 def test_a_price_above_the_last_known_balance_says_so_before_sending(
-    blender: Any, kiln_module: Any, asking: Any
+    stand_in: Any, blender: Any, kiln_module: Any, asking: Any
 ) -> None:
+    """Test Connection's balance shows under the price, less what Kiln sent the service since; a job
+    above what is left asks first, saying so."""
+    stand_in("MESHY")
     credits = kiln_module("api.features.credits")
     words = kiln_module("api.words")
     spending = kiln_module("session.spending")
-    answer = words.message(words.catalogue.CONNECTED_WITH_BALANCE, n=12, amount="12.5", service="Meshy")
-    credits.note_balance("MESHY", answer)
+    answer = words.message(words.catalogue.CONNECTED_WITH_BALANCE, n=42, amount="42.5", service="Meshy")
+    credits.note_balance("MESHY", answer, at=time.time() - 1)
     try:
-        assert spending.balance_line("MESHY") == "Meshy: 12.5 credits left"
+        assert spending.balance_line("MESHY") == "Meshy: 42.5 credits left"
+        assert blender.ops.kiln.generate_from_text(prompt="a lamp", service="MESHY") == {"FINISHED"}
+        assert spending.balance_line("MESHY") == "Meshy: 12.5 credits left"  # the text job's 30 credits
         request = kiln_module("api.jobs").JobRequest(kind="image").to_service("MESHY")
         asked = Asked(blender)
         op = clicked()
