@@ -172,8 +172,10 @@ class KILN_OT_resume_task(OnlineOperator):
         return tip(words.ADD_BY_ID_NOT_ON_SERVICE, service=service.name)
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
-        if not info(chosen_service(self.properties, context)).capabilities.follows_by_id:
+        service = chosen_service(self.properties, context)
+        if not info(service).capabilities.follows_by_id:
             return self.execute(context)  # which says why, in a sentence
+        self.service = service  # the dialog shows the service the id is asked of
         return context.window_manager.invoke_props_dialog(self)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:

@@ -258,3 +258,21 @@ def test_a_price_above_the_last_known_balance_says_so_before_sending(
         assert "more than the 12.5 credits left on Meshy" in question["message"]
     finally:
         credits._balances.clear()
+
+
+def test_the_add_job_by_id_dialog_shows_the_chosen_service(blender: Any, kiln_module: Any) -> None:
+    prefs = kiln_module("preferences").get()
+    shown: list[str] = []
+    context = SimpleNamespace(
+        window_manager=SimpleNamespace(
+            invoke_props_dialog=lambda op: shown.append(op.service) or {"RUNNING_MODAL"}
+        ),
+        preferences=blender.context.preferences,
+    )
+    op = SimpleNamespace(properties=SimpleNamespace(is_property_set=lambda name: False), service="INTERFACE")
+    try:
+        prefs.service = "MESHY"
+        assert blender.types.KILN_OT_resume_task.invoke(op, context, None) == {"RUNNING_MODAL"}
+    finally:
+        prefs.service = "INTERFACE"
+    assert shown == ["MESHY"]
