@@ -11,6 +11,7 @@ sent.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -24,6 +25,8 @@ from ..words import catalogue as words
 
 if TYPE_CHECKING:
     from ..jobs import JobRequest
+
+log = logging.getLogger(__name__)
 
 
 class Priced(Protocol):
@@ -164,8 +167,31 @@ def note_balance(service: str, answer: Message, at: float | None = None) -> None
         amount = float(str(answer.values.get("amount", "")).replace(",", ""))
     except ValueError:
         return
+    note_amount(service, amount, at)
+
+
+def note_amount(service: str, amount: float, at: float | None = None) -> None:
+    """Keep a balance the service gave as a number (its balance call)."""
     with _balances_lock:
-        _balances[service] = Balance(amount, time.time() if at is None else at)
+        _balances[service] = Balance(float(amount), time.time() if at is None else at)
+
+
+def ask_balance(base_url: str, api_key: str, service: str) -> None:
+    """On a worker: ask the service its balance (a free call) and keep it; a failure is only logged,
+    the Sidebar keeps what it had."""
+    from ..errors import KilnError
+    from ..services import make_client
+
+    client = make_client(service, base_url, api_key)
+    try:
+        amount = client.balance()
+    except KilnError as exc:
+        log.info("Balance of %s not asked: %s", service, exc.details or exc)
+        return
+    finally:
+        client.close()
+    if amount is not None:
+        note_amount(service, amount)
 
 
 def known_balance(service: str) -> Balance | None:

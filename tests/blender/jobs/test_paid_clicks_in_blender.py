@@ -276,3 +276,26 @@ def test_the_add_job_by_id_dialog_shows_the_chosen_service(blender: Any, kiln_mo
     finally:
         prefs.service = "INTERFACE"
     assert shown == ["MESHY"]
+
+
+def test_a_settled_job_asks_its_service_the_balance_again(
+    stand_in: Any, blender: Any, kiln_module: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a window, a job that settles asks its service the balance off the main thread (a free
+    call), so the Sidebar shows what is left without a Test Connection; background mode never asks."""
+    server = stand_in("MESHY")
+    balances = kiln_module("session.balances")
+    credits = kiln_module("api.features.credits")
+    balances.ask_again(blender.context, "MESHY")  # background mode: a script is not slowed
+    assert credits.known_balance("MESHY") is None and not balances._asking
+    monkeypatch.setattr(balances, "blocks", lambda op=None: False)
+    try:
+        balances.ask_again(blender.context, "MESHY")
+        assert wait_for(lambda: credits.known_balance("MESHY") is not None)
+        assert credits.known_balance("MESHY").amount == 100_000
+        assert [r for r in server.requests if "balance" in r.path]
+        balances.ask_again(blender.context, "INTERFACE")  # the interface document has no balance call
+        assert credits.known_balance("INTERFACE") is None
+    finally:
+        credits._balances.clear()
+        balances._asking.clear()
