@@ -33,14 +33,9 @@ def _confirm_spend(
     """The invoke of a generate operator: ask first when the artist wants to confirm this much, or
     before the session's first job of unknown price."""
     assert isinstance(op, bpy.types.Operator)
-    cost = spending.estimate_for([request], context)
     if library.reusable(request, op.reuse, context) is not None:  # type: ignore[attr-defined]
         return op.execute(context)  # free
-    if spending.should_ask(cost, context):
-        return spending.ask_first(op, context, event, [request], words.CONFIRM_GENERATE.name)
-    if spending.asks_unknown_price(cost, context):
-        return op.ask_price(context)
-    return op.execute(context)
+    return spending.confirm_spend(op, context, event, request, words.CONFIRM_GENERATE.name)
 
 
 def _send_or_reuse(
@@ -141,19 +136,20 @@ class KILN_OT_generate_from_image(
         if checked is None or checked.blocks(self.preflight == "STRICT"):
             return self.execute(context)  # which says why nothing is sent
         priced = [self.priced_request()] * self.variants
-        cost = spending.estimate_for(priced, context)
         free = self.variants == 1 and library.reusable(checked.request, self.reuse, context) is not None
-        if (
-            not checked.preflight.said
-            and self.variants == 1
-            and (free or not spending.should_ask(cost, context))
-        ):
-            if not free and spending.asks_unknown_price(cost, context):
-                return self.ask_price(context)  # the session's first job of unknown price
+        if free and not checked.preflight.said:
             return self.execute(context)
+        if not checked.preflight.said:  # asked as every paid click is (variants: always, they are a run)
+            twin = spending.running_twin(checked.request) if self.variants == 1 else None
+            if twin is not None:
+                return spending.ask_another(self, context, event, checked.request, twin)
+            if self.variants == 1:
+                return spending.confirm_spend(self, context, event, priced[0], words.CONFIRM_GENERATE.name)
+        cost = spending.estimate_for(priced, context)
         note = image_jobs.question_note(checked)
+        over = spending.over_balance_note(cost, priced[0].service_id)
         confirm = words.IMAGE_SEND_ANYWAY.name if note else words.CONFIRM_GENERATE.name
-        return spending.ask_first(self, context, event, priced, confirm, note)
+        return spending.ask_first(self, context, event, priced, confirm, f"{note} {over}".strip())
 
     def priced_request(self) -> JobRequest:
         return self.with_service(image_price_request(self.resolution))

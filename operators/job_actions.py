@@ -15,7 +15,9 @@ from ..api.jobs.orders import cancels_on_service
 from ..api.services import info
 from ..api.words import catalogue as words
 from ..language import report, said, tip
+from ..options import declare
 from ..session import runtime, spending, watcher
+from ..session.arguments import chosen_service
 from ..session.blocking import blocks
 from ..session.launching import job_outcome, wait_then_import
 from ..session.messenger import refuse, tell
@@ -55,6 +57,24 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
         on_service = job is not None and cancels_on_service(job)
         return tip((words.OP_CANCEL_ON_SERVICE if on_service else words.OP_STOP_WAITING).tip)
 
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        """A cancel that reaches the service (it deletes the task there: no Resume, credits spent) asks
+        first; Stop Waiting leaves the task running and keeps Resume, so it does not."""
+        try:
+            job = _job(context, self.job_id)
+        except KilnError as exc:
+            return refuse(self, exc.message)
+        if not cancels_on_service(job) or blocks():
+            return self.execute(context)
+        service = info(job.request.service_id).name
+        return context.window_manager.invoke_confirm(
+            self,
+            event,
+            title=report(words.CANCEL_ON_SERVICE_TITLE, service=service),
+            message=report(words.CANCEL_ON_SERVICE_QUESTION, name=job.request.label, service=service),
+            confirm_text=report(words.OP_CANCEL_ON_SERVICE.name),
+        )
+
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         try:
             job = _job(context, self.job_id)
@@ -83,11 +103,13 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
         if job.request.kind is JobKind.TASK:
             return self.execute(context)  # a followed task is only asked about again: free
         in_scene = job.state is JobState.IMPORTED
+        question = spending.retry_question(job.request.label, [job.request], in_scene)
+        over = spending.over_balance_note(spending.estimate_for([job.request]), job.request.service_id)
         return context.window_manager.invoke_confirm(
             self,
             event,
             title=report(words.RETRY_TITLE),
-            message=spending.retry_question(job.request.label, [job.request], in_scene),
+            message=f"{question} {over}".strip(),
             confirm_text=report(words.OP_RETRY.name),
         )
 
@@ -108,7 +130,7 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
 
 
 class KILN_OT_resume_job(_JobOperator, OnlineOperator):
-    """Check on this job's task again (after a time-out or a lost connection)"""
+    """Check on this job's task again at no cost (after a stop, a time-out or a lost connection)"""
 
     bl_idname = "kiln.resume_job"
     bl_label = words.OP_RESUME.name
@@ -130,7 +152,7 @@ class KILN_OT_resume_job(_JobOperator, OnlineOperator):
 
 class KILN_OT_resume_task(OnlineOperator):
     """Add a job by its task id (one started on another computer, or copied from the service's
-    dashboard): Kiln follows it and brings the mesh in when it is done"""
+    dashboard): Kiln follows it on its service and brings the mesh in when it is done"""
 
     bl_idname = "kiln.resume_task"
     bl_label = words.OP_ADD_BY_ID.name
@@ -139,16 +161,33 @@ class KILN_OT_resume_task(OnlineOperator):
 
     task_id: StringProperty(name=words.ARG_TASK_ID.name, description=words.ARG_TASK_ID.tip)  # type: ignore[valid-type]
     name: StringProperty(name=words.ARG_JOB_NAME.name, description=words.ARG_JOB_NAME.tip)  # type: ignore[valid-type]
+    service: declare("service", options={"SKIP_SAVE"})  # type: ignore[valid-type]
+
+    @classmethod
+    def description(cls, context: bpy.types.Context, properties: Any) -> str:
+        """Where the service cannot be asked about a task by its id alone, the tooltip says so."""
+        service = info(chosen_service(properties, context))
+        if service.capabilities.follows_by_id:
+            return tip(words.OP_ADD_BY_ID.tip)
+        return tip(words.ADD_BY_ID_NOT_ON_SERVICE, service=service.name)
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        service = chosen_service(self.properties, context)
+        if not info(service).capabilities.follows_by_id:
+            return self.execute(context)  # which says why, in a sentence
+        self.service = service  # the dialog shows the service the id is asked of
         return context.window_manager.invoke_props_dialog(self)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
-        problems = setup_problems(context) or ([] if self.task_id.strip() else [words.ENTER_TASK_ID])
+        service = chosen_service(self.properties, context)
+        if not info(service).capabilities.follows_by_id:
+            return refuse(self, words.ADD_BY_ID_NOT_ON_SERVICE, service=info(service).name)
+        problems = setup_problems(context, service)
+        problems = problems or ([] if self.task_id.strip() else [words.ENTER_TASK_ID])
         if problems:
             return refuse(self, *problems)
         name = self.name.strip() or said(words.ADDED_JOB_NAME, id=self.task_id.strip())
-        request = JobRequest(kind=JobKind.TASK, name=name)
+        request = JobRequest(kind=JobKind.TASK, name=name).to_service(service)
         try:
             engine = runtime.engine(context)
             # Typed or pasted: spaces around it are the artist's, not the id's.

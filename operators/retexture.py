@@ -16,7 +16,7 @@ from ..api.jobs import JobRequest
 from ..api.jobs.orders import refusal_of
 from ..api.words import catalogue as words
 from ..options import declare
-from ..session import retexture
+from ..session import retexture, spending
 from ..session.arguments import ServiceProperties
 from ..session.launching import launch
 from ..session.messenger import refuse
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 
-class KILN_OT_retexture_selected(ServiceProperties, OnlineOperator):
+class KILN_OT_retexture_selected(spending.PriceQuestion, ServiceProperties, OnlineOperator):
     """New textures for the selected mesh from a prompt or an image; the result lands beside it"""
 
     bl_idname = "kiln.retexture_selected"
@@ -40,10 +40,21 @@ class KILN_OT_retexture_selected(ServiceProperties, OnlineOperator):
     )
     wait: declare("wait")  # type: ignore[valid-type]
 
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        """A re-texture is a paid job: it asks as Generate does (Ask Above, the first unknown price)."""
+        return spending.confirm_spend(
+            self, context, event, self.priced_request(), words.OP_RETEXTURE_SELECTED.name
+        )
+
+    def priced_request(self) -> JobRequest:
+        """What sets the price: a re-texture on the chosen service (the mesh is exported only when sent)."""
+        return self.with_service(JobRequest(kind="retexture"))
+
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
+        self.price_answered(context)
         try:
             request = self._request(context)
         except KilnError as exc:

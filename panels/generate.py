@@ -42,6 +42,8 @@ from .props import (
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
+    from ..api.features.credits import CreditEstimate
+
 THUMBNAIL_SCALE = 6.0
 
 
@@ -245,7 +247,21 @@ def _draw_generate_button(
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
     elif cost.unpriced:
         wrapped_label(layout, context, text(words.SERVICE_PRICE_UNKNOWN, service=service.name), icon="INFO")
+    _draw_balance(layout, context, cost, service.id)
     reuse_offer.draw(layout, context, settings)
+
+
+def _draw_balance(
+    layout: bpy.types.UILayout, context: bpy.types.Context, cost: CreditEstimate, service: str
+) -> None:
+    """The balance the service last gave, under the price; a price above it says so before sending."""
+    over = spending.over_balance_note(cost, service, for_report=False)
+    if over:
+        alert = layout.column()
+        alert.alert = True
+        wrapped_label(alert, context, over, icon="ERROR")
+    elif balance := spending.balance_line(service):
+        wrapped_label(layout, context, balance, icon="FUND")
 
 
 def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacking: Missing) -> None:

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import bpy
 
+from .. import preferences
 from ..api.jobs import Job, JobKind, JobState
-from ..api.jobs.orders import cancels_on_service
+from ..api.jobs.orders import cancels_on_service, resumable
+from ..api.services import info
 from ..api.words import Message
 from ..api.words import catalogue as words
 from ..drawing import (
@@ -33,6 +35,7 @@ from ..language import said, text
 from ..main_thread import cancel, later
 from ..options import SERVICE_CHOICES
 from ..session import results_here, runtime, spending
+from ..session.quality_report import job_report
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import agents, quality, thumbnails
 
@@ -259,7 +262,9 @@ class KILN_PT_jobs(bpy.types.Panel):
         clear, add = text(words.OP_CLEAR_FINISHED.name), text(words.OP_ADD_BY_ID.name)
         row = buttons_row(layout, context, clear, add)
         row.operator("kiln.clear_finished", text=clear, icon="TRASH")
-        row.operator("kiln.resume_task", text=add, icon="RECOVER_LAST")
+        by_id = row.row()  # greyed out where the service cannot be asked by id (its tooltip says why)
+        by_id.enabled = info(preferences.chosen_service(context)).capabilities.follows_by_id
+        by_id.operator("kiln.resume_task", text=add, icon="RECOVER_LAST")
         layout.operator("kiln.disclosure_report", text=text(words.OP_DISCLOSURE_REPORT.name), icon="TEXT")
         credits_line = spending.spending_line()
         if credits_line:
@@ -340,7 +345,7 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
     else:
         wrapped_label(col, context, _status(job), boxes=1)
         triangles = triangles_text(job)
-        if triangles is not None:
+        if triangles is not None and job_report(job) is None:  # else the quality line says them
             wrapped_label(col, context, said(triangles), boxes=1)
     if job.error:
         alert = col.column()
@@ -373,21 +378,6 @@ def _draw_fidelity(layout: bpy.types.UILayout, context: bpy.types.Context, job: 
     wrapped_label(layout, context, sentence, icon="ERROR" if poor else "IMAGE_DATA", boxes=1)
 
 
-#: Endings whose sentence says to press Resume: the service has (or may have) the mesh, so asking
-#: again is free, unlike Retry.
-RESUMABLE_ENDINGS = frozenset(
-    {"MESH_DOWNLOAD_FAILED", "SERVICE_DOWNLOAD_LINK_REFUSED", "SERVICE_DONE_WITHOUT_MESH", "MESH_DAMAGED"}
-)
-
-
-def _resumable(job: Job) -> bool:
-    """Whether Resume is offered: a job that gave up waiting, or one whose mesh could not be fetched."""
-    if not job.task_id:
-        return False
-    ending = job.error_message.name if job.error_message is not None else ""
-    return job.state is JobState.TIMED_OUT or (job.state is JobState.FAILED and ending in RESUMABLE_ENDINGS)
-
-
 def _draw_actions(
     layout: bpy.types.UILayout, context: bpy.types.Context, job: Job, *, elsewhere: bool = False
 ) -> None:
@@ -403,7 +393,7 @@ def _draw_actions(
             stop = words.OP_CANCEL_ON_SERVICE if cancels_on_service(job) else words.OP_STOP_WAITING
             first.append(("kiln.cancel_job", text(stop.name), "CANCEL"))
     else:
-        if _resumable(job):
+        if resumable(job):
             first.append(("kiln.resume_job", text(words.OP_RESUME.name), "RECOVER_LAST"))
         first.append(("kiln.retry_job", text(words.OP_RETRY.name), "FILE_REFRESH"))
     if first:

@@ -13,6 +13,7 @@ Bottom first:
 * ``arguments`` — the options as operator arguments (one not given takes its preference).
 * ``job_requests`` — the requests built from what the artist chose (text, resolution, a Blender image).
 * ``spending`` — what a run will cost, a hard limit, when to ask; the credits line.
+* ``balances`` — the service's balance asked again off the main thread once a job of it settles.
 * ``results_here`` — which jobs' results are in the open .blend.
 * ``quality_report`` — a result's quality report, read back from the objects it was stamped on.
 * ``scene_import`` — a finished job into the scene: appended from the helper's .blend, or imported here.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
@@ -149,6 +149,13 @@ class GameOutputProperties:
 OPTION_ARGUMENTS = ("pbr", "quad", "texture", "polygons", "style")
 
 
+def chosen_service(properties: Any, context: bpy.types.Context | None = None) -> str:
+    """The service an operator's ``service`` argument gives, or the preferences' choice when not given."""
+    if properties.is_property_set("service"):
+        return service_id(properties.service)
+    return preferences.chosen_service(context)
+
+
 class ServiceProperties:
     """Which service a job goes to, its quality tier and its options, as operator arguments (a mixin).
 
@@ -173,12 +180,7 @@ class ServiceProperties:
 
     def chosen_service(self, context: bpy.types.Context | None = None) -> str:
         """The service given, or the preferences' choice."""
-        props = self.properties  # type: ignore[attr-defined]
-        return (
-            service_id(self.service)
-            if props.is_property_set("service")
-            else preferences.chosen_service(context)
-        )
+        return chosen_service(self.properties, context)  # type: ignore[attr-defined]
 
     def service_choice(self, context: bpy.types.Context | None = None) -> dict[str, str]:
         """The service, the tier and the options (JSON) this call asks for, as ``to_service`` takes them."""

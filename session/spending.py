@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
     from ..api.features.credits import CreditEstimate, Priced
+    from ..api.jobs import Job, JobRequest
 
 #: When Kiln started in this Blender: "this session" counts jobs sent since.
 session_start = time.time()
@@ -38,6 +39,8 @@ _cached: tuple[tuple[object, ...], str] | None = None
 QUESTION_WIDTH = 420
 #: The question about a job of unknown price was answered in this session: it asks once.
 _unknown_price_answered = False
+#: The balance left on a service, with what it was worked out from.
+_balance_cached: tuple[tuple[object, ...], float] | None = None
 
 
 def estimate_for(requests: Iterable[Priced], context: bpy.types.Context | None = None) -> CreditEstimate:
@@ -91,6 +94,106 @@ def ask_first(
         message=f"{question} {note}".strip(),
         confirm_text=report(confirm),
     )
+
+
+def confirm_spend(
+    op: bpy.types.Operator,
+    context: bpy.types.Context,
+    event: bpy.types.Event,
+    request: JobRequest,
+    confirm: str,
+    jobs: int = 1,
+) -> set[OperatorResult]:
+    """The one way a paid click asks before it sends (Generate, Re-texture): a job asking exactly the
+    same is still running ("another one?"), the price is above the balance the service last gave, or
+    above Ask Above, or the session's first job of unknown price. Nobody can be asked in background
+    mode: a script is never stopped by a question (``max_credits`` guards it)."""
+    requests = [request] * jobs
+    cost = estimate_for(requests, context)
+    twin = running_twin(request) if jobs == 1 else None
+    if twin is not None:
+        return ask_another(op, context, event, request, twin)
+    over = over_balance_note(cost, request.service_id)
+    if over or should_ask(cost, context):
+        return ask_first(op, context, event, requests, confirm, over)
+    if asks_unknown_price(cost, context) and isinstance(op, PriceQuestion):
+        return op.ask_price(context)
+    return op.execute(context)
+
+
+def running_twin(request: JobRequest) -> Job | None:
+    """A job of this Blender's still running that asks exactly what ``request`` asks (None in background
+    mode, where nobody can be asked: a script's repeat is its own business)."""
+    engine = runtime.engine_if_started()
+    if engine is None or blocks():
+        return None
+    from ..api.features.credits import same_request
+
+    return next(
+        (job for job in engine.own_jobs() if job.state.is_active and same_request(job.request, request)), None
+    )
+
+
+def ask_another(
+    op: bpy.types.Operator, context: bpy.types.Context, event: bpy.types.Event, request: JobRequest, twin: Job
+) -> set[OperatorResult]:
+    """ "“a lamp” is already being made. Send another one? It costs 4 credits." """
+    cost = estimate_for([request], context)
+    name = twin.request.label
+    if cost.unpriced:
+        question = report(words.ANOTHER_ONE_QUESTION_UNPRICED, name=name)
+    else:
+        question = report(words.ANOTHER_ONE_QUESTION, name=name, cost=cost_text(cost, for_report=True))
+    return context.window_manager.invoke_confirm(
+        op,
+        event,
+        title=report(words.ANOTHER_ONE_TITLE),
+        message=question,
+        confirm_text=report(words.CONFIRM_GENERATE.name),
+    )
+
+
+def over_balance_note(cost: CreditEstimate, service: str, *, for_report: bool = True) -> str:
+    """ "This costs 40 credits, more than the 12 credits left on Tripo…", or "" (within it, or unknown)."""
+    from ..api.features.credits import credits_message
+
+    left = balance_left(service)
+    if left is None or cost.known <= left:
+        return ""
+    said_over = message(
+        words.OVER_BALANCE, cost=cost.message, credits=credits_message(left), service=info(service).name
+    )
+    return said(said_over, as_report=for_report)
+
+
+def balance_left(service: str) -> float | None:
+    """What the service last said was left (Test Connection), less what this computer's Kiln sent it
+    since; None before the service said. Worked out again only when a job's standing changes."""
+    global _balance_cached
+    from ..api.features.credits import known_balance, left_after
+
+    balance = known_balance(service)
+    engine = runtime.engine_if_started()
+    if balance is None or engine is None:
+        return None if balance is None else balance.amount
+    key = (engine.standing, service, balance, preferences.text_cost())
+    if _balance_cached is None or _balance_cached[0] != key:
+        from ..api.features import ledger
+
+        jobs = [job for job in engine.jobs() if job.request.service_id == service]
+        spent = ledger.spent(jobs, preferences.text_cost(), since=balance.at)
+        _balance_cached = (key, left_after(balance, spent))
+    return _balance_cached[1]
+
+
+def balance_line(service: str) -> str:
+    """ "Tripo: 120 credits left" (what it said, less what was sent since), or "" before the service said."""
+    from ..api.features.credits import credits_message
+
+    left = balance_left(service)
+    if left is None:
+        return ""
+    return said(message(words.BALANCE_LEFT, service=info(service).name, credits=credits_message(left)))
 
 
 def asks_unknown_price(cost: CreditEstimate, context: bpy.types.Context | None = None) -> bool:

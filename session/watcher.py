@@ -27,7 +27,7 @@ from .. import preferences
 from ..api.jobs import Job, JobState
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
-from . import messenger, runtime, state
+from . import balances, messenger, runtime, state
 from .blocking import blocks
 
 if TYPE_CHECKING:
@@ -127,6 +127,10 @@ def tick(context: bpy.types.Context) -> list[Report]:
     events = engine.drain_events()
     auto_import = preferences.get(context).auto_import
     for event in events:
+        if event.state in (JobState.READY, JobState.FAILED):  # what it cost shows in the balance left
+            settled = engine.get(event.job_id)
+            if settled is not None:
+                balances.ask_again(context, settled.request.service_id)
         if event.state in (JobState.FAILED, JobState.OUTCOME_UNKNOWN, JobState.TIMED_OUT) and event.message:
             messages.append(("WARNING", messenger.sentence(event.message)))
         elif event.state is JobState.READY:

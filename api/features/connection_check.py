@@ -12,9 +12,11 @@ import threading
 from collections.abc import Callable
 
 from ..errors import KilnError
-from ..services import DEFAULT_SERVICE, make_client
+from ..services import DEFAULT_SERVICE, info, make_client
+from ..services.advice import fitted
 from ..words import Message, english_message, message
 from ..words import catalogue as words
+from .credits import note_balance
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +85,13 @@ class ConnectionCheck:
     def _run(self, generation: int, base_url: str, api_key: str, service: str) -> None:
         try:
             state, answer = CheckState.OK, self._ask(base_url, api_key, service)
-        except KilnError as exc:
-            state, answer = CheckState.FAILED, exc.message
+        except KilnError as exc:  # its advice names only controls the service has
+            state, answer = CheckState.FAILED, fitted(exc.message, info(service).capabilities)
         except Exception:
             log.exception("Connection check failed unexpectedly")
             state, answer = CheckState.FAILED, message(words.CONNECTION_UNEXPECTED)
         log.info("Connection check: %s (%s)", answer, answer.details)
+        note_balance(service, answer)
         with self._lock:
             if generation == self._generation:
                 self._state, self._answer = state, answer

@@ -17,7 +17,7 @@ from ..jobs import Job, JobKind, JobState
 from ..services import SERVICE_IDS, info
 from ..words import Message, english_message, message
 from ..words import catalogue as words
-from .credits import CreditEstimate, request_cost
+from .credits import CreditEstimate, credits_message, request_price
 
 #: The failures the service itself reports: what a refunding service gives back.
 SERVICE_FAILURES = frozenset({"TASK_FAILED", "TASK_REFUSED"})
@@ -39,12 +39,12 @@ def reached_service(job: Job) -> bool:
     return job.request.kind is not JobKind.TASK and bool(job.submit_sent or job.task_id)
 
 
-def job_cost(job: Job, text_cost: int | None = None) -> int | None:
+def job_cost(job: Job, text_cost: int | None = None) -> float | None:
     """Credits ``job`` has cost so far: 0 if never sent, None when its price is unknown."""
     if not reached_service(job):
         return 0
     paid = job.attempt + (0 if refunded(job) else 1)
-    price = request_cost(job.request, text_cost)
+    price = request_price(job.request, text_cost)
     return None if price is None and paid else (price or 0) * paid
 
 
@@ -56,7 +56,8 @@ def sent_since(jobs: Iterable[Job], since: float) -> list[Job]:
 def spent(jobs: Iterable[Job], text_cost: int | None = None, *, since: float = 0.0) -> CreditEstimate:
     """What the jobs sent at or after ``since`` (a Unix time) cost: known credits, plus unpriced jobs,
     out of the jobs that reached the service (a followed task is none: it cost nothing here)."""
-    known = unpriced = sent = 0
+    known: float = 0
+    unpriced = sent = 0
     for job in sent_since(jobs, since):
         cost = job_cost(job, text_cost)
         if reached_service(job):
@@ -124,7 +125,7 @@ class Spending:
 def _spent(value: CreditEstimate, entry: str, unpriced_entry: str, **named: str) -> Message:
     """A spending line in plain numbers; its counts are messages of their own, said first."""
     jobs = message(words.JOBS_COUNT, n=value.jobs)
-    credits = message(words.CREDITS_COUNT, n=value.known)
+    credits = credits_message(value.known)
     if not value.unpriced:
         return message(entry, jobs=jobs, credits=credits, **named)
     unpriced = message(words.UNPRICED_JOBS, n=value.unpriced)

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import fs
+from ..services import info
+from ..services.advice import fitted
 from ..words import Message, message
 from ..words import catalogue as words
 from .disk import inside
@@ -153,8 +155,8 @@ class JobBook:
         with self.lock:
             job = self.jobs[job_id]
             changes: dict[str, Any] = {"state": state, "finished_at": time.time(), **sentence("note", note)}
-            if error is not None:
-                changes.update(sentence("error", error))
+            if error is not None:  # its advice names only controls the job's service has
+                changes.update(sentence("error", fitted(error, info(job.request.service_id).capabilities)))
             if state is not JobState.READY and job.blend_path:
                 self.discard(job.blend_path)
                 changes["blend_path"] = ""

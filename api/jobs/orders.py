@@ -1,6 +1,6 @@
 """What a request asks its service to make, and whether that service takes it: plain values, light
-enough for the Sidebar to ask while it draws (the engine's heavier steps are not loaded for it), and
-whether cancelling a job reaches its service."""
+enough for the Sidebar to ask while it draws (the engine's heavier steps are not loaded for it),
+whether cancelling a job reaches its service, and whether a settled job can be asked about again."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..services import info
-from .model import Job, JobKind, JobRequest
+from .model import Job, JobKind, JobRequest, JobState
 
 if TYPE_CHECKING:
     from ..services.order import Order
@@ -53,3 +53,26 @@ def refusal_of(request: JobRequest) -> Message | None:
 def cancels_on_service(job: Job) -> bool:
     """Whether cancelling ``job`` reaches its service: it documents a cancel, and a task is running there."""
     return info(job.request.service_id).capabilities.cancel and bool(job.task_id) and job.state.is_active
+
+
+#: Endings whose sentence says to press Resume: the service has (or may have) the mesh, so asking
+#: again is free, unlike Retry.
+RESUMABLE_ENDINGS = frozenset(
+    {"MESH_DOWNLOAD_FAILED", "SERVICE_DOWNLOAD_LINK_REFUSED", "SERVICE_DONE_WITHOUT_MESH", "MESH_DAMAGED"}
+)
+#: Notes of a stopped job whose task was left running on its service (Stop Waiting, or a cancel the
+#: service did not confirm): asking about it again costs nothing.
+LEFT_RUNNING_NOTES = frozenset({"NOTE_STOPPED_WAITING", "NOTE_CANCEL_FAILED"})
+
+
+def resumable(job: Job) -> bool:
+    """Whether Resume can bring the job's mesh in without a new task: it gave up waiting, was stopped
+    while its task runs on, or its mesh could not be fetched (never a task its service deleted)."""
+    if not job.task_id or job.state.is_active:
+        return False
+    if job.state is JobState.TIMED_OUT:
+        return True
+    if job.state is JobState.CANCELLED:
+        return job.note_message is not None and job.note_message.name in LEFT_RUNNING_NOTES
+    ending = job.error_message.name if job.error_message is not None else ""
+    return job.state is JobState.FAILED and ending in RESUMABLE_ENDINGS

@@ -5,8 +5,9 @@ of Kiln's interface document), ``tripo``, ``meshy``, ``rodin``, ``fal`` (fal.ai)
 own servers ``comfyui`` and ``hunyuan3d`` (no key, no credits). A package's ``__init__`` is its
 :class:`~.info.ServiceInfo` (light: read while the Sidebar draws); its ``client`` module is the
 wire, loaded by a worker when first used (after fsspec's registry). Modules of the room, bottom
-first: ``capabilities`` (what a service can do), ``info`` (who it is), ``order`` (what is asked of
-it, and what it refuses), ``base`` (the interface its clients implement).
+first: ``capabilities`` (what a service can do), ``advice`` (which advice a sentence gives on it),
+``info`` (who it is), ``order`` (what is asked of it, and what it refuses), ``base`` (the interface
+its clients implement).
 
 Stands on :mod:`api.service` (transport, origin guard, caps, the retry policy, trust, redaction),
 written once for all services. The job engine stands on this room.

@@ -26,14 +26,15 @@ class Tier:
     """One quality choice a service offers for a kind of job: a resolution, a model tier.
 
     ``id`` is what Kiln stores with the job (the service module maps it to its wire); ``credits`` is
-    the published price of one job at this tier, None where the service does not publish one;
+    the published price of one job at this tier, as published (Rodin prices in halves: 0.5), None
+    where the service does not publish one;
     ``retires`` the day (ISO, ``YYYY-MM-DD``) its service retires or retired it, where published:
     from that day it is not offered and a job asking for it is refused before anything is sent.
     """
 
     id: str
     label: Label
-    credits: int | None = None
+    credits: float | None = None
     retires: str = ""
 
     def retired(self, today: datetime.date | None = None) -> bool:
@@ -63,7 +64,7 @@ class Capabilities:
     polygons: tuple[int, int] | None = None
     styles: tuple[Tier, ...] = ()
     #: Credits an option adds to a job's price when it is on, where published (e.g. textures).
-    option_credits: Mapping[str, int] = field(default_factory=dict)
+    option_credits: Mapping[str, float] = field(default_factory=dict)
     image_formats: frozenset[str] = frozenset({"png", "jpeg", "webp"})
     #: The smallest and largest side of an image the service takes, in pixels (0: not documented).
     image_min_side: int = 0
@@ -72,6 +73,9 @@ class Capabilities:
     image_alpha: bool = True
     idempotency: bool = False
     cancel: bool = False
+    #: A task can be followed given its id alone (Add Job by ID); False where following one needs what
+    #: only its submit answered (Rodin's subscription key).
+    follows_by_id: bool = True
     balance: bool = False
     webhooks: bool = False
     #: A job the service itself fails costs nothing there (its own documentation says so).
@@ -80,12 +84,12 @@ class Capabilities:
     #: most ``retexture_max_bytes`` (0: no documented limit), for ``retexture_credits`` (None: unpublished).
     retexture: bool = False
     retexture_max_bytes: int = 0
-    retexture_credits: int | None = None
+    retexture_credits: float | None = None
     #: Which of :data:`OPTION_NAMES` a re-texture takes.
     retexture_options: frozenset[str] = frozenset()
     #: Credits the texture adds to a job (on by default, so tier prices include it): a job sent with
     #: texture off costs this much less, where the service publishes it.
-    texture_credits: int = 0
+    texture_credits: float = 0
 
     def takes(self, kind: str) -> bool:
         """Whether the service takes a job of this kind ("text", "image" or "retexture")."""
@@ -107,7 +111,9 @@ class Capabilities:
         wanted = tier_id or self.default_tier(kind)
         return next((tier for tier in self.tiers(kind) if tier.id == wanted), None)
 
-    def price(self, kind: str, tier_id: str = "", options: Mapping[str, object] | None = None) -> int | None:
+    def price(
+        self, kind: str, tier_id: str = "", options: Mapping[str, object] | None = None
+    ) -> float | None:
         """Credits one job costs, or None where the service does not publish it (never taken as free).
 
         An option's published credits are added when it is on; texture off takes ``texture_credits`` off.

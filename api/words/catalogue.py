@@ -19,7 +19,7 @@ from .kinds import Label, Plural
 
 OPTION_API_KEY = Label(
     "API Key",
-    "Your secret key, made on your service's site. "
+    "Your key, made on your service's site. "
     "Kept in your system's keychain or in a private file, never in a .blend file",
 )
 OPTION_BASE_URL = Label("Service Address", "The address of the 3D generation service, starting with https://")
@@ -214,15 +214,23 @@ TASK_ID_UNUSABLE = "Kiln cannot look up “{task}”: it is not a job id the ser
 # ------------------------------------------------------------------------------ the service
 SERVICE_KEY_REJECTED = (
     "The service did not accept your API key. Check the key in Kiln's preferences, "
-    "or create a new secret key in the service's dashboard."
+    "or create a new API key in the service's dashboard."
 )
 SERVICE_KEY_FORBIDDEN = (
     "The service refused your API key for this. Check in the service's dashboard that the key may "
-    "make 3D models, or create a new secret key there."
+    "make 3D models, or create a new API key there."
 )
 SERVICE_OUT_OF_CREDITS = (
     "Your account does not have enough credits for this. Top up credits in the service's dashboard, "
     "or use resolution 1024, which costs less."
+)
+#: The same, on a service without resolutions (``api.services.advice`` picks the one that fits).
+SERVICE_OUT_OF_CREDITS_CHEAPER_TIER = (
+    "Your account does not have enough credits for this. Top up credits in the service's dashboard, "
+    "or pick a cheaper model."
+)
+SERVICE_OUT_OF_CREDITS_TOP_UP = (
+    "Your account does not have enough credits for this. Top up credits in the service's dashboard."
 )
 SERVICE_BUSY = (
     "The service is receiving too many requests. Wait a minute and try again, or run fewer jobs at once."
@@ -331,37 +339,44 @@ MESH_TOO_LARGE = (
     "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped. "
     "Try resolution 1024 for a smaller mesh."
 )
+MESH_TOO_LARGE_FACE_LIMIT = (
+    "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped. "
+    "Try a lower Face Limit for a smaller mesh."
+)
+MESH_TOO_LARGE_PLAIN = (
+    "The mesh file is larger than the {limit:,} MB Kiln accepts, so the download was stopped."
+)
 MESH_NEEDS_KTX2_TEXTURES = (
     "This mesh has KTX2 textures, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_AVIF_TEXTURES = (
     "This mesh has AVIF textures, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_MESHOPT = (
     "This mesh is compressed with meshopt, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_DISPERSION = (
     "This mesh has dispersion materials, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_IRIDESCENCE = (
     "This mesh has iridescent materials, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_DIFFUSE_TRANSMISSION = (
     "This mesh has diffuse transmission materials, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_GAUSSIAN_SPLATS = (
     "This mesh is made of Gaussian splats, which Blender's glTF importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_NEEDS_EXTENSION = (
     "This mesh needs a glTF feature that Blender's importer cannot read. "
-    "Ask the service for a plain GLB, or open the file in another program."
+    "Open the file in another program: Open Cache Folder shows where it is."
 )
 MESH_DOWNLOAD_FAILED = (
     "Kiln could not download the finished mesh. The service keeps it for a while: press Resume to try again."
@@ -376,6 +391,14 @@ MESH_CRASHED_IMPORTER = (
 MESH_OUT_OF_MEMORY = (
     "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
     "stopped. Your scene is unharmed. Try resolution 1024 for a smaller mesh."
+)
+MESH_OUT_OF_MEMORY_FACE_LIMIT = (
+    "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
+    "stopped. Your scene is unharmed. Try a lower Face Limit for a smaller mesh."
+)
+MESH_OUT_OF_MEMORY_PLAIN = (
+    "Opening this mesh needed more than {gigabytes:.1f} GB of memory, the limit Kiln sets, so Kiln "
+    "stopped. Your scene is unharmed."
 )
 MESH_OPEN_TIMED_OUT = (
     "Opening this mesh took longer than {seconds:,.0f} s, so Kiln stopped. Your scene is unharmed. "
@@ -404,7 +427,8 @@ NOTE_TRYING_AGAIN = "{problem} Trying again in {seconds} s."
 NOTE_DOWNLOAD_TRYING_AGAIN = "{problem} Trying the download again in {seconds} s."
 NOTE_KEPT_AS_MADE = "Imported as the service made it: its fix-ups or export failed. Copy Details says why."
 NOTE_STOPPED_WAITING = (
-    "Kiln stopped waiting for this job. The service may still finish it (and charge for it)."
+    "Kiln stopped waiting for this job. The service may still finish it (and charge for it): "
+    "Resume brings its mesh in at no extra cost."
 )
 
 # ------------------------------------------------------------------------------ a job in the list
@@ -431,8 +455,8 @@ IMPORTED_UNSAVED = "Imported into a file that was not saved"
 IMPORTED_INTO = "Imported into {name}"
 TRIANGLE_COUNT = Plural("{n:,} triangle", "{n:,} triangles")
 KEY_LOOKS_ODD = (
-    "This does not look like a live secret key (those have _live_ after the service's letters). "
-    "Check that you copied the whole secret key; Kiln will still try it"
+    "This does not look like a live API key (those have _live_ after the service's letters). "
+    "Check that you copied the whole key; Kiln will still try it"
 )
 
 # ------------------------------------------------------------------------------ a job's end
@@ -558,6 +582,8 @@ KEYRING_REFUSED_KEY = "Your desktop's keyring did not take the {what}."
 
 # ------------------------------------------------------------------------------ credits
 CREDITS_COUNT = Plural("{n:,} credit", "{n:,} credits")
+#: A price or balance that is not a whole number of credits, as it is (Rodin prices in halves).
+CREDITS_FRACTION = "{amount} credits"
 PRICE_UNKNOWN = "price unknown"
 UNPRICED_JOBS = Plural("{n:,} text job of unknown price", "{n:,} text jobs of unknown price")
 CREDITS_AND_UNPRICED = "{credits} and {unpriced}"
@@ -609,7 +635,7 @@ FIXED_FACES = Plural(
     "Fix-ups turned {n:,} triangle to face out.", "Fix-ups turned {n:,} triangles to face out."
 )
 FIXED_TRIANGLES = "Fix-ups reduced {before:,} triangles to {after:,}."
-QUALITY_TRIANGLES = Plural("{n:,} tri", "{n:,} tris")
+QUALITY_TRIANGLES = Plural("{n:,} triangle", "{n:,} triangles")
 QUALITY_PARTS = Plural("{n:,} part", "{n:,} parts")
 QUALITY_LINE = "{verdict} · {triangles} · {parts}"
 QUALITY_NO_TRIANGLES = "It has no triangles."
@@ -833,7 +859,7 @@ ARG_PROVIDER = Label(
     "Which model draws the reference views the mesh is made from; empty lets the service choose",
 )
 ARG_QUALITY = Label(
-    "Drawing Quality", "How carefully the reference views are drawn; empty lets the service choose"
+    "Drawing Detail", "How carefully the reference views are drawn; empty lets the service choose"
 )
 ARG_IMAGE_FILE = Label("Image File", "A PNG, JPEG or WebP file to send")
 ARG_BLENDER_IMAGE = Label("Blender Image", "Any image in this .blend file, Render Result included")
@@ -995,10 +1021,14 @@ IMPORT_AGAIN = "Import Again"
 
 OP_STOP_WAITING = Label(
     "Stop Waiting",
-    "Stop waiting for this job. The service cannot cancel a job: it may still run there and be charged",
+    "Stop waiting for this job. The service cannot cancel a job: it may still run there and be charged. "
+    "Resume brings its mesh in later at no extra cost",
 )
 OP_RETRY = Label("Retry", "Send the same prompt or image again as a new job (it costs credits again)")
-OP_RESUME = Label("Resume", "Check on this job again, after it gave up waiting or lost its connection")
+OP_RESUME = Label(
+    "Resume",
+    "Check on this job again at no cost (it was paid once): after a stop, a time limit or a lost connection",
+)
 OP_ADD_BY_ID = Label(
     "Add Job by ID…",
     "Add a job by its ID (one started on another computer, or copied from the service's dashboard): "
@@ -1304,7 +1334,7 @@ SERVICE_TAKES_NO_IMAGE = (
     "{service} does not make meshes from an image, so nothing was sent. Choose another service."
 )
 SERVICE_TIER_UNKNOWN = (
-    "{service} has no quality called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
+    "{service} has no model called “{tier}”, so nothing was sent. Pick one the Sidebar offers."
 )
 SERVICE_TIER_RETIRED = (
     "{service} has retired its model “{tier}”, so nothing was sent. Pick one the Sidebar offers."
@@ -1340,9 +1370,13 @@ ARG_QUAD = Label("Quad Mesh", "Ask for a mesh of four-sided faces, easier to edi
 ARG_TEXTURE = Label(
     "Texture", "Ask for a textured mesh; off: the shape alone, which some services charge less for"
 )
-ARG_POLYGONS = Label("Polygon Budget", "How many polygons the mesh may have; 0: the service's default")
+ARG_POLYGONS = Label(
+    "Face Limit",
+    "How many faces the service may give the mesh; 0: the service's default (Kiln's own "
+    "reduction is the Triangle Budget)",
+)
 ARG_STYLE = Label("Style", "One of the service's own styles; empty: none")
-OPTION_TIER = Label("Quality", "The service's quality tier for this job; the price on Generate follows it")
+OPTION_TIER = Label("Model", "The service's model for this job; the price on Generate follows it")
 #: A sentence about a job, said with the service it went to in front.
 SERVICE_SAID = "{service}: {said}"
 JOB_SENT_TO = "Sent to {service}"
@@ -1378,12 +1412,29 @@ NOTE_CANCELLED_ON_SERVICE = (
 )
 NOTE_CANCEL_FAILED = (
     "{service} did not confirm the cancel. Kiln stopped waiting; the service may still finish the job "
-    "(and charge for it)."
+    "(and charge for it): Resume brings its mesh in at no extra cost."
 )
 OP_CANCEL_ON_SERVICE = Label(
     "Cancel on Service",
-    "Ask the service to cancel this job; credits it already charged may not come back",
+    "Ask the service to delete this job: it cannot be resumed then, and credits the service already "
+    "charged do not come back",
 )
+CANCEL_ON_SERVICE_TITLE = "Cancel on {service}?"
+CANCEL_ON_SERVICE_QUESTION = (
+    "{service} deletes “{name}” and its files: the job cannot be resumed, and its credits count as "
+    "spent ({service} does not say it gives them back)."
+)
+ADD_BY_ID_NOT_ON_SERVICE = (
+    "{service} answers about a job only with what its first answer gave Kiln, so a job cannot be added "
+    "there by its ID. A job Kiln sent keeps its Resume."
+)
+#: Generate while a job asking exactly the same is still running: a second click pays twice.
+ANOTHER_ONE_TITLE = "Another One?"
+ANOTHER_ONE_QUESTION = "“{name}” is already being made. Send another one? It costs {cost}."
+ANOTHER_ONE_QUESTION_UNPRICED = "“{name}” is already being made. Send another one? Its price is unknown."
+#: The balance the service last gave (Test Connection), beside the price under Generate.
+BALANCE_LEFT = "{service}: {credits} left"
+OVER_BALANCE = "This costs {cost}, more than the {credits} left on {service}: the service may refuse it."
 OP_GENERATE_FROM_VIEWS = Label(
     "Generate from Views",
     "Generate one 3D mesh from several images of the same object: its front, and its back, left or right",
@@ -1466,7 +1517,7 @@ TRIPO_MODEL_OUTDATED = (
     "Tripo no longer offers this model version. Pick another model in the Sidebar, then try again."
 )
 TRIPO_POLYGONS_OUT_OF_RANGE = (
-    "Tripo takes a polygon budget from {low:,} to {high:,}, so nothing was sent. "
+    "Tripo takes a Face Limit from {low:,} to {high:,}, so nothing was sent. "
     "Set one in that range, or 0 to let Tripo choose."
 )
 TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
@@ -1488,7 +1539,7 @@ MESHY_NO_PREVIEW = (
     "Press Retry to make it again (a retry costs credits)."
 )
 MESHY_POLYGONS_RANGE = (
-    "{service} takes a polygon budget from {low:,} to {high:,}, so nothing was sent. Pick one in that range, "
+    "{service} takes a Face Limit from {low:,} to {high:,}, so nothing was sent. Pick one in that range, "
     "or 0 for {service}'s own choice."
 )
 

@@ -271,7 +271,7 @@ def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Wind
     texts = drawn(window)
     assert "Before Kiln can make a mesh:" not in texts, texts
     assert f"Generate · {stand.price}" in texts, texts
-    assert ("Quality" in texts) == (stand.service != "INTERFACE"), texts
+    assert ("Model" in texts) == (stand.service != "INTERFACE"), texts
     generate = copied_now(window, *generate_button(window))
     assert f"service='{stand.service}'" in generate and PICTURE_PROMPT in generate, generate
     assert cut_texts(window) == []

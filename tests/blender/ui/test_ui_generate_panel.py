@@ -225,3 +225,25 @@ def test_variants_are_priced_on_the_button(service: Any, blender: Any, ui: Any) 
     button = generate_button(layout)
     assert "12 credits" in button.kwargs["text"] and button.props.variants == 3
     assert "image_prepare" in layout.props() and "image_variants" in layout.props()
+
+
+def test_the_balance_shows_under_the_price_and_a_price_above_it_says_so(
+    service: Any, blender: Any, ui: Any, kiln_module: Any
+) -> None:
+    """Once the service said its balance (Test Connection), it is under the price; an image job of 4
+    credits on an account with 2.5 left says so before anything is sent (in red)."""
+    credits = kiln_module("api.features.credits")
+    words = kiln_module("api.words")
+    settings = blender.context.scene.kiln
+    settings.mode, settings.image_source = "IMAGE", "URL"
+    settings.image_url = "https://example.com/concept.png"
+    assert "left" not in draw(ui.generate.KILN_PT_generate, blender.context).text()
+    shown = (("40", "Custom Service: 40 credits left"), ("2.5", "more than the 2.5 credits left"))
+    for amount, said in shown:
+        answer = words.message(words.catalogue.CONNECTED_WITH_BALANCE, n=1, amount=amount, service="x")
+        credits.note_balance("INTERFACE", answer)
+        try:
+            layout = draw(ui.generate.KILN_PT_generate, blender.context)
+        finally:
+            credits._balances.clear()
+        assert said in layout.text(), layout.text()

@@ -96,7 +96,9 @@ def test_done_job_shows_thumbnail_triangles_and_import_again(service: Any, blend
     (name,) = row.of("label")  # the row is the name; the details below the list say the rest
     assert name.kwargs["icon_value"] == preview.icon_id
     assert "icon" not in name.kwargs
-    assert f"{job.triangles:,} triangles" in layout.labels()
+    # Once: in the quality line (a line of its own above it said the same number again).
+    (said,) = [label for label in layout.labels() if f"{job.triangles:,} triangles" in label]
+    assert said.startswith(f"clean · {job.triangles:,} triangles · ")
     assert not row.of("progress")
     (big,) = layout.of("template_icon")
     assert big.kwargs["icon_value"] == preview.icon_id
@@ -232,7 +234,13 @@ def test_a_refused_task_id_is_shown_escaped_and_can_be_copied(
 
 
 def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
-    blender: Any, fresh_jobs: Any, sandbox_factory: Any, sandbox_key: str, monkeypatch: Any, ui: Any
+    blender: Any,
+    fresh_jobs: Any,
+    sandbox_factory: Any,
+    sandbox_key: str,
+    monkeypatch: Any,
+    ui: Any,
+    kiln_module: Any,
 ) -> None:
     server = sandbox_factory(faults="corrupt=1")
     monkeypatch.setenv("KILN_BASE_URL", server.base_url)
@@ -242,7 +250,7 @@ def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
     assert engine.wait([job_id], timeout=60)
     job = engine.get(job_id)
     assert job.state.value == "failed" and job.error_message is not None
-    assert job.error_message.name in ui.jobs.RESUMABLE_ENDINGS, job.error_message
+    assert job.error_message.name in kiln_module("api.jobs.orders").RESUMABLE_ENDINGS, job.error_message
     assert "Resume" in str(job.error_message)
     layout = draw_synced(blender, ui)
     ops = layout.operator_ids()
@@ -263,3 +271,32 @@ def test_a_sentence_that_names_a_file_comes_with_a_button_that_shows_it(
     layout = Recorder()
     jobs.draw_show_file(layout, words.message(words.catalogue.TASK_FAILED))  # names no file: no button
     assert layout.operators("wm.path_open") == []
+
+
+def test_a_stopped_job_whose_task_runs_on_offers_resume_beside_retry(
+    slow_service: Any, blender: Any, ui: Any
+) -> None:
+    """Stop Waiting leaves the task on the service: the panel offers Resume (free) beside Retry (paid)."""
+    engine = _engine(blender)
+    job_id = submit(blender, "a stopped lantern")
+    wait_for(lambda: engine.get(job_id).task_id, what="a task id")
+    assert blender.ops.kiln.cancel_job(job_id=job_id) == {"FINISHED"}
+    layout = draw_synced(blender, ui)
+    mine = [c.args[0] for c in layout.of("operator") if c.props.__dict__.get("job_id") == job_id]
+    assert mine[:2] == ["kiln.resume_job", "kiln.retry_job"]
+    assert "Resume brings its mesh in at no extra cost" in layout.text()
+
+
+def test_add_job_by_id_is_greyed_out_where_the_chosen_service_cannot_be_asked_by_id(
+    service: Any, blender: Any, ui: Any
+) -> None:
+    submit(blender, "a lamp")
+    prefs = ui.preferences.get()
+    try:
+        for chosen, offered in (("INTERFACE", True), ("RODIN", False)):
+            prefs.service = chosen
+            layout = draw_synced(blender, ui)
+            (button,) = layout.operators("kiln.resume_task")
+            assert button.enabled is offered, chosen
+    finally:
+        prefs.service = "INTERFACE"

@@ -125,7 +125,7 @@ def test_an_odd_key_gets_a_hint_not_a_refusal(
     prefs = ui.preferences.get()
     prefs.api_key = "12345"
     assert prefs.api_key == "12345"
-    assert "does not look like a live secret key" in draw_prefs(ui).text()
+    assert "does not look like a live API key" in draw_prefs(ui).text()
     prefs.api_key = "tsk_live_Abcdef0123456789"
     assert "does not look like" not in draw_prefs(ui).text()
     prefs.api_key = ""

@@ -17,7 +17,7 @@ def test_job_details_show_the_verdict_line_first_reason_and_export(
         run_pending_sync(blender, ui.jobs)
     layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
     (line,) = [c for c in layout.of("label") if c.text.startswith("problems ·")]
-    assert line.text == "problems · 760 tris · 1 part" and line.kwargs["icon"] == "ERROR"
+    assert line.text == "problems · 760 triangles · 1 part" and line.kwargs["icon"] == "ERROR"
     assert "The surface is open: 8 edges border a hole." in layout.text()
     (export,) = layout.operators("kiln.export_job")
     assert export.props.job_id == job.id and export.text == "Export…"  # the operator's own name

@@ -28,3 +28,21 @@ def test_an_estimate_counts_what_it_cannot_price() -> None:
     assert str(run) == "20 credits and 2 text jobs of unknown price"
     priced = estimate(requests, text_cost=1)
     assert str(priced) == "22 credits" and priced.exceeds(21) and not priced.exceeds(22)
+
+
+def test_a_fractional_price_is_said_as_it_is() -> None:
+    """Rodin prices in halves: 0.5 credits stays 0.5 (never rounded to a whole or to free), a run of
+    them adds up exactly, and a whole number is said as a count."""
+    from api.features.credits import credits_message
+    from api.services.capabilities import Capabilities, Tier
+    from api.words import catalogue, english_message
+
+    assert english_message(credits_message(0.5)) == "0.5 credits"
+    assert english_message(credits_message(1)) == "1 credit"
+    assert english_message(credits_message(2.0)) == "2 credits"
+    assert english_message(credits_message(1234.5)) == "1,234.5 credits"
+    assert english_message(credits_message(0.1 + 0.2)) == "0.3 credits"
+    halves = Capabilities(text_tiers=(Tier("gen", catalogue.OPTION_TIER, 0.5),), text_default="gen")
+    assert halves.price("text") == 0.5
+    run = CreditEstimate(known=0.5 * 3, unpriced=0, jobs=3)
+    assert str(run) == "1.5 credits" and run.exceeds(1) and not run.exceeds(2)

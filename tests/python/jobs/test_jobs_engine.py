@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -368,3 +369,23 @@ def test_an_answer_nobody_foresaw_is_a_sentence_and_frees_the_slot(
         assert sandbox.submit_count == 2
     finally:
         engine.shutdown()
+
+
+def test_a_stopped_job_whose_task_runs_on_comes_back_with_resume_and_no_new_task(
+    sandbox_factory: Any, sandbox_key: str, make_engine: Any
+) -> None:
+    """Stop Waiting leaves the task on the service: Resume asks about it again and brings its mesh,
+    with no second submit (the interface service has no cancel, so the stop is only Kiln's)."""
+    sandbox = sandbox_factory(speed=2.0)
+    engine = make_engine(config(sandbox, sandbox_key))
+    job = engine.submit(TEXT)
+    start = time.monotonic()
+    while not engine.get(job.id).task_id and time.monotonic() - start < 30:
+        time.sleep(0.02)
+    assert engine.cancel(job.id) is False  # no cancel documented: Kiln only stops waiting
+    stopped = engine.get(job.id)
+    assert stopped.state is JobState.CANCELLED and stopped.task_id
+    engine.resume(job.id)
+    assert engine.wait([job.id], timeout=60)
+    assert engine.get(job.id).state is JobState.READY
+    assert sandbox.submit_count == 1

@@ -52,7 +52,7 @@ def test_zero_area_faces_are_counted_and_left_out_of_the_edges() -> None:
 def test_a_report_survives_json_and_says_itself_in_one_line() -> None:
     report = QualityReport(triangles=12_034, parts=1, verdict="check", reasons=["x"])
     again = QualityReport.from_json(report.to_json())
-    assert again == report and again.summary() == "check · 12,034 tris · 1 part"
+    assert again == report and again.summary() == "check · 12,034 triangles · 1 part"
     with pytest.raises(ValueError):
         QualityReport.from_json("[1, 2]")
 

@@ -31,6 +31,13 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "Ready to import": (r"(?<![-\w])ready(?! to import)(?![-\w])",),
     "Unclear: check your dashboard": (r"Not sent again", r"check first"),
     "Kiln's log": (r"the system console",),
+    # The service's model picker is the Model; "quality" is the quality line of a finished mesh.
+    "Model": (r"\bQuality\b(?! line)", r"\bquality tier\b", r"\bno quality called\b"),
+    # What the service is asked for is the Face Limit; Kiln's own reduction is the Triangle Budget.
+    "Face Limit": (r"\b[Pp]olygon [Bb]udget\b",),
+    "Triangle Budget": (r"\b[Tt]riangle [Ll]imit\b", r"\b[Pp]olygon [Ll]imit\b"),
+    "API key": (r"\b[Ss]ecret key\b", r"\bAPI-key\b"),
+    "triangles": (r"\btris?\b",),
 }
 
 #: The pages an artist reads (developer pages are linked from Development only).
@@ -48,6 +55,8 @@ NAMED: tuple[str, ...] = (
     "OP_COPY_DETAILS.name",
     "OP_STOP_WAITING.name",
     "ARG_TASK_ID.name",
+    "ARG_POLYGONS.name",
+    "OPTION_TRIANGLES.name",
 )
 #: The one word each language has for a job (a stem: German declines it).
 JOB_WORD = {
@@ -130,4 +139,10 @@ def test_a_second_name_fails() -> None:
         "“task” (say job)",
     ]
     assert second_names("The quality line says ready.") == ["“ready” (say Ready to import)"]
+    assert second_names("Quality v3.1, Polygon Budget 0, 4,136 tris; create a new secret key") == [
+        "“Quality” (say Model)",
+        "“Polygon Budget” (say Face Limit)",
+        "“secret key” (say API key)",
+        "“tris” (say triangles)",
+    ]
     assert second_names("“{name}” is ready to import: press Import. A game-ready mesh.") == []
