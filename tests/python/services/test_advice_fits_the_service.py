@@ -82,7 +82,9 @@ def test_the_walk_finds_advice_and_fails_on_a_service_without_its_control() -> N
     ("sid", "name", "said"),
     [
         ("INTERFACE", "SERVICE_OUT_OF_CREDITS", "SERVICE_OUT_OF_CREDITS"),
-        ("MESHY", "SERVICE_OUT_OF_CREDITS", "SERVICE_OUT_OF_CREDITS_CHEAPER_TIER"),
+        ("TRIPO", "SERVICE_OUT_OF_CREDITS", "SERVICE_OUT_OF_CREDITS_CHEAPER_TIER"),
+        # Meshy publishes one price of the two models it offers (meshy-7.1 has none): no cheaper one.
+        ("MESHY", "SERVICE_OUT_OF_CREDITS", "SERVICE_OUT_OF_CREDITS_TOP_UP"),
         ("INTERFACE", "MESH_TOO_LARGE", "MESH_TOO_LARGE"),
         ("TRIPO", "MESH_TOO_LARGE", "MESH_TOO_LARGE_FACE_LIMIT"),
         ("RODIN", "MESH_OUT_OF_MEMORY", "MESH_OUT_OF_MEMORY_FACE_LIMIT"),
