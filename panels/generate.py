@@ -18,7 +18,7 @@ from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.jobs.orders import request_order
-from ..api.services import DEFAULT_SERVICE, info
+from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
@@ -34,6 +34,7 @@ from .props import (
     request_of,
     scene_settings,
     style_setting,
+    tier_is_resolution,
     tier_setting,
 )
 
@@ -113,12 +114,12 @@ class KILN_PT_generate(bpy.types.Panel):
 def _draw_tier(
     col: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
 ) -> None:
-    """The quality choice the chosen service offers: the resolution on the interface service."""
-    if service == DEFAULT_SERVICE:
+    """The quality choice the chosen service offers: the resolution where its tier is that."""
+    if tier_is_resolution(service):
         name = "text_resolution" if settings.mode == "TEXT" else "image_resolution"
         label = words.OPTION_RESOLUTION if settings.mode == "TEXT" else words.OPTION_IMAGE_RESOLUTION
         labeled_prop(col, context, settings, name, text(label.name))
-    else:
+    elif hasattr(settings, tier_setting(service)):
         labeled_prop(col, context, settings, tier_setting(service), text(words.OPTION_TIER.name))
     _draw_options(col, context, settings, service)
 

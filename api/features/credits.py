@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..services import DEFAULT_SERVICE, info
+from ..services import info
 from ..words import Message, english_message, message
 from ..words import catalogue as words
 
@@ -38,14 +38,20 @@ class Priced(Protocol):
 
 def request_cost(request: Priced, text_cost: int | None = None) -> int | None:
     """Credits one submit of ``request`` costs on its service; None when unknown. ``text_cost`` is the
-    artist's own figure for the interface service's text jobs (whose price it does not publish)."""
+    artist's own figure for a text job of a service that takes it (:func:`takes_text_cost`)."""
     kind = str(request.kind)
     if kind not in ("text", "image", "retexture"):
         return 0
     price = info(request.service_id).capabilities.price(kind, request.tier_id, request.option_values)
-    if price is None and kind == "text" and request.service_id == DEFAULT_SERVICE:
+    if price is None and kind == "text" and takes_text_cost(request.service_id):
         return text_cost
     return price
+
+
+def takes_text_cost(service: str) -> bool:
+    """The artist's Text Job Price stands for this service's unpublished text price: a service at an
+    address the artist gives (Kiln cannot know its prices); a known service's unknown price stays unknown."""
+    return info(service).needs_address
 
 
 @dataclass(frozen=True)

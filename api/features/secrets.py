@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 from .. import fs
 from ..checks.inputs import is_loopback_host
 from ..errors import KilnError, StorageError
-from ..services import DEFAULT_SERVICE, info, service_id
+from ..services import info, old_records_service, service_id
 from ..words import Message, english, english_message, message
 from ..words import catalogue as words
 
@@ -78,9 +78,10 @@ KEY_FILE_NAME = API_KEY.file_name
 
 
 def service_secret(service: str) -> Secret:
-    """Where a service's key is kept: the interface service's is the key Kiln always kept."""
+    """Where a service's key is kept: the key Kiln kept before it had several services is the old
+    records' service's (``api.services.old_records_service``); every other service's has its id."""
     sid = service_id(service)
-    return API_KEY if sid == DEFAULT_SERVICE else Secret(f"api_key_{sid.lower()}", words.SECRET_API_KEY)
+    return API_KEY if sid == old_records_service() else Secret(f"api_key_{sid.lower()}", words.SECRET_API_KEY)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class Credentials:
     base_url: str
     key_from_environment: bool = False
     url_from_environment: bool = False
-    service: str = DEFAULT_SERVICE
+    service: str = ""
     key_env: str = ""
     url_env: str = ""
 
@@ -101,17 +102,18 @@ def credentials(
     preferred_key: str,
     preferred_url: str,
     environ: Mapping[str, str] = os.environ,
-    service: str = DEFAULT_SERVICE,
+    service: str = "",
 ) -> Credentials:
     """Where a service's key and address come from: the environment over the preferences, and a known
-    service's documented API origin where neither gives one (an origin from the environment replaces
-    it, the documented paths unchanged: ``check_web_url`` keeps it HTTPS, loopback excepted)."""
+    service's documented API origin (or a local server's usual address) where neither gives one (an
+    origin from the environment replaces it, the documented paths unchanged: ``check_web_url`` keeps
+    it HTTPS, loopback excepted). A service that takes no key is given none."""
     found = info(service)
     env_key = environ.get(found.key_env, "").strip()
     env_url = environ.get(found.base_url_env, "").strip()
     return Credentials(
-        api_key=env_key or preferred_key.strip(),
-        base_url=env_url or preferred_url.strip() or found.api_origin,
+        api_key=(env_key or preferred_key.strip()) if found.needs_key else "",
+        base_url=env_url or preferred_url.strip() or found.api_origin or found.default_address,
         key_from_environment=bool(env_key),
         url_from_environment=bool(env_url),
         service=found.id,

@@ -105,10 +105,13 @@ class ServiceClient:
         parts = urlsplit(base)
         if parts.query or parts.fragment:
             raise InputError(words.SERVICE_ADDRESS_HAS_QUERY, url=shown_url(base))
-        if not isinstance(api_key, str) or not api_key.strip():
+        described = getattr(self, "info", None)
+        needs_key = getattr(described, "needs_key", True)
+        api_key = api_key.strip() if isinstance(api_key, str) else ""
+        if needs_key and not api_key:
             raise InputError(words.API_KEY_MISSING)
-        api_key = api_key.strip()
-        if not re.fullmatch(r"[\x21-\x7e]+", api_key):
+        # A service that takes no key is sent none: no Authorization header (``Transport.send``).
+        if api_key and not re.fullmatch(r"[\x21-\x7e]+", api_key):
             # Checked here because requests would quote the bad header value, key and all, in its error.
             raise InputError(words.API_KEY_MALFORMED)
         self.base_url = base.rstrip("/")
@@ -125,7 +128,7 @@ class ServiceClient:
             user_agent=user_agent,
             # A service with a documented origin asks its documented paths: a 404 or 410 there that is
             # not about a task says the service moved on (update Kiln), not that an address is wrong.
-            paths_documented=bool(getattr(getattr(self, "info", None), "api_origin", "")),
+            paths_documented=bool(getattr(described, "api_origin", "")),
         )
         self.retry = retry
         self._cancel_event = cancel_event
@@ -290,7 +293,7 @@ class ServiceClient:
             ) from None
         try:
             task = self._task_from_submit(data)
-            if self._key in task.id:
+            if self._repeats_key(task.id):
                 raise ValueError("the task id repeats the API key")
             return task.redacted(self._key)
         except KilnError:  # the service said in its answer that it made no task
@@ -298,7 +301,9 @@ class ServiceClient:
         except Exception as exc:
             reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
             named = data.get("id") if isinstance(data, Mapping) else None
-            usable = named is not None and task_id_problem(named) is None and self._key not in str(named)
+            usable = (
+                named is not None and task_id_problem(named) is None and not self._repeats_key(str(named))
+            )
             raise OutcomeUnknownError(
                 key,
                 f"its answer could not be used: {reason}",
@@ -324,7 +329,11 @@ class ServiceClient:
             task_id = json.loads(match.group(1))
         except ValueError:
             return None
-        return task_id if task_id_problem(task_id) is None and self._key not in task_id else None
+        return task_id if task_id_problem(task_id) is None and not self._repeats_key(task_id) else None
+
+    def _repeats_key(self, text: str) -> bool:
+        """``text`` holds the key (never true of a service that takes none)."""
+        return bool(self._key) and self._key in text
 
     def _shown_id(self, value: object) -> str:
         """A refused id as the artist may see it: key masked, escaped (:func:`.ids.shown_task_id`)."""

@@ -125,7 +125,7 @@ class Transport:
         problem = self.problem(target)
         if problem is not None:
             raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
-        with_key = connect_origin(target) == self._origin
+        with_key = bool(self._key) and connect_origin(target) == self._origin
         if with_key:
             prepared.headers["Authorization"] = f"Bearer {self._key}"
         guard = current_guard()

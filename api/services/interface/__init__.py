@@ -49,4 +49,5 @@ INFO = ServiceInfo(
         webhooks=True,
     ),
     client_module="interface.client",
+    label=words.OPTION_SERVICE_INTERFACE,
 )
