@@ -28,7 +28,10 @@ def test_the_registry_knows_each_service_with_its_own_package_and_variables() ->
     assert [s.needs_address for s in found][:4] == [True, False, False, False]
     assert all(s.api_origin.startswith("https://") for s in found if not s.needs_address)
     assert all(s.capabilities.takes("text") and s.capabilities.takes("image") for s in found)
-    assert service_id("") == service_id("nonsense") == old_records_service() == "INTERFACE" and service_id("tripo") == "TRIPO"
+    assert (
+        service_id("") == service_id("nonsense") == old_records_service() == "INTERFACE"
+        and service_id("tripo") == "TRIPO"
+    )
 
 
 @pytest.mark.parametrize("service", SERVICE_IDS)
@@ -93,7 +96,9 @@ def test_each_services_key_and_address_come_from_its_own_variables() -> None:
         "the custom service has no origin"
     )
     assert secrets.service_secret("INTERFACE") == secrets.API_KEY
-    assert len({secrets.service_secret(s).account for s in SERVICE_IDS}) == len(SERVICE_IDS), "one key a service"
+    assert len({secrets.service_secret(s).account for s in SERVICE_IDS}) == len(SERVICE_IDS), (
+        "one key a service"
+    )
 
 
 def test_the_config_gives_each_service_its_own_account() -> None:
