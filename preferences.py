@@ -20,7 +20,7 @@ import bpy
 
 from . import dependencies, language
 from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
-from .api.features import secrets
+from .api.features import secrets, service_access
 from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
@@ -244,12 +244,12 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.column(heading=language.text(words.PREFS_LIBRARY)).prop(self, "library_dir")
         layout.column(heading=language.text(words.PREFS_PROVENANCE)).prop(self, "credit_line")
 
-    def credentials(self, service: str = "") -> secrets.Credentials:
+    def credentials(self, service: str = "") -> service_access.Credentials:
         """A service's key and address (the chosen service's by default): the environment's over
         these preferences', a known service's own API origin where neither gives one."""
         sid = service_id(service or self.service)
         address = address_of(self, sid) if info(sid).needs_address else ""
-        return secrets.credentials(key_home(sid).read(), address, service=sid)
+        return service_access.credentials(key_home(sid).read(), address, service=sid)
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Which service first, then its key (and its address where Kiln does not know it), with what
@@ -283,7 +283,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
         wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
 
     def _draw_key(
-        self, col: bpy.types.UILayout, context: bpy.types.Context, chosen: secrets.Credentials
+        self, col: bpy.types.UILayout, context: bpy.types.Context, chosen: service_access.Credentials
     ) -> None:
         """Where the chosen service's keys are made, its key, where the key is kept or came from."""
         service = info(chosen.service)
@@ -378,7 +378,7 @@ def text_cost(context: bpy.types.Context | None = None) -> int | None:
     return get(context).text_cost or None
 
 
-def credentials(context: bpy.types.Context | None = None, service: str = "") -> secrets.Credentials:
+def credentials(context: bpy.types.Context | None = None, service: str = "") -> service_access.Credentials:
     """A service's key and address (the chosen service's by default): the environment's over the
     preferences'."""
     return get(context).credentials(service)
@@ -413,7 +413,9 @@ def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
         base_url=unnamed.base_url,
         api_key=unnamed.api_key,
         accounts=tuple(Account(found.service, found.base_url, found.api_key) for found in every),
-        poll_interval=secrets.poll_interval(prefs.poll_interval, unnamed.base_url, os.environ, *set_up),
+        poll_interval=service_access.poll_interval(
+            prefs.poll_interval, unnamed.base_url, os.environ, *set_up
+        ),
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
         import_in_place=prefs.import_in_place,

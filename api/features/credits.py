@@ -1,9 +1,9 @@
 """What a request costs in its service's credits, and what a run of them will cost before it is sent.
 
-Each service's published prices are its capabilities' (``api.services``): the interface document's
-service publishes image-to-3D prices only (2 credits at 1024, 4 at 1536, 1536 by default). Where a
-price is not published, the job's cost is unknown; for the interface service's text jobs the artist
-may enter their own figure (a preference). Estimates say how many jobs of unknown price they
+Each service's published prices are its capabilities' tiers (``api.services``), written in its own
+package. Where a price is not published, the job's cost is unknown; for the text jobs of a service at
+the artist's own address (whose prices Kiln cannot know) the artist may enter their own figure (a
+preference). Estimates say how many jobs of unknown price they
 leave out rather than guess; a run of more than one job with an unknown price is never taken as free
 (:meth:`CreditEstimate.exceeds`). Following a task by its id costs nothing: it was paid when it was
 sent.

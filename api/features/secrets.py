@@ -16,32 +16,26 @@ Where they go instead, by system:
 
 A key found in the private file while a system store works is moved into the store. All calls are
 quick (ctypes, or one small process); ``KeyHome`` keeps the key in memory and saves it on a thread
-of its own. Each service's key is a secret of its own (:func:`service_secret`). ``credentials``
-says where a service's key and address come from: the environment (the names its
-``ServiceInfo`` gives) over the preferences, and a known service's documented API origin when
-neither names one.
-``poll_interval`` says how often a service on this machine is asked (``ENV_POLL_INTERVAL``).
+of its own. Each service's key is a secret of its own (:func:`service_secret`); where a key and an
+address come from (the environment over the preferences) is :mod:`.service_access`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import urlsplit
 
 from .. import fs
-from ..checks.inputs import is_loopback_host
 from ..errors import KilnError, StorageError
-from ..services import info, old_records_service, service_id
+from ..services import old_records_service, service_id
 from ..words import Message, english, english_message, message
 from ..words import catalogue as words
 
@@ -52,9 +46,6 @@ log = logging.getLogger(__name__)
 
 SERVICE = "Kiln"
 TOOL_TIMEOUT = 5.0
-#: Seconds between polls of a service on this machine (the sandbox finishes a task in a tenth of a
-#: second); a service elsewhere is always polled at the preferences' pace, 2–3 s, as it asks.
-ENV_POLL_INTERVAL = "KILN_POLL_INTERVAL"
 
 
 @dataclass(frozen=True)
@@ -82,58 +73,6 @@ def service_secret(service: str) -> Secret:
     records' service's (``api.services.old_records_service``); every other service's has its id."""
     sid = service_id(service)
     return API_KEY if sid == old_records_service() else Secret(f"api_key_{sid.lower()}", words.SECRET_API_KEY)
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """The key and the address a service's jobs use, and whether each came from the environment
-    (``key_env`` and ``url_env`` name the variables, for the preferences' sentences)."""
-
-    api_key: str
-    base_url: str
-    key_from_environment: bool = False
-    url_from_environment: bool = False
-    service: str = ""
-    key_env: str = ""
-    url_env: str = ""
-
-
-def credentials(
-    preferred_key: str,
-    preferred_url: str,
-    environ: Mapping[str, str] = os.environ,
-    service: str = "",
-) -> Credentials:
-    """Where a service's key and address come from: the environment over the preferences, and a known
-    service's documented API origin (or a local server's usual address) where neither gives one (an
-    origin from the environment replaces it, the documented paths unchanged: ``check_web_url`` keeps
-    it HTTPS, loopback excepted). A service that takes no key is given none."""
-    found = info(service)
-    env_key = environ.get(found.key_env, "").strip()
-    env_url = environ.get(found.base_url_env, "").strip()
-    return Credentials(
-        api_key=(env_key or preferred_key.strip()) if found.needs_key else "",
-        base_url=env_url or preferred_url.strip() or found.api_origin or found.default_address,
-        key_from_environment=bool(env_key),
-        url_from_environment=bool(env_url),
-        service=found.id,
-        key_env=found.key_env,
-        url_env=found.base_url_env,
-    )
-
-
-def poll_interval(
-    preferred: float, base_url: str, environ: Mapping[str, str] = os.environ, *others: str
-) -> float:
-    """Seconds between polls: the environment's when every service Kiln may ask is on this machine
-    (``base_url`` and the ``others`` set up), else the preferences'."""
-    try:
-        asked = float(environ.get(ENV_POLL_INTERVAL, "").strip() or "nan")
-    except ValueError:
-        return preferred
-    urls = [url for url in (base_url, *others) if url]
-    local = bool(urls) and all(is_loopback_host(urlsplit(url).hostname) for url in urls)
-    return asked if local and math.isfinite(asked) and asked > 0 else preferred
 
 
 class KeyStoreError(KilnError):

@@ -19,7 +19,7 @@ from .capabilities import Capabilities
 class ServiceInfo:
     """A 3D generation service Kiln speaks to."""
 
-    #: The enum id scripts, agents and the farm use (``service='TRIPO'``) and jobs are stored with.
+    #: The enum id scripts, agents and the farm use (``service='<ID>'``) and jobs are stored with.
     id: str
     #: The service's own name, as artists know it (a brand: never translated).
     name: str

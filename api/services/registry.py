@@ -35,7 +35,7 @@ _lock = threading.Lock()
 def register_service(
     service: str, module: str, *, package: str = __package__ or "", old_records: bool = False
 ) -> None:
-    """Register ``service`` (its id, upper case: ``service='TRIPO'``) whose ``INFO`` is in ``module``
+    """Register ``service`` (its id, upper case, as scripts give it), whose ``INFO`` is in ``module``
     (absolute, or relative to ``package``: ``api.services`` by default), imported when first used.
 
     ``old_records``: data stored naming no service is this service's (one service only). Registering an
