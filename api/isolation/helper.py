@@ -46,6 +46,7 @@ from .errors import (
 )
 from .limits import HelperLimits
 from .memory import resident_bytes
+from .priority import creation_flags, run_below
 from .route import NO_BLENDER_PROGRAM
 
 log = logging.getLogger(__name__)
@@ -114,12 +115,13 @@ class _Child:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+                creationflags=creation_flags(),
             )
         except OSError as exc:
             raise HelperUnavailable(
                 details=f"the helper Blender could not start ({argv[0]}: {exc.strerror or exc})"
             ) from exc
+        run_below(self.process.pid)  # below the artist's Blender (``priority``)
         for target, name in ((self._read, "reader"), (self._watch, "memory")):
             threading.Thread(target=target, name=f"kiln-helper-{name}", daemon=True).start()
 
