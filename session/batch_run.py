@@ -74,6 +74,9 @@ def read(given: Given) -> batch.Batch | None:
 
 
 def _to_service(parsed: batch.Batch, given: Given) -> batch.Batch:
+    """Each line going to its own service (its ``service`` column), else to the batch's."""
+    from ..api.features import batch
+
     items = [batch.going_to(item, given.service, given.tier, given.options) for item in parsed.items]
     return replace(parsed, items=items)
 
