@@ -17,6 +17,7 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
+from ..api.features.credits import takes_text_cost
 from ..api.jobs.orders import request_order
 from ..api.services import info
 from ..api.words import Message, message
@@ -225,7 +226,7 @@ def _draw_generate_button(
         wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
     service = info(preferences.chosen_service(context))
-    if cost.unpriced and service.needs_address:  # the custom service's text price: the artist's figure
+    if cost.unpriced and takes_text_cost(service.id):  # a text price the artist's figure stands for
         hint = layout.column(align=True)
         wrapped_label(hint, context, text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
@@ -285,7 +286,7 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         if settings.mode == "TEXT":
             wrapped_label(layout, context, text(words.PROMPT_FROM_TEXT_BLOCK))
             layout.template_ID(settings, "prompt_text", new="text.new", open="text.open")
-            if service.needs_address:  # the image model of the interface document's text jobs
+            if service.capabilities.text_image_model:  # the image model that draws the prompt first
                 labeled_prop(layout, context, settings, "provider", text(words.ARG_PROVIDER.name))
                 labeled_prop(layout, context, settings, "quality", text(words.ARG_QUALITY.name))
                 wrapped_label(layout, context, text(words.SERVICE_VALUES_UNPUBLISHED), icon="INFO")
