@@ -258,7 +258,9 @@ class KilnPreferences(bpy.types.AddonPreferences):
         chosen = self.credentials()
         service = info(chosen.service)
         if not ((chosen.api_key or not service.needs_key) and chosen.base_url):
-            if service.needs_address:
+            if not service.needs_key:  # a server of the studio's own: its address alone
+                guide = language.text(words.PREFS_CONNECT_GUIDE_ADDRESS, service=service.name)
+            elif service.needs_address:
                 guide = language.text(words.PREFS_CONNECT_GUIDE)
             else:  # Kiln knows the address: the key alone, from the page Get a … API Key opens
                 guide = language.text(words.PREFS_CONNECT_GUIDE_KEY, service=service.name)

@@ -1100,6 +1100,10 @@ PREFS_CONNECT_GUIDE = (
     "(API Keys ▸ Create Secret Key). Paste them below, then press Test Connection."
 )
 #: The same for a service whose address Kiln knows (Tripo, Meshy, Hyper3D Rodin): only the key.
+PREFS_CONNECT_GUIDE_ADDRESS = (
+    "To connect, Kiln needs the address where {service} answers (its server's address and port; no key). "
+    "Type it below, then press Test Connection."
+)
 PREFS_CONNECT_GUIDE_KEY = (
     "To connect, Kiln needs your {service} API key: Get a {service} API Key opens the page where it is "
     "made. Paste it below, then press Test Connection."
