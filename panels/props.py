@@ -68,13 +68,13 @@ def _choices(service: str) -> dict[str, Any]:
     capabilities = info(service).capabilities
     tiers = list({tier.id: tier for tier in (*capabilities.text_tiers, *capabilities.image_tiers)}.values())
     tiers.sort(key=lambda tier: tier.id not in (capabilities.text_default, capabilities.image_default))
-    made: dict[str, Any] = {
-        tier_setting(service): EnumProperty(  # type: ignore[func-returns-value]
+    made: dict[str, Any] = {}
+    if tiers:  # a service of one quality offers no choice
+        made[tier_setting(service)] = EnumProperty(  # type: ignore[func-returns-value]
             name=words.OPTION_TIER.name,
             description=words.OPTION_TIER.tip,
             items=[(tier.id, tier.label.name, tier.label.tip) for tier in tiers],
         )
-    }
     if capabilities.styles:
         styles = [(style.id, style.label.name, style.label.tip) for style in capabilities.styles]
         made[style_setting(service)] = EnumProperty(  # type: ignore[func-returns-value]
