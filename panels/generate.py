@@ -138,7 +138,7 @@ def _draw_options(
             row.prop(settings, OPTION_SETTINGS[name], toggle=True)
     if "polygons" in offered:
         labeled_prop(col, context, settings, "option_polygons", text(words.ARG_POLYGONS.name))
-    if "style" in offered and capabilities.styles:
+    if "style" in offered and capabilities.styles and hasattr(settings, style_setting(service)):
         labeled_prop(col, context, settings, style_setting(service), text(words.ARG_STYLE.name))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recording_layout import draw, draw_preferences
 
 from sandbox.server import Sandbox
 
@@ -46,6 +47,12 @@ def test_a_service_registered_at_run_time_is_offered_everywhere(
     prefs = kiln_module("preferences").get()
     prefs.service = "TOY"
     assert kiln_module("preferences").chosen_service() == "TOY"
+    sidebar = draw(kiln_module("panels.generate").KILN_PT_generate, blender.context)
+    assert "service" in sidebar.props() and "generate_from_text" in " ".join(sidebar.operator_ids())
+    # The preferences ask for what the toy needs: its own key and its own address (none set in them).
+    shown = draw_preferences(kiln_module("preferences"))
+    assert {"api_key", "service_address"} <= set(shown.props())
+    assert kiln_module("preferences").credentials().base_url == toy.base_url  # KILN_TOY_BASE_URL
     # The agents' tool schemas.
     tools = {tool["name"]: tool for tool in kiln_module("api.agents.tools").listing()}
     for name in ("estimate_cost", "generate_from_text", "generate_from_image"):
