@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from api.isolation import priority
-from api.isolation.helper import _Child
+from api.isolation.child import HelperProcess
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX niceness, read on Linux")
 
@@ -25,7 +25,7 @@ def _niceness(pid: int) -> int:
 
 def test_the_helper_child_starts_below_this_process() -> None:
     mine = _niceness(os.getpid())
-    child = _Child([sys.executable, "-c", "import time; time.sleep(30)"], ceiling=2**34)
+    child = HelperProcess([sys.executable, "-c", "import time; time.sleep(30)"], ceiling=2**34)
     try:
         assert _niceness(child.pid) == min(priority.MOST_NICE, mine + priority.NICER_BY) > mine
         assert _niceness(os.getpid()) == mine, "only the child is lowered"
