@@ -223,9 +223,7 @@ class SecretService:
     ) -> subprocess.CompletedProcess[str]:
         command = [self.tool, verb, *extra, "service", SERVICE, "account", self.secret.account]
         try:
-            result = subprocess.run(
-                command, input=key, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False
-            )
+            result = _run_below(command, key)
         except (OSError, subprocess.SubprocessError) as exc:
             details = f"secret-tool {verb}: {exc}"
             raise KeyStoreError(words.KEYRING_NO_ANSWER, details=details, what=_said(self.secret)) from None
@@ -234,6 +232,29 @@ class SecretService:
             details = f"secret-tool {verb}: {said[0]}"
             raise KeyStoreError(words.KEYRING_REFUSED_KEY, details=details, what=_said(self.secret))
         return result
+
+
+def _run_below(command: list[str], given: str) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end with ``given`` on its standard input, below the artist's Blender
+    (``api.isolation.priority``), within :data:`TOOL_TIMEOUT` (killed past it)."""
+    from ..isolation.priority import creation_flags, run_below  # not loaded while Kiln registers
+
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        creationflags=creation_flags(),
+    ) as process:
+        run_below(process.pid)
+        try:
+            out, err = process.communicate(given, timeout=TOOL_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def system_store(directory: Path, secret: Secret = API_KEY) -> KeyStore | None:
