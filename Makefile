@@ -28,13 +28,15 @@ $(VENV_LTS)/.stamp: requirements/lts.txt requirements/common.txt
 	$(PY_LTS) -m pip install --quiet --disable-pip-version-check -r requirements/lts.txt
 	touch $@
 
-# The Khronos glTF validator (npm), which the provenance tests run on an exported GLB; skipped with a
+# npm packages the tests run (requirements/node.txt): the Khronos glTF validator (the provenance tests
+# run it on an exported GLB) and Meshy's own client, @meshy-ai/meshy-mcp-server (its wire against
+# Kiln's stand-in: tests/python/services/test_meshy_vendor_contract.py); each test skips with a
 # sentence where this machine has no npm.
 NODE := .node
 $(NODE)/.stamp: requirements/node.txt
 	rm -rf $(NODE)
 	if command -v npm >/dev/null; then npm install --silent --no-audit --no-fund --prefix $(NODE) $$(cat requirements/node.txt); \
-	else echo "npm not found: the glTF validator's test will be skipped"; mkdir -p $(NODE); fi
+	else echo "npm not found: the glTF validator's and the vendor clients' tests will be skipped"; mkdir -p $(NODE); fi
 	touch $@
 
 venv: $(VENV)/.stamp $(VENV_LTS)/.stamp $(NODE)/.stamp
@@ -52,7 +54,7 @@ typecheck: $(VENV)/.stamp
 # by side with the window suite: most of their time is spent waiting on jobs, helpers and windows.
 pytest: pytest-plain pytest-newest pytest-lts
 
-pytest-plain: $(VENV)/.stamp
+pytest-plain: $(VENV)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 

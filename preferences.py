@@ -26,6 +26,7 @@ from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
 from .api.features.credits import takes_text_cost
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
+from .api.service.origin import host_label
 from .api.services import info, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
@@ -257,7 +258,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "service")
         chosen = self.credentials()
         service = info(chosen.service)
-        if not ((chosen.api_key or not service.needs_key) and chosen.base_url):
+        if service.local:  # a studio's own server: no key asked, where its jobs run said
+            host = host_label(chosen.base_url)
+            wrapped_label(col, context, language.text(words.LOCAL_RUNS_ON_SERVER, host=host), icon="DESKTOP")
+        elif not ((chosen.api_key or not service.needs_key) and chosen.base_url):
             if not service.needs_key:  # a server of the studio's own: its address alone
                 guide = language.text(words.PREFS_CONNECT_GUIDE_ADDRESS, service=service.name)
             elif service.needs_address:

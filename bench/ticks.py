@@ -4,6 +4,11 @@ Row 1: with 1, 10 and 100 jobs in flight, the sandbox so slow that no job finish
 measure, so every beat is pure bookkeeping: drain the workers' events, look for a finished job,
 tag the Sidebar. Beats come faster than the timer's 0.25 s to get enough samples.
 
+Beside each watcher beat the loop times a reference beat: fixed pure-Python work sized (at the
+start of the run) to last what a watcher beat lasts on a calm machine. Both are sampled in turn,
+so a machine that stalls or slows this process moves both alike, and row 1 is also judged on the
+ratio of their p99s.
+
 Row 8: the longest UI-thread stall in Kiln code while 100 jobs change state — sent, queued,
 running (progress), downloading, ready — with a history of finished jobs already in the store.
 The beat runs every 0.25 s like the timer, so each one drains what piled up meanwhile.
@@ -26,6 +31,8 @@ from bench.store import seed
 IN_FLIGHT = (1, 10, 100)
 TICKS = 250
 TICK_EVERY = 0.02
+#: What the reference beat lasts on a calm machine: a watcher beat's median there (RESULTS.md).
+REFERENCE_BEAT_S = 0.0005
 SLOW = 0.05  # sandbox speed: a task takes well over a minute
 
 CHANGING = 100
@@ -40,6 +47,7 @@ def run() -> dict[str, dict[str, float]]:
     jobs = addon.module("api.jobs")
     watcher = addon.module("session.watcher")
     results = {}
+    work = _reference_work(REFERENCE_BEAT_S)
     with sandbox_process(SLOW) as base_url:
         addon.use_service(base_url, KEY)
         for count in IN_FLIGHT:
@@ -49,14 +57,21 @@ def run() -> dict[str, dict[str, float]]:
             requests = [jobs.JobRequest(kind="text", prompt=f"a chair {i}") for i in range(count)]
             ids = [engine.submit(request, origin=origin).id for request in requests]
             _wait_in_flight(engine, ids)
-            samples = []
+            samples, reference = [], []
             for _ in range(TICKS):
                 start = time.perf_counter()
                 watcher.beat()
                 samples.append(time.perf_counter() - start)
-                time.sleep(TICK_EVERY)
+                time.sleep(TICK_EVERY / 2)
+                start = time.perf_counter()
+                _reference_beat(work)
+                reference.append(time.perf_counter() - start)
+                time.sleep(TICK_EVERY / 2)
             assert all(job.state.is_active for job in engine.jobs()), "a job finished: imports would count"
-            results[str(count)] = summary_ms(samples)
+            results[str(count)] = {
+                **summary_ms(samples),
+                **{f"reference_{name}": value for name, value in summary_ms(reference).items()},
+            }
             for job_id in ids:
                 engine.cancel(job_id)
         addon.reset_jobs()
@@ -112,6 +127,27 @@ def run_state_changes(history: int = HISTORY) -> dict[str, float]:
         "history": float(history),
         "seconds": seconds,
     }
+
+
+def _reference_beat(work: int) -> int:
+    """Fixed work, the same every call: what the machine does to it, it does to the watcher too."""
+    total = 0
+    for i in range(work):
+        total += i * i % 7
+    return total
+
+
+def _reference_work(seconds: float) -> int:
+    """How many loop rounds of :func:`_reference_beat` last ``seconds`` here (the fastest of a few tries)."""
+    rounds = 10_000
+    fastest = min(_timed(rounds) for _ in range(20))
+    return max(1, round(rounds * seconds / fastest))
+
+
+def _timed(rounds: int) -> float:
+    start = time.perf_counter()
+    _reference_beat(rounds)
+    return time.perf_counter() - start
 
 
 def _wait_in_flight(engine: Any, ids: list[str], timeout: float = 60.0) -> None:

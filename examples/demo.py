@@ -1,11 +1,12 @@
 """`make demo`: Kiln end to end against the local sandbox — no key, no network.
 
-Starts the sandbox and the stand-ins of Tripo, Meshy and Hyper3D Rodin, each on a free loopback
-port, runs Blender headless (the bpy module) in its own throw-away user folder with Kiln enabled
-from this working tree, generates one text prompt, one concept image and a three-prompt batch on
-the interface document's service and one prompt through each other service, and writes to
-demo-out/: kiln-demo.blend, a rendered kiln-demo.png and summary.json. Prints a summary, stops the
-stand-ins, exits 0.
+Starts the sandbox and the stand-ins of Tripo, Meshy, Hyper3D Rodin, fal.ai, ComfyUI and
+Hunyuan3D's server, each on a free loopback port, runs Blender headless (the bpy module) in its own
+throw-away user folder with Kiln enabled from this working tree, generates one text prompt, one
+concept image and a three-prompt batch on the interface document's service, one prompt through each
+other cloud service (the concept image through fal.ai, which takes no prompt) and the concept image
+through each studio server, and writes to demo-out/: kiln-demo.blend, a rendered kiln-demo.png and
+summary.json. Prints a summary, stops the stand-ins, exits 0.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ OTHER_SERVICES = (
     ("MESHY", "meshy", "msy_live_kilndemo00000000", "KILN_MESHY", "a wooden stool"),
     ("RODIN", "rodin", "rodin_live_kilndemo0000000", "KILN_RODIN", "a stone garden lamp"),
 )
+#: The services that take an image only: the concept image goes there.
+IMAGE_SERVICES = (("FAL", "fal", "fal_live_kilndemo00000000", "KILN_FAL", ""),)
+#: The studio's own servers (no key): their stand-in and where Kiln reads its address; the concept
+#: image goes to each.
+LOCAL_SERVICES = (("COMFYUI", "comfyui", "KILN_COMFYUI"), ("HUNYUAN3D", "hunyuan3d", "KILN_HUNYUAN3D"))
 GAP = 0.5
 WIDTH, HEIGHT = 960, 540
 MARGIN = 1.1
@@ -71,11 +77,16 @@ def main() -> int:
     os.environ["KILN_BASE_URL"], os.environ["KILN_API_KEY"] = base_url, DEMO_KEY
     stand_ins = [sandbox]
     try:
-        for service, standin, key, variable, _prompt in OTHER_SERVICES:
+        for service, standin, key, variable, _prompt in OTHER_SERVICES + IMAGE_SERVICES:
             process, url = start_sandbox(args.speed, standin, key)
             stand_ins.append(process)
             print(f"{service.title()} stand-in at {url}", flush=True)
             os.environ[f"{variable}_BASE_URL"], os.environ[f"{variable}_API_KEY"] = url, key
+        for service, standin, variable in LOCAL_SERVICES:
+            process, url = start_sandbox(args.speed, standin)
+            stand_ins.append(process)
+            print(f"{service.title()} stand-in at {url}", flush=True)
+            os.environ[f"{variable}_BASE_URL"] = url
         return run(args.out.resolve(), work)
     finally:
         for process in stand_ins:
@@ -119,6 +130,10 @@ def run(out: Path, work: Path) -> int:
     for service, _standin, _key, _variable, prompt in OTHER_SERVICES:
         print(f"{kiln.api.services.info(service).name}: “{prompt}”", flush=True)
         bpy.ops.kiln.generate_from_text(prompt=prompt, service=service)
+        before = line_up(kiln, before)
+    for service in [entry[0] for entry in IMAGE_SERVICES + LOCAL_SERVICES]:
+        print(f"{kiln.api.services.info(service).name}: {image.name}", flush=True)
+        bpy.ops.kiln.generate_from_image(filepath=str(image), service=service)
         before = line_up(kiln, before)
     print(f"Batch: {PROMPTS.relative_to(ROOT)}", flush=True)
     high = kiln.session.placement.world_bounds(kiln_objects(bpy))[1]

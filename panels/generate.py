@@ -17,8 +17,10 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
+from ..api.features import service_access
 from ..api.features.credits import takes_text_cost
 from ..api.jobs.orders import request_order
+from ..api.service.origin import host_label
 from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
@@ -104,12 +106,26 @@ class KILN_PT_generate(bpy.types.Panel):
         settings = scene_settings(context)
         service = preferences.chosen_service(context)
         labeled_prop(layout, context, preferences.get(context), "service", text(words.OPTION_SERVICE.name))
+        _draw_where_it_runs(layout, context, service)
         layout.row().prop(settings, "mode", expand=True)
         if settings.mode == "TEXT":
             _draw_text_inputs(layout, context, settings, service)
         else:
             _draw_image_inputs(layout, context, settings, service)
         _draw_generate_button(layout, context, settings)
+
+
+def _draw_where_it_runs(layout: bpy.types.UILayout, context: bpy.types.Context, service: str) -> None:
+    """A studio's own server: where a job runs (it costs no credits), and its model's licence note."""
+    found = info(service)
+    if not found.local:
+        return
+    # The address from the environment, the preferences or the default: no key store is read while drawing.
+    address = preferences.address_of(preferences.get(context), service)
+    host = host_label(service_access.credentials("", address, service=service).base_url)
+    wrapped_label(layout, context, text(words.LOCAL_RUNS_ON_SERVER, host=host), icon="DESKTOP")
+    if found.notice:
+        wrapped_label(layout, context, text(found.notice), icon="ERROR")
 
 
 def _draw_tier(

@@ -66,7 +66,9 @@ def _choices(service: str) -> dict[str, Any]:
     Fixed choices, one setting a service: Blender 4.2 crashes as it exits when an enum's choices
     come from a function (its strings outlive Python's module teardown)."""
     capabilities = info(service).capabilities
-    tiers = list({tier.id: tier for tier in (*capabilities.text_tiers, *capabilities.image_tiers)}.values())
+    # The tiers offered today: one its service has retired is never a choice (a job naming it is refused).
+    offered = (*capabilities.tiers("text"), *capabilities.tiers("image"))
+    tiers = list({tier.id: tier for tier in offered}.values())
     tiers.sort(key=lambda tier: tier.id not in (capabilities.text_default, capabilities.image_default))
     made: dict[str, Any] = {}
     if tiers:  # a service of one quality offers no choice

@@ -103,7 +103,9 @@ OPTION_FIELDS: dict[str, Field] = {
         1_000_000,
         whole=True,
     ),
-    "style": Text("One of the service's own style ids (for example Tripo's 'object:clay').", 60),
+    "style": Text(
+        "One of the service's own style ids (for example Meshy's 'sculpture'), where it has styles.", 60
+    ),
 }
 VIEW_SIDES = ("back", "left", "right")
 #: More views of the same object after the front, each given the same ways as the front.

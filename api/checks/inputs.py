@@ -61,11 +61,12 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
-def url_problem(url: str) -> Entry | None:
+def url_problem(url: str, *, plain_http: bool = False) -> Entry | None:
     """Why a web address is refused before any connection (a catalogue sentence whose ``url`` names
     it); None when it is usable.
 
-    Refused: anything but http(s), plain http beyond this computer, user info (``user@``),
+    Refused: anything but http(s), plain http beyond this computer (allowed with ``plain_http``: a
+    server of the studio's own that is sent no key, ``ServiceInfo.needs_key``), user info (``user@``),
     backslashes, white space or control characters (parsers disagree on such addresses, which
     can send a request, and the key, to a host other than the one Kiln judged).
     """
@@ -87,7 +88,7 @@ def url_problem(url: str) -> Entry | None:
         return words.ADDRESS_BAD_PORT
     if not parts.hostname:
         return words.ADDRESS_NO_HOST
-    if scheme == "http" and not is_loopback_host(parts.hostname):
+    if scheme == "http" and not plain_http and not is_loopback_host(parts.hostname):
         return words.ADDRESS_NOT_HTTPS
     return None
 
@@ -106,7 +107,7 @@ def problem_words(problem: Entry, url: str) -> str:
 _EMPTY = {"service URL": words.SERVICE_ADDRESS_MISSING, "webhook URL": words.WEBHOOK_ADDRESS_EMPTY}
 
 
-def check_web_url(url: object, what: str) -> str:
+def check_web_url(url: object, what: str, *, plain_http: bool = False) -> str:
     """Return ``url`` stripped if :func:`url_problem` finds nothing; else raise InputError.
 
     ``what`` says what the address is for ("service URL", "image URL", "webhook URL"): it picks the
@@ -115,7 +116,7 @@ def check_web_url(url: object, what: str) -> str:
     if not isinstance(url, str) or not url.strip():
         raise InputError(_EMPTY.get(what, words.IMAGE_ADDRESS_EMPTY))
     url = url.strip()
-    problem = url_problem(url)
+    problem = url_problem(url, plain_http=plain_http)
     if problem is not None:
         raise InputError(
             problem, details=f"the {what}", url=shown_url(url), length=len(url), limit=MAX_URL_CHARS

@@ -62,6 +62,8 @@ class CreditEstimate:
     known: int
     unpriced: int = 0
     jobs: int = 0
+    #: Jobs that run on the studio's own server (``ServiceInfo.local``): they cost no credits.
+    local: int = 0
 
     def exceeds(self, limit: int) -> bool:
         """More than ``limit`` for sure, or a price that cannot be held against it: a job of unknown
@@ -72,6 +74,8 @@ class CreditEstimate:
     def message(self) -> Message:
         """The estimate in plain numbers: "4 credits", "price unknown", "8 credits and 1 text job of
         unknown price" (a count inside a sentence is a message of its own, said first)."""
+        if self.jobs and self.local == self.jobs:
+            return message(words.LOCAL_NO_CREDITS)
         credits = message(words.CREDITS_COUNT, n=self.known)
         if not self.unpriced:
             return credits
@@ -92,12 +96,13 @@ class CreditEstimate:
 
 def estimate(requests: Iterable[Priced], text_cost: int | None = None) -> CreditEstimate:
     """What sending ``requests`` will cost, with the artist's text price (None: not set) where known."""
-    known = unpriced = jobs = 0
+    known = unpriced = jobs = local = 0
     for request in requests:
         jobs += 1
+        local += info(request.service_id).local
         cost = request_cost(request, text_cost)
         if cost is None:
             unpriced += 1
         else:
             known += cost
-    return CreditEstimate(known, unpriced, jobs)
+    return CreditEstimate(known, unpriced, jobs, local)

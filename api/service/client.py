@@ -88,6 +88,9 @@ class ServiceClient:
     (bytes per second, window seconds).
     """
 
+    #: The word before the key in ``Authorization`` (a service's client sets its own, e.g. fal's ``Key``).
+    auth_scheme = "Bearer"
+
     def __init__(
         self,
         base_url: str,
@@ -101,16 +104,16 @@ class ServiceClient:
         retry: RetryPolicy = DEFAULT_POLICY,
         cancel_event: threading.Event | None = None,
     ) -> None:
-        base = check_web_url(base_url, "service URL")
+        # A service that needs no key (ServiceInfo.needs_key) is sent none, and then plain http is fine.
+        needs_key = getattr(getattr(self, "info", None), "needs_key", True)
+        keyless = not needs_key and not str(api_key or "").strip()
+        base = check_web_url(base_url, "service URL", plain_http=keyless)
         parts = urlsplit(base)
         if parts.query or parts.fragment:
             raise InputError(words.SERVICE_ADDRESS_HAS_QUERY, url=shown_url(base))
-        described = getattr(self, "info", None)
-        needs_key = getattr(described, "needs_key", True)
-        api_key = api_key.strip() if isinstance(api_key, str) else ""
-        if needs_key and not api_key:
+        if not isinstance(api_key, str) or not (api_key.strip() or keyless):
             raise InputError(words.API_KEY_MISSING)
-        # A service that takes no key is sent none: no Authorization header (``Transport.send``).
+        api_key = api_key.strip()
         if api_key and not re.fullmatch(r"[\x21-\x7e]+", api_key):
             # Checked here because requests would quote the bad header value, key and all, in its error.
             raise InputError(words.API_KEY_MALFORMED)
@@ -128,7 +131,9 @@ class ServiceClient:
             user_agent=user_agent,
             # A service with a documented origin asks its documented paths: a 404 or 410 there that is
             # not about a task says the service moved on (update Kiln), not that an address is wrong.
-            paths_documented=bool(getattr(described, "api_origin", "")),
+            paths_documented=bool(getattr(getattr(self, "info", None), "api_origin", "")),
+            auth_scheme=self.auth_scheme,
+            plain_http=keyless,
         )
         self.retry = retry
         self._cancel_event = cancel_event
@@ -293,7 +298,7 @@ class ServiceClient:
             ) from None
         try:
             task = self._task_from_submit(data)
-            if self._repeats_key(task.id):
+            if self._key and self._key in task.id:
                 raise ValueError("the task id repeats the API key")
             return task.redacted(self._key)
         except KilnError:  # the service said in its answer that it made no task
@@ -332,7 +337,7 @@ class ServiceClient:
         return task_id if task_id_problem(task_id) is None and not self._repeats_key(task_id) else None
 
     def _repeats_key(self, text: str) -> bool:
-        """``text`` holds the key (never true of a service that takes none)."""
+        """Whether a text from the service holds the key (never, for a client sent no key)."""
         return bool(self._key) and self._key in text
 
     def _shown_id(self, value: object) -> str:

@@ -29,10 +29,10 @@ def connect_origin(url: str) -> Origin:
     return scheme, host, parts.port or (443 if scheme == "https" else 80)
 
 
-def address_problem(url: str) -> Entry | None:
+def address_problem(url: str, *, plain_http: bool = False) -> Entry | None:
     """Why Kiln will not open ``url`` (a catalogue sentence whose ``url`` names it), or None: the
-    shared checks plus both parsers agreeing."""
-    problem = url_problem(url)
+    shared checks plus both parsers agreeing (``plain_http``: a keyless exchange may use http anywhere)."""
+    problem = url_problem(url, plain_http=plain_http)
     if problem is not None:
         return problem
     try:

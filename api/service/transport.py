@@ -58,8 +58,13 @@ class Transport:
         timeout: tuple[float, float],
         user_agent: str,
         paths_documented: bool = False,
+        auth_scheme: str = "Bearer",
+        plain_http: bool = False,
     ) -> None:
-        problem = address_problem(base_url)
+        # A service sent no key (a studio's own server) may be reached over plain http beyond this
+        # computer; a key goes only over HTTPS or to this computer, whatever the caller asks.
+        self._plain_http = plain_http and not key
+        problem = address_problem(base_url, plain_http=self._plain_http)
         if problem is not None:
             raise InputError(problem, details="the service URL", url=shown_url(base_url))
         self.base_url = base_url
@@ -67,6 +72,8 @@ class Transport:
         self.user_agent = user_agent
         #: The paths asked for are the service's own documented ones (see ``answers.error_for``'s ``moved``).
         self.paths_documented = paths_documented
+        #: The word before the key in ``Authorization`` (fal.ai's queue wants ``Key``, the rest ``Bearer``).
+        self.auth_scheme = auth_scheme
         self._key = key
         self._origin: Origin = connect_origin(requests.Request("GET", base_url).prepare().url or base_url)
         # A service on this computer (the sandbox) may send local addresses; a remote one may not:
@@ -103,7 +110,7 @@ class Transport:
 
     def problem(self, url: str) -> Entry | None:
         """Why Kiln will not open ``url`` from this service, or None (see :func:`.origin.address_problem`)."""
-        problem = address_problem(url)
+        problem = address_problem(url, plain_http=self._plain_http)
         if problem is None and not self._local_base and is_local_host(connect_origin(url)[1]):
             return words.ADDRESS_LOCAL
         return problem
@@ -127,7 +134,7 @@ class Transport:
             raise UnsafeAddressError(what="web address", problem=problem_words(problem, loggable(target)))
         with_key = bool(self._key) and connect_origin(target) == self._origin
         if with_key:
-            prepared.headers["Authorization"] = f"Bearer {self._key}"
+            prepared.headers["Authorization"] = f"{self.auth_scheme} {self._key}"
         guard = current_guard()
         remaining = guard.remaining() if guard is not None else None
         connect = self.timeout[0] if remaining is None else max(0.05, min(self.timeout[0], remaining))

@@ -1,7 +1,8 @@
 """The services room: every 3D generation service Kiln speaks to, behind one interface.
 
 One package per service, each holding every constant of that service: ``interface`` (the custom
-service: Kiln's interface document, at the artist's address), ``tripo``, ``meshy``, ``rodin``. A
+service: Kiln's interface document, at the artist's address), ``tripo``, ``meshy``, ``rodin``,
+``fal`` (fal.ai), and the studio's own servers ``comfyui`` and ``hunyuan3d`` (no key, no credits). A
 package's ``__init__`` is its :class:`~.info.ServiceInfo` (light: read while the Sidebar draws); its
 ``client`` module is the wire, loaded by a worker when first used. A service is known by one
 registering line below (:func:`~.registry.register_service`, after fsspec's registry); every list
@@ -48,6 +49,9 @@ register_service("INTERFACE", ".interface", old_records=True)
 register_service("TRIPO", ".tripo")
 register_service("MESHY", ".meshy")
 register_service("RODIN", ".rodin")
+register_service("FAL", ".fal")
+register_service("COMFYUI", ".comfyui")
+register_service("HUNYUAN3D", ".hunyuan3d")
 
 
 def make_client(service: str, base_url: str, api_key: str, **options: Any) -> GenerationService:

@@ -45,6 +45,9 @@ class ServiceInfo:
     #: The service runs on the artist's or studio's own machine: it costs no credits, and the Sidebar
     #: says where a job runs.
     local: bool = False
+    #: A sentence of the catalogue shown beside the service's choice ("" : none), such as a model
+    #: licence's limits.
+    notice: str = ""
     #: The words the service menu says, where the name alone does not say what the service is (the
     #: custom service's, translated); None: its name, and a tooltip made from what it needs.
     label: Label | None = None

@@ -1335,6 +1335,11 @@ OPTION_SERVICE_INTERFACE = Label(
 SERVICE_TIP_KEY = "{service}: your {service} API key, and its credits"
 SERVICE_TIP_ADDRESS = "{service}: a server you reach at its address, with no API key"
 SERVICE_TIP_LOCAL = "{service}: a server on your own or your studio's machine, at its address; no credits"
+OPTION_SERVICE_FAL = Label("fal.ai", "fal.ai: your fal.ai API key; fal bills each model in dollars")
+OPTION_SERVICE_COMFYUI = Label("ComfyUI", "ComfyUI on your studio's own GPU machine: no key, no credits")
+OPTION_SERVICE_HUNYUAN3D = Label(
+    "Hunyuan3D Server", "Hunyuan3D's own server on your studio's GPU machine: no key, no credits"
+)
 GET_SERVICE_KEY = "Get a {service} API Key"
 ARG_PBR = Label(
     "PBR Materials", "Ask for physically based materials (base colour, metal, roughness, normal maps)"
@@ -1440,14 +1445,6 @@ TRIPO_TIER_V31_DETAILED = Label(
     "v3.1 Detailed", "Tripo's model v3.1 with detailed textures: sharper, costs more"
 )
 TRIPO_TIER_P1 = Label("P1", "Tripo's model P1: clean low-poly topology, costs the most")
-TRIPO_STYLE_CARTOON = Label("Cartoon", "Turns a person into a cartoon character")
-TRIPO_STYLE_VENOM = Label("Venom", "Gives an animal a dark, glossy, slimy look")
-TRIPO_STYLE_CLAY = Label("Clay", "Makes the object look modelled in clay")
-TRIPO_STYLE_STEAMPUNK = Label("Steampunk", "Brass, gears and rivets on the object")
-TRIPO_STYLE_CHRISTMAS = Label("Christmas", "A festive Christmas look for the object")
-TRIPO_STYLE_BARBIE = Label("Barbie", "A pink, doll-like look for the object")
-TRIPO_STYLE_GOLD = Label("Gold", "Makes the model look cast in gold")
-TRIPO_STYLE_BRONZE = Label("Ancient Bronze", "Makes the model look cast in old bronze")
 TRIPO_CONTENT_REFUSED = (
     "Tripo refused this prompt or image under its content policy, so nothing was made. "
     "Change the prompt or the image, then try again."
@@ -1468,6 +1465,11 @@ TRIPO_TOO_MANY_JOBS = (
     "Tripo is already making as many of your jobs as your account allows at once. "
     "Kiln tries again later; run fewer jobs at once to avoid the wait."
 )
+TRIPO_OLD_API_JOB_GONE = (
+    "Tripo no longer knows this job: Kiln sent it to Tripo's old API, which Tripo shut down on "
+    "31 October 2026. Kiln sent nothing again and nothing more was charged; the job's ID at Tripo "
+    "is in the details."
+)
 TRIPO_MODEL_OUTDATED = (
     "Tripo no longer offers this model version. Pick another model in the Sidebar, then try again."
 )
@@ -1475,20 +1477,15 @@ TRIPO_POLYGONS_OUT_OF_RANGE = (
     "Tripo takes a polygon budget from {low:,} to {high:,}, so nothing was sent. "
     "Set one in that range, or 0 to let Tripo choose."
 )
-TRIPO_STYLE_UNKNOWN = "Tripo has no style called “{style}”, so nothing was sent. Pick one the Sidebar offers."
 TRIPO_OPTION_UNREADABLE = "Kiln could not read the “{option}” choice, so nothing was sent to Tripo."
 
 # ------------------------------------------------------------------ Meshy
-MESHY_TIER_6 = Label("Meshy 6", "Meshy's newest model: the most detail, the higher price")
-MESHY_TIER_5 = Label("Meshy 5", "Meshy's previous model: less detail, a lower price")
-MESHY_STYLE_REALISTIC = Label("Realistic", "A lifelike object with realistic materials")
-MESHY_STYLE_SCULPTURE = Label("Sculpture", "A sculpted look, with materials of its own")
+MESHY_TIER_7_1 = Label("Meshy 7.1", "Meshy's current model, the one it recommends: the most detail")
+MESHY_TIER_6 = Label("Meshy 6", "Meshy's previous model, still supported")
+MESHY_TIER_5 = Label("Meshy 5", "Meshy retired this model on 2026-10-10")
 MESHY_CONTENT_REFUSED = (
     "{service} refused this prompt or image under its content policy, so no mesh was made. "
     "Change the prompt or the image, then try again."
-)
-MESHY_STYLE_TEXT_ONLY = (
-    "{service} takes a style only for a prompt, so nothing was sent. Leave the style out for an image."
 )
 MESHY_IMAGE_FORMAT = (
     "{service} takes PNG and JPEG images only, so nothing was sent. "
@@ -1506,7 +1503,14 @@ MESHY_POLYGONS_RANGE = (
 # ------------------------------------------------------------------ Hyper3D Rodin
 # Hyper3D Rodin's tiers (their names are Rodin's own) and what only Rodin says.
 
-RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's newest and most detailed model")
+RODIN_TIER_25_EXTREME_LOW = Label("Gen-2.5 Extreme Low", "Rodin Gen-2.5, fastest: simple assets")
+RODIN_TIER_25_LOW = Label("Gen-2.5 Low", "Rodin Gen-2.5: clean assets and small hard-surface props")
+RODIN_TIER_25_MEDIUM = Label("Gen-2.5 Medium", "Rodin Gen-2.5: balanced structure and detail")
+RODIN_TIER_25_HIGH = Label("Gen-2.5 High", "Rodin Gen-2.5: richer structure and smooth surfaces")
+RODIN_TIER_25_EXTREME_HIGH = Label(
+    "Gen-2.5 Extreme High", "Rodin Gen-2.5, most detailed: fine, high-frequency detail (1 credit)"
+)
+RODIN_TIER_GEN2 = Label("Gen-2", "Rodin's previous generation")
 RODIN_TIER_REGULAR = Label("Regular", "Balanced quality, the service's default")
 RODIN_TIER_DETAIL = Label("Detail", "More surface detail and higher resolution")
 RODIN_TIER_SMOOTH = Label("Smooth", "Clean, smooth surfaces with sharp edges")
@@ -1526,4 +1530,75 @@ RODIN_OUT_OF_CREDITS = (
 RODIN_POLYGONS_OUT_OF_RANGE = (
     "{service} makes meshes of {low:,} to {high:,} polygons, so nothing was sent for {value}. "
     "Choose a number in that range, or 0 to let the service choose."
+)
+
+# ------------------------------------------------------------------------------ fal.ai
+FAL_TIER_TRELLIS = Label("TRELLIS", "Microsoft's TRELLIS on fal.ai: fal lists $0.02 a mesh")
+FAL_TIER_TRELLIS_2 = Label(
+    "TRELLIS.2", "Microsoft's TRELLIS.2 on fal.ai, with PBR textures: fal lists $0.30 a mesh"
+)
+FAL_TIER_HUNYUAN3D_V2 = Label(
+    "Hunyuan3D 2", "Tencent's Hunyuan3D 2 on fal.ai, textured: fal lists $0.48 a mesh"
+)
+FAL_TIER_HUNYUAN3D_V2_SHAPE = Label(
+    "Hunyuan3D 2 Shape",
+    "Tencent's Hunyuan3D 2 on fal.ai, shape only, without textures: fal lists $0.16 a mesh",
+)
+FAL_KEY_REJECTED = (
+    "fal.ai did not accept your API key. Check the key in Kiln's preferences, "
+    "or make a new one at fal.ai/dashboard/keys."
+)
+FAL_BALANCE_EXHAUSTED = (
+    "fal.ai locked your account because its balance is used up. Add funds at fal.ai/dashboard/billing, "
+    "then send the job again."
+)
+
+# ------------------------------------------------------------------ servers of the studio's own
+# ComfyUI and Hunyuan3D's own server: they run on the studio's machine, take no key, cost no credits.
+
+LOCAL_NO_CREDITS = "no credits (your own server)"
+LOCAL_RUNS_ON_SERVER = "Runs on your studio's server at {host}: costs no credits, needs no key."
+LOCAL_SERVICE_CONNECTED = "{service} answers at {host}."
+LOCAL_RETEXTURE_NEEDS_IMAGE = (
+    "{service} textures a mesh from an image only, so nothing was sent. Give an image as the style."
+)
+
+COMFYUI_TIER_HUNYUAN3D_21 = Label(
+    "Hunyuan3D 2.1", "Hunyuan3D-2.1 with ComfyUI's own nodes: a mesh without textures"
+)
+COMFYUI_TIER_TRELLIS_2 = Label("TRELLIS.2", "TRELLIS.2 with ComfyUI's own nodes: a mesh with its colours")
+COMFYUI_TIER_STUDIO = Label(
+    "Studio Workflow", "Your studio's own ComfyUI workflow, the file named by KILN_COMFYUI_WORKFLOW"
+)
+COMFYUI_MISSING = (
+    "{service} at {host} lacks what this workflow needs, so nothing was sent: {missing}. "
+    "Install it on the server (Kiln's ComfyUI page says how), then try again."
+)
+COMFYUI_WORKFLOW_UNUSABLE = (
+    "Kiln cannot use the ComfyUI workflow “{name}”, so nothing was sent. Save it in API format, "
+    "with one Load Image node and one Save GLB node."
+)
+COMFYUI_WORKFLOW_REFUSED = (
+    "{service} refused the workflow, so nothing was queued. The details say which node and input it "
+    "objected to."
+)
+
+HUNYUAN3D_TIER_SERVER = Label("Your Server's Model", "The Hunyuan3D model your server loaded (2.0 or 2.1)")
+HUNYUAN3D_LICENCE = (
+    "Hunyuan3D's licence does not cover the European Union, the United Kingdom or South Korea. "
+    "Check that your studio may use it there."
+)
+HUNYUAN3D_TEXTURE_NEEDED = (
+    "{service}'s 2.1 server only finishes jobs with textures, so nothing was sent. Turn Texture on."
+)
+HUNYUAN3D_NO_RETEXTURE = (
+    "{service}'s 2.1 server cannot texture a mesh it is sent, so nothing was sent. Its 2.0 server can."
+)
+HUNYUAN3D_POLYGONS_RANGE = (
+    "{service} textures meshes of {low:,} to {high:,} faces, so nothing was sent. Pick one in that range, "
+    "or 0 for {service}'s own choice."
+)
+HUNYUAN3D_OTHER_PORT = (
+    "{service} does not answer at {host}, but a server answers at {other}: set that address in "
+    "Kiln's preferences."
 )

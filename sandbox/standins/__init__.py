@@ -22,6 +22,10 @@ APPS = {
     "tripo": "sandbox.standins.tripo",
     "meshy": "sandbox.standins.meshy",
     "rodin": "sandbox.standins.rodin",
+    "fal": "sandbox.standins.fal",
+    "comfyui": "sandbox.standins.comfyui",
+    "hunyuan3d": "sandbox.standins.hunyuan3d",
+    "hunyuan3d-2.0": "sandbox.standins.hunyuan3d_2_0",
 }
 
 

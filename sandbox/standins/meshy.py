@@ -6,7 +6,12 @@ only the origin: ``POST /openapi/v2/text-to-3d`` (``mode`` preview, then refine 
 ``data:`` URI), ``POST /openapi/v1/multi-image-to-3d`` (``image_urls``, 1 to 4), ``GET`` and
 ``DELETE`` on each path + ``/{id}``, ``GET /openapi/v1/balance``. Auth is ``Authorization: Bearer``.
 Every create answers 202 ``{"result": "<id>"}``; errors are the HTTP status with ``{"message": …}``
-(the errors page); 402 when credits are short, at Meshy's published prices.
+(the errors page); 402 when credits are short, at Meshy's published prices. ``GET`` on an endpoint's
+path lists the key's tasks. Models as Meshy's deprecations page gives them (checked 2026-11-28):
+meshy-7.1 (what ``latest`` means), meshy-7, meshy-6 and meshy-6-lite taken; a retired model
+(meshy-5 since 2026-10-10) refused with an error (sandbox/standins/meshy_checks.py). ``art_style``
+is still taken, deprecated, as Meshy still takes it. Meshy's own client, ``@meshy-ai/meshy-mcp-server``,
+runs against this stand-in in tests/python/services/test_meshy_vendor_contract.py.
 
 Task objects carry what the task-object sections list (``status`` PENDING, IN_PROGRESS, SUCCEEDED,
 FAILED, CANCELED; ``progress``; ``model_urls``; ``thumbnail_url``; ``task_error.message``;
@@ -22,9 +27,6 @@ Knobs for tests (sandbox/README.md, "Meshy"): magic words in a prompt (``[meshy:
 """
 # No `from __future__ import annotations` here: FastAPI resolves the handlers' annotations at runtime.
 
-import base64
-import binascii
-import json
 import time
 from typing import Any
 
@@ -34,7 +36,20 @@ from PIL import Image
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sandbox import app as interface_app
-from sandbox import images
+from sandbox.standins.meshy_checks import (
+    ART_STYLES,
+    PREVIEW_COST,
+    MeshyError,
+    choice,
+    flag,
+    image_job_cost,
+    image_of,
+    json_object,
+    mesh_fields,
+    model_file,
+    model_of,
+)
+from sandbox.standins.meshy_checks import refuse as _refuse
 from sandbox.state import KEY_SHAPE, SandboxState, Task
 
 TEXT_PATH = "/openapi/v2/text-to-3d"
@@ -49,21 +64,14 @@ ENDPOINTS = {
     "retexture": RETEXTURE_PATH,
 }
 
-#: text-to-3d page: ``ai_model`` meshy-5, meshy-6, latest (= Meshy 6).
-AI_MODELS = frozenset({"meshy-5", "meshy-6", "latest"})
-ART_STYLES = frozenset({"realistic", "sculpture"})
-TOPOLOGIES = frozenset({"quad", "triangle"})
-POLYCOUNT = (100, 300_000)
 MAX_PROMPT = 600
 MAX_IMAGES = 4
 #: Retexture: 10 credits; ``text_style_prompt`` at most 600 characters; the model as a public URL or
 #: a base64 data URI of MIME type application/octet-stream (.glb, .gltf, .obj, .fbx, .stl).
 RETEXTURE_COST = 10
 MAX_STYLE_PROMPT = 600
-#: www.meshy.ai/api "Pricing": preview 20 (Meshy 6) / 10 (others); refine 10; image 20/30 and 5/15.
-PREVIEW_COST = {"meshy-6": 20, "latest": 20, "meshy-5": 10}
+#: www.meshy.ai/api "Pricing": a refine 10 (the preview and image prices are in meshy_checks).
 REFINE_COST = 10
-IMAGE_COST = {"meshy-6": (20, 30), "latest": (20, 30), "meshy-5": (5, 15)}
 #: Meshy keeps a task's files for 3 days (help.meshy.ai, asset retention).
 KEEP_MS = 3 * 24 * 3600 * 1000
 #: A generated mesh's resolution in the shared state (the fastest of its durations).
@@ -87,18 +95,6 @@ FAIL_WORD = "[meshy:fail]"
 FAIL_MESSAGE = "The model could not be generated from this input."
 #: The sandbox's own states → Meshy's words (a forced state is said as it was forced).
 STATES = {"queued": "PENDING", "running": "IN_PROGRESS", "completed": "SUCCEEDED", "failed": "FAILED"}
-
-
-class MeshyError(Exception):
-    """An error answered as Meshy's errors page shows: the status and ``{"message": …}``."""
-
-    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        super().__init__(body.get("message", ""))
-        self.status, self.body, self.headers = status, body, headers or {}
-
-
-def _refuse(message: str, status: int = 400) -> MeshyError:
-    return MeshyError(status, {"message": message})
 
 
 def create_app(state: SandboxState) -> FastAPI:
@@ -149,9 +145,9 @@ def create_app(state: SandboxState) -> FastAPI:
     @app.post(TEXT_PATH, summary="Create a Text to 3D preview or refine task")
     async def text_to_3d(request: Request) -> Response:
         key = authorize(request)
-        body = await _json_object(request)
+        body = await json_object(request)
         mode = body.get("mode")
-        model = _choice(body, "ai_model", AI_MODELS, "latest")
+        model_of(body)
         if mode == "preview":
             prompt = body.get("prompt")
             if not isinstance(prompt, str) or not prompt.strip():
@@ -159,9 +155,10 @@ def create_app(state: SandboxState) -> FastAPI:
             if len(prompt) > MAX_PROMPT:
                 raise _refuse(f"prompt must be at most {MAX_PROMPT} characters.")
             _magic(prompt)
-            _choice(body, "art_style", ART_STYLES, "realistic")
-            _mesh_fields(body)
-            cost = PREVIEW_COST[model]
+            # Deprecated for Meshy-6 previews (changelog 2026-01-22) but still taken, as Meshy does.
+            choice(body, "art_style", ART_STYLES, "realistic")
+            mesh_fields(body)
+            cost = PREVIEW_COST
             charge_or_refuse(key, cost)
             task = state.create_task(
                 key=key,
@@ -184,7 +181,7 @@ def create_app(state: SandboxState) -> FastAPI:
                 raise _refuse("preview_task_id does not name a preview task of yours.")
             if preview.status != "completed":
                 raise _refuse("The preview task has not succeeded yet.")
-            _bool(body, "enable_pbr")
+            flag(body, "enable_pbr")
             if "texture_prompt" in body and not isinstance(body["texture_prompt"], str):
                 raise _refuse("texture_prompt must be a string.")
             charge_or_refuse(key, REFINE_COST)
@@ -203,46 +200,46 @@ def create_app(state: SandboxState) -> FastAPI:
     @app.post(IMAGE_PATH, summary="Create an Image to 3D task")
     async def image_to_3d(request: Request) -> Response:
         key = authorize(request)
-        body = await _json_object(request)
+        body = await json_object(request)
         if not isinstance(body.get("image_url"), str):
             raise _refuse("image_url is required.")
-        cost = _image_job_cost(body)
+        cost = image_job_cost(body)
         charge_or_refuse(key, cost)
-        image = await _image(body["image_url"])
+        image = await image_of(body["image_url"])
         return make_image_task(request, key, body, image, cost, "image-to-3d")
 
     @app.post(MULTI_PATH, summary="Create a Multi-Image to 3D task")
     async def multi_image_to_3d(request: Request) -> Response:
         key = authorize(request)
-        body = await _json_object(request)
+        body = await json_object(request)
         urls = body.get("image_urls")
         if not isinstance(urls, list) or not 1 <= len(urls) <= MAX_IMAGES:
             raise _refuse(f"image_urls must hold 1 to {MAX_IMAGES} images.")
         if not all(isinstance(url, str) for url in urls):
             raise _refuse("Each entry of image_urls must be a string.")
-        cost = _image_job_cost(body)
+        cost = image_job_cost(body)
         charge_or_refuse(key, cost)
-        decoded = [await _image(url) for url in urls]
+        decoded = [await image_of(url) for url in urls]
         return make_image_task(request, key, body, decoded[0], cost, "multi-image-to-3d")
 
     @app.post(RETEXTURE_PATH, summary="Create a Retexture task")
     async def retexture(request: Request) -> Response:
         key = authorize(request)
-        body = await _json_object(request)
+        body = await json_object(request)
         source = body.get("model_url")
         if not isinstance(source, str) and not isinstance(body.get("input_task_id"), str):
             raise _refuse("One of input_task_id or model_url is required.")
         if isinstance(source, str):
-            _model(source)
+            model_file(source)
         style, image = body.get("text_style_prompt"), body.get("image_style_url")
         if not isinstance(style, str) and not isinstance(image, str):
             raise _refuse("One of text_style_prompt or image_style_url is required.")
         if isinstance(style, str) and len(style) > MAX_STYLE_PROMPT:
             raise _refuse(f"text_style_prompt must be at most {MAX_STYLE_PROMPT} characters.")
-        _bool(body, "enable_pbr")
-        _bool(body, "enable_original_uv")
+        flag(body, "enable_pbr")
+        flag(body, "enable_original_uv")
         if isinstance(image, str):
-            await _image(image)
+            await image_of(image)
         prompt = style if isinstance(style, str) else "retextured model"
         _magic(prompt)
         charge_or_refuse(key, RETEXTURE_COST)
@@ -292,6 +289,18 @@ def create_app(state: SandboxState) -> FastAPI:
             meta.pop(task_id, None)
             return Response(status_code=200)
 
+        def listed(request: Request) -> list[dict[str, Any]]:
+            # "List tasks" (each endpoint's page): the key's tasks, newest first. Meshy's MCP server
+            # asks the text-to-3d list to check a key when it starts (dist/services/meshy-client.js).
+            key = authorize(request)
+            mine = [
+                t
+                for t in list(state.tasks.values())
+                if t.key == key and meta.get(t.id, {}).get("endpoint") == endpoint
+            ]
+            return [task_object(task) for task in reversed(mine)]
+
+        app.add_api_route(path, listed, methods=["GET"], summary=f"List {endpoint} tasks")
         app.add_api_route(f"{path}/{{task_id}}", poll, methods=["GET"], summary=f"Retrieve a {endpoint} task")
         app.add_api_route(
             f"{path}/{{task_id}}", delete, methods=["DELETE"], summary=f"Delete a {endpoint} task"
@@ -356,90 +365,11 @@ def create_app(state: SandboxState) -> FastAPI:
     return app
 
 
-# ---------------------------------------------------------------------- request checks
-
-
-async def _json_object(request: Request) -> dict[str, Any]:
-    try:
-        body = json.loads(await request.body())
-    except ValueError:
-        raise _refuse("The request body is not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise _refuse("The request body must be a JSON object.")
-    return body
-
-
-def _choice(body: dict[str, Any], name: str, allowed: frozenset[str], default: str) -> str:
-    value = body.get(name, default)
-    if value not in allowed:
-        raise _refuse(f"{name} must be one of {', '.join(sorted(allowed))}.")
-    return str(value)
-
-
-def _bool(body: dict[str, Any], name: str) -> None:
-    if name in body and not isinstance(body[name], bool):
-        raise _refuse(f"{name} must be a boolean.")
-
-
-def _mesh_fields(body: dict[str, Any]) -> None:
-    """``topology``, ``target_polycount`` and ``should_remesh``, as the text and image pages allow."""
-    _choice(body, "topology", TOPOLOGIES, "triangle")
-    _bool(body, "should_remesh")
-    if "target_polycount" in body:
-        value = body["target_polycount"]
-        low, high = POLYCOUNT
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise _refuse(f"target_polycount must be an integer from {low} to {high}.")
-
-
-def _image_job_cost(body: dict[str, Any]) -> int:
-    model = _choice(body, "ai_model", AI_MODELS, "latest")
-    _bool(body, "should_texture")
-    _bool(body, "enable_pbr")
-    _mesh_fields(body)
-    plain, textured = IMAGE_COST[model]
-    return textured if body.get("should_texture", True) else plain
-
-
 def _magic(prompt: str) -> None:
     lowered = prompt.lower()
     for word, (status, body, headers) in MAGIC.items():
         if word in lowered:
             raise MeshyError(status, body, headers)
-
-
-async def _image(ref: str) -> Image.Image:
-    """An image given as a base64 data URI or a public address (loopback only here)."""
-    if ref.startswith("data:"):
-        head, _, payload = ref.partition(",")
-        if not head.endswith(";base64") or head[5:].split(";")[0] not in ("image/png", "image/jpeg"):
-            raise _refuse("image_url must be a data URI of a .jpg, .jpeg or .png image.")
-        try:
-            data = base64.b64decode(payload, validate=True)
-        except (binascii.Error, ValueError):
-            raise _refuse("The data URI is not valid base64.") from None
-    elif ref.startswith(("http://", "https://")):
-        data = await interface_app._fetch(ref)
-    else:
-        raise _refuse("image_url must be a public URL or a data URI.")
-    if images.sniff_format(data) not in ("png", "jpeg"):
-        raise _refuse("We currently support .jpg, .jpeg, and .png formats.")
-    return await interface_app._decode(data)
-
-
-def _model(ref: str) -> None:
-    """A model as a data URI of application/octet-stream (a GLB here) or a public address."""
-    if ref.startswith(("http://", "https://")):
-        return
-    head, _, payload = ref.partition(",")
-    if head != "data:application/octet-stream;base64":
-        raise _refuse("model_url must be a public URL or a data URI of type application/octet-stream.")
-    try:
-        data = base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
-        raise _refuse("The data URI is not valid base64.") from None
-    if data[:4] != b"glTF":
-        raise _refuse("Supported formats: .glb, .gltf, .obj, .fbx, .stl.")
 
 
 def _base_url(request: Request) -> str:

@@ -7,6 +7,13 @@ only the origin): ``POST /api/v2/rodin`` (multipart/form-data), ``POST /api/v2/s
 show them, extra fields beside. Meshes and previews are the sandbox's real ones (a GLB, a WebP
 preview, as Download Results names ``preview.webp``), served without auth on the second loopback
 host when it is bound. The knobs tests use are in sandbox/README.md ("Hyper3D Rodin").
+
+Tiers and fields as of the Gen-2.5 Generation page (developer.hyper3d.ai/api-specification/rodin-gen2.5,
+checked 2026-11-28): the five Gen-2.5 tiers on the same path beside Gen-2 and the Gen-1/1.5 tiers, and
+the Gen-2.5 fields (``texture_mode``, ``is_micro``, ``geometry_instruct_mode``, ``hd_texture``,
+``texture_delight``, ``TApose``). A field a tier does not document (``condition_mode`` on Gen-2.5) is
+ignored, as a form server ignores what it does not read. Hyper3D publishes no client of its own in a
+package registry, so no vendor client runs against this stand-in.
 """
 # No `from __future__ import annotations`: FastAPI resolves the handlers' annotations at runtime.
 
@@ -25,24 +32,39 @@ from sandbox import images
 from sandbox.state import KEY_SHAPE, SandboxState, Task
 
 API = "/api/v2"
-TIERS = ("Gen-2", "Regular", "Detail", "Smooth", "Sketch")
-#: Documented values of each enumerated form field (Rodin Generation and Gen-2 Generation pages).
+TIERS_25 = ("Gen-2.5-Extreme-Low", "Gen-2.5-Low", "Gen-2.5-Medium", "Gen-2.5-High", "Gen-2.5-Extreme-High")
+TIERS = (*TIERS_25, "Gen-2", "Regular", "Detail", "Smooth", "Sketch")
+#: Documented values of each enumerated form field (Rodin Generation, Gen-2 and Gen-2.5 pages).
 CHOICES = {
     "tier": TIERS,
     "geometry_file_format": ("glb", "usdz", "fbx", "obj", "stl"),
-    "material": ("PBR", "Shaded", "All"),
+    "material": ("PBR", "Shaded", "All", "Hybrid", "None"),
     "quality": ("high", "medium", "low", "extra-low"),
     "mesh_mode": ("Quad", "Raw"),
     "condition_mode": ("concat", "fuse"),
+    "texture_mode": ("legacy", "extreme-low", "low", "medium", "high", "extreme-high"),
+    "geometry_instruct_mode": ("faithful", "creative"),
 }
-BOOLEANS = ("use_original_alpha", "TAPose", "mesh_simplify", "mesh_smooth", "preview_render")
-#: The stand-in's bounds of quality_override (the reference gives none; Rodin's ComfyUI nodes offer 2K–500K).
+BOOLEANS = (
+    "use_original_alpha",
+    "TAPose",
+    "TApose",
+    "mesh_simplify",
+    "mesh_smooth",
+    "preview_render",
+    "hd_texture",
+    "texture_delight",
+    "is_micro",
+)
+#: The stand-in's bounds of quality_override: Gen-1/1.5 and Gen-2 give none (Rodin's ComfyUI nodes
+#: offer 2K–500K); Gen-2.5 500 to 2,000,000 (the widest range its tiers take).
 POLYGONS = (2_000, 500_000)
+POLYGONS_25 = (500, 2_000_000)
 MAX_IMAGES = 5
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 RETRY_AFTER_SECONDS = 7
 #: Magic words in a prompt: the answer the stand-in gives instead of (or with) a task.
-MAGIC = ("[refuse]", "[busy]", "[nofund]", "[crash]", "[fail]", "[canceled]", "[late-files]")
+MAGIC = ("[refuse]", "[busy]", "[nofund]", "[crash]", "[fail]", "[canceled]", "[late-files]", "[retired]")
 
 
 def _error(code: str, text: str, status: int = 201, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -116,6 +138,10 @@ def create_app(state: SandboxState) -> FastAPI:
             return _error("CONTENT_REJECTED", "The input was flagged by content moderation.")
         if "[nofund]" in magic:
             return _error("INSUFFICIENT_FUND", "Your balance is not enough for this generation.")
+        if "[retired]" in magic:  # the day Rodin retires a tier (none is announced): a refusal naming it
+            return _error(
+                "INVALID_REQUEST", f"The tier {fields.get('tier', 'Regular')} has been retired.", 400
+            )
         image = None
         if uploads:
             data = await uploads[0].read(MAX_IMAGE_BYTES + 1)
@@ -243,8 +269,9 @@ def _field_problem(fields: dict[str, Any], image_count: int) -> str | None:
             count = int(fields["quality_override"])
         except ValueError:
             return "quality_override must be a number."
-        if not POLYGONS[0] <= count <= POLYGONS[1]:
-            return f"quality_override must be between {POLYGONS[0]} and {POLYGONS[1]}."
+        low, high = POLYGONS_25 if fields.get("tier") in TIERS_25 else POLYGONS
+        if not low <= count <= high:
+            return f"quality_override must be between {low} and {high}."
     if image_count > MAX_IMAGES:
         return f"At most {MAX_IMAGES} images."
     if not image_count and not fields.get("prompt", "").strip():

@@ -10,16 +10,17 @@ from pathlib import Path
 from checkout import BLENDER_SCRIPTS
 
 
-def killed_after_a_submit(env: dict[str, str], repo: Path, service: str = "") -> str:
+def killed_after_a_submit(env: dict[str, str], repo: Path, service: str = "", image: str = "") -> str:
     """Run ``submit_and_hang.py`` (Kiln enabled from ``repo``, the job sent to ``service`` or the
-    preferences' choice) until it reports its task id on disk, kill it, and return the task id."""
+    preferences' choice; ``image`` instead of the prompt where given) until it reports its task id
+    on disk, kill it, and return the task id."""
     first = subprocess.Popen(
         [
             sys.executable,
             str(BLENDER_SCRIPTS / "submit_and_hang.py"),
             "--",
             str(repo),
-            *filter(None, [service]),
+            *filter(None, [service, image]),
         ],
         env=env,
         stdout=subprocess.PIPE,

@@ -113,16 +113,14 @@ def test_two_services_side_by_side_and_the_views_input(
     )
 
     choose(window, "TRIPO")
-    assert panel_texts(window) == ["pbr", "polygons", "style", "texture"]
-    window.call(f"{SETTINGS}.option_style_tripo = 'object:clay'")
-    assert window.call(f"result = {SETTINGS}.option_style_tripo") == "object:clay"
+    assert panel_texts(window) == ["pbr", "polygons", "texture"]  # no style: stylize is retired on API v3
     redraw(window)
     tripo_picture = sidebar_picture(window, "sidebar-options-tripo")
 
     choose(window, "MESHY")
-    assert panel_texts(window) == ["pbr", "polygons", "quad", "style", "texture"]
-    window.call(f"{SETTINGS}.option_quad = True\n{SETTINGS}.option_style_meshy = 'sculpture'")
-    assert window.call(f"result = {SETTINGS}.option_style_meshy") == "sculpture"
+    # Meshy takes no style (art_style is deprecated by Meshy, never sent).
+    assert panel_texts(window) == ["pbr", "polygons", "quad", "texture"]
+    window.call(f"{SETTINGS}.option_quad = True")
     redraw(window)
     meshy_picture = sidebar_picture(window, "sidebar-options-meshy")
     both = side_by_side(tripo_picture, meshy_picture, "sidebar-services-side-by-side")
@@ -140,7 +138,6 @@ def test_two_services_side_by_side_and_the_views_input(
         f"{SETTINGS}.view_back = {program.inside(back)!r}\n"
         f"{SETTINGS}.view_left = {program.inside(left)!r}"
     )
-    # Meshy styles prompts only: its Style (Sculpture, chosen above) is neither shown nor sent here.
     assert panel_texts(window, image=True) == ["pbr", "polygons", "quad", "texture"]
     offer = "sys.modules[MODULE + '.panels.reuse_offer']"
     operator = window.call(f"result = {offer}.operator_id(bpy.context.scene.kiln, bpy.context)")

@@ -63,7 +63,7 @@ STANDS = (
     Stand("TRIPO", "Tripo", "tripo", "tsk_live_windowtripo000", "KILN_TRIPO_API_KEY",
           "KILN_TRIPO_BASE_URL", "20 credits", "https://platform.tripo3d.ai/api-keys"),
     Stand("MESHY", "Meshy", "meshy", "msy_live_windowmeshy000", "KILN_MESHY_API_KEY",
-          "KILN_MESHY_BASE_URL", "30 credits", "https://www.meshy.ai/settings/api"),
+          "KILN_MESHY_BASE_URL", "price unknown", "https://www.meshy.ai/settings/api"),
     Stand("RODIN", "Hyper3D Rodin", "rodin", "rodin_live_windowrodin00", "KILN_RODIN_API_KEY",
           "KILN_RODIN_BASE_URL", "price unknown", "https://hyper3d.ai/api-dashboard"),
 )  # fmt: skip

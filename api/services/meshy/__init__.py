@@ -2,10 +2,13 @@
 
 Filled from Meshy's public API reference (https://docs.meshy.ai/api): the text-to-3D page
 (``/api/text-to-3d``), image-to-3D (``/api/image-to-3d``), multi-image-to-3D
-(``/api/multi-image-to-3d``), errors (``/api/errors``), and the prices on https://www.meshy.ai/api
-("Pricing"). Where the pages are silent, Meshy's own MCP server (``meshy-dev/meshy-mcp-server``,
-``src/constants.ts``, ``src/utils/endpoints.ts``, ``src/tools/tasks.ts``, ``src/tools/balance.ts``)
-is the witness, named where it is used. Its wire is ``client`` (:mod:`.client`).
+(``/api/multi-image-to-3d``), errors (``/api/errors``), deprecations (``/api/deprecations``, the
+model table, checked 2026-11-28), the changelog (``/api/changelog``) and the prices on
+https://www.meshy.ai/api ("Pricing"). Meshy's own client, the npm package
+``@meshy-ai/meshy-mcp-server`` 0.5.2 (pinned in ``requirements/node.txt``; ``dist/constants.js``,
+``dist/services/meshy-client.js``, ``dist/tools/*.js``), is the witness of the wire where the pages
+are silent, named where it is used; ``tests/python/services/test_meshy_vendor_contract.py`` runs it
+against Kiln's stand-in. Its wire is ``client`` (:mod:`.client`); reading a task's answer is ``answers``.
 """
 
 from __future__ import annotations
@@ -54,26 +57,41 @@ TOPOLOGY_QUAD = "quad"
 TOPOLOGY_TRIANGLE = "triangle"
 #: ``target_polycount``: "Premium users: 100 to 300,000 (inclusive)", default 30,000 (image-to-3d page).
 POLYCOUNT_RANGE = (100, 300_000)
-#: ``art_style`` of a text preview: ``realistic`` (the default) or ``sculpture``.
-STYLE_REALISTIC = "realistic"
-STYLE_SCULPTURE = "sculpture"
+#: ``art_style`` is never sent: the changelog of 2026-01-22 deprecated it for Meshy-6 previews ("designed
+#: for legacy models (Meshy-4 / Meshy-5) and will be removed"), and Meshy-5 is retired; so Meshy offers no
+#: style in Kiln.
 #: ``image_urls`` of multi-image-to-3d: "Provide 1 to 4 images".
 MAX_VIEWS = 4
 
 # ---------------------------------------------------------------- tiers: ``ai_model`` ids
-#: The ids of ``ai_model`` (text-to-3d page: ``meshy-5``, ``meshy-6``, ``latest`` = Meshy 6).
-#: Kiln sends the id itself, never ``latest``, so the price shown is the price of what is made.
+# The model table of docs.meshy.ai/api/deprecations (checked 2026-11-28): meshy-7.1 Active;
+# meshy-7 Deprecated 2026-09-18 (replacement meshy-7.1, retirement "to be announced"); meshy-6 Active;
+# meshy-6-lite Active; meshy-5 Retired 2026-10-10 ("Requests that use a retired model return an
+# error"); meshy-4 Retired 2026-03-20. Its best practice: "set ai_model to a specific model, such as
+# meshy-7.1": Kiln sends the id itself, never ``latest``, so the price shown is the price of what is made.
+#: Meshy's current model, the one its deprecations page recommends: Kiln's default.
+MODEL_7_1 = "meshy-7.1"
 MODEL_6 = "meshy-6"
+#: Retired 2026-10-10: kept as a known tier so a job stored or scripted with it is refused by name
+#: before anything is sent (never offered).
 MODEL_5 = "meshy-5"
+MODEL_5_RETIRED = "2026-10-10"
+# Not offered: meshy-7 (deprecated, its replacement is meshy-7.1; Kiln never offered it, so no stored
+# job names it), meshy-6-lite (the pages read do not say which endpoints take it, nor its price) and
+# the smart-topology models meshy-t2.5 / meshy-t2 (``model_type: "smart-topology"``, another job).
 
 # ---------------------------------------------------------------- prices (www.meshy.ai/api, "Pricing")
 #: Text to 3D preview: "Meshy 6 models: 20 credits, other models: 10 credits"; refine (textures): 10.
+#: No price of meshy-7.1 is on a page read (the MCP server 0.5.2's ``dist/instructions.js`` tables
+#: predate it): its tiers say None, "price not published", never free.
 PREVIEW_CREDITS = {MODEL_6: 20, MODEL_5: 10}
 REFINE_CREDITS = 10
 #: Image to 3D and Multi Image to 3D: "Meshy 6 models: 20 credits (without texture), 30 credits (with
-#: texture); other models: 5 credits (without texture), 15 credits (with texture)".
+#: texture); other models: 5 credits (without texture), 15 credits (with texture)" (the MCP server's
+#: ``dist/instructions.js`` "image-to-3d cost by model" table says the same for meshy-6 and meshy-5).
 IMAGE_CREDITS = {MODEL_6: (20, 30), MODEL_5: (5, 15)}
-#: Texture's share of each price: an image job 10 less untextured, a text job its refine (10) less.
+#: Texture's share of each price: an image job 10 less untextured, a text job its refine (10) less
+#: (the MCP server's ``TEXTURE_CREDITS = 10``, ``dist/constants.js``).
 TEXTURE_CREDITS = 10
 #: Retexture: 10 credits (Pricing; Meshy's MCP server's ``meshy_retexture``: "Cost: 10 credits").
 RETEXTURE_CREDITS = 10
@@ -94,8 +112,9 @@ FAILED_STATES = frozenset({STATE_FAILED, STATE_CANCELED, STATE_EXPIRED})
 
 # ---------------------------------------------------------------- error codes
 #: The errors page documents ``{"message": "..."}`` with the HTTP status (400, 401, 402 "Insufficient
-#: funds", 403, 404, 429, 5xx); Meshy's MCP server (``src/constants.ts``) also reads a code from
-#: ``error_code`` or ``code`` when one is sent. Kiln reads both, status first.
+#: funds", 403, 404, 429, 5xx); Meshy's MCP server (``dist/constants.js`` ``ErrorCode``,
+#: ``dist/services/error-handler.js``) also reads a code from ``error_code`` or ``code`` when one is
+#: sent. Kiln reads both, status first.
 CODE_INSUFFICIENT_CREDITS = "InsufficientCredits"
 CODE_TOO_MANY_PENDING = "TooManyPendingTasks"
 CODE_LIMIT_EXCEEDED = "LimitExceeded"
@@ -105,6 +124,10 @@ CODE_NOT_FOUND = "NotFound"
 #: fail?": "Prompts or images that violate Meshy's content policy will be blocked"); no code is
 #: documented for it, so the message is read.
 CONTENT_WORDS = ("content policy", "moderation", "inappropriate", "nsfw", "violat", "unsafe content")
+#: Words in a refusal that say the model or the path asked for is gone: the deprecations page says only
+#: "Requests that use a retired model return an error" (no code is documented), so the message is read;
+#: such an answer asks for a newer Kiln (ServiceMovedError), never blames the artist's key or address.
+RETIRED_WORDS = ("retired", "deprecated", "no longer available", "no longer supported")
 
 INFO = ServiceInfo(
     id="MESHY",
@@ -119,27 +142,24 @@ INFO = ServiceInfo(
         # A text job's price is its preview plus its refine (texture on, the default); with texture
         # off no refine is sent, and the price on Generate drops by ``texture_credits``.
         text_tiers=(
+            Tier(MODEL_7_1, words.MESHY_TIER_7_1),
             Tier(MODEL_6, words.MESHY_TIER_6, PREVIEW_CREDITS[MODEL_6] + REFINE_CREDITS),
-            Tier(MODEL_5, words.MESHY_TIER_5, PREVIEW_CREDITS[MODEL_5] + REFINE_CREDITS),
+            Tier(MODEL_5, words.MESHY_TIER_5, PREVIEW_CREDITS[MODEL_5] + REFINE_CREDITS, MODEL_5_RETIRED),
         ),
         # An image job is textured by default (``should_texture`` true): its price with texture.
         image_tiers=(
+            Tier(MODEL_7_1, words.MESHY_TIER_7_1),
             Tier(MODEL_6, words.MESHY_TIER_6, IMAGE_CREDITS[MODEL_6][1]),
-            Tier(MODEL_5, words.MESHY_TIER_5, IMAGE_CREDITS[MODEL_5][1]),
+            Tier(MODEL_5, words.MESHY_TIER_5, IMAGE_CREDITS[MODEL_5][1], MODEL_5_RETIRED),
         ),
-        text_default=MODEL_6,
-        image_default=MODEL_6,
+        text_default=MODEL_7_1,
+        image_default=MODEL_7_1,
         # ``image_url``: "Publicly accessible URL" or a base64 data URI.
         image_url=True,
         max_views=MAX_VIEWS,
-        options=frozenset({"pbr", "quad", "polygons", "texture", "style"}),
-        # ``art_style`` is on text-to-3d only: an image job takes no style.
-        image_options=frozenset({"pbr", "quad", "polygons", "texture"}),
+        # No style: ``art_style`` is deprecated (see above) and never sent.
+        options=frozenset({"pbr", "quad", "polygons", "texture"}),
         polygons=POLYCOUNT_RANGE,
-        styles=(
-            Tier(STYLE_REALISTIC, words.MESHY_STYLE_REALISTIC),
-            Tier(STYLE_SCULPTURE, words.MESHY_STYLE_SCULPTURE),
-        ),
         # "We currently support .jpg, .jpeg, and .png formats." No size limit is documented.
         image_formats=frozenset({"png", "jpeg"}),
         # Not documented either way; a PNG is sent as it is, alpha and all.

@@ -1,9 +1,12 @@
 """Hyper3D Rodin (API v2): who it is, what it can do, every constant of its wire.
 
 Filled from Rodin's public API reference (developer.hyper3d.ai, "API Specification"): Overview,
-Rodin Generation (Gen-1 & 1.5 tiers), Gen-2 Generation, Check Status, Download Results, Check
-Balance, Generate Texture. Where a page is silent the choice is said beside the constant. Its wire
-is ``client`` (:mod:`.client`), loaded by a worker when first used.
+Rodin Generation (Gen-1 & 1.5 tiers), Gen-2 Generation, Gen-2.5 Generation
+(``/api-specification/rodin-gen2.5``, checked 2026-11-28), Check Status, Download Results, Check
+Balance, Generate Texture. Where a page is silent the choice is said beside the constant. Hyper3D
+publishes no client of its own in a package registry (PyPI's ``rodin-gen2-mcp`` is a third party's),
+so no vendor client is run against Kiln's stand-in. Its wire is ``client`` (:mod:`.client`), loaded
+by a worker when first used.
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ FIELD_PROMPT = "prompt"  # required for Text-to-3D, optional with images
 FIELD_TIER = "tier"  # "The default value is Regular"
 FIELD_FORMAT = "geometry_file_format"  # glb (default), usdz, fbx, obj, stl
 FIELD_MATERIAL = "material"  # PBR (default) or Shaded
-FIELD_MESH_MODE = "mesh_mode"  # Quad (default) or Raw (triangles)
+FIELD_MESH_MODE = "mesh_mode"  # Quad or Raw (triangles); default Quad, Raw on the Gen-2.5 page
 FIELD_POLYGONS = "quality_override"  # a face count that overrides ``quality``
-FIELD_CONDITION_MODE = "condition_mode"  # multi-image jobs: concat (one object, several views) or fuse
+#: Multi-image jobs of the Gen-1/1.5 and Gen-2 tiers: concat (one object, several views) or fuse. The
+#: Gen-2.5 page has no such field (its images are always views of one object): not sent there.
+FIELD_CONDITION_MODE = "condition_mode"
 FIELD_ORIGINAL_ALPHA = "use_original_alpha"  # keep the image's own transparency (default false)
 
 GEOMETRY_FORMAT = "glb"
@@ -63,11 +68,34 @@ TIER_REGULAR = "Regular"
 TIER_DETAIL = "Detail"
 TIER_SMOOTH = "Smooth"
 TIER_SKETCH = "Sketch"
-TIERS = (TIER_GEN2, TIER_REGULAR, TIER_DETAIL, TIER_SMOOTH, TIER_SKETCH)
-#: The tier the service uses when none is sent ("The default value is Regular").
-DEFAULT_TIER = TIER_REGULAR
+#: Gen-2.5 Generation (same path, ``tier``): "Use Gen-2.5 Generation with following Gen-2.5 tiers", each
+#: with its credits cost: Extreme-Low, Low, Medium and High 0.5 credit, Extreme-High 1.0 credit. No
+#: retirement is published for any Rodin tier (checked 2026-11-28).
+TIER_25_EXTREME_LOW = "Gen-2.5-Extreme-Low"
+TIER_25_LOW = "Gen-2.5-Low"
+TIER_25_MEDIUM = "Gen-2.5-Medium"
+TIER_25_HIGH = "Gen-2.5-High"
+TIER_25_EXTREME_HIGH = "Gen-2.5-Extreme-High"
+TIERS_25 = (TIER_25_EXTREME_LOW, TIER_25_LOW, TIER_25_MEDIUM, TIER_25_HIGH, TIER_25_EXTREME_HIGH)
+TIERS = (*TIERS_25, TIER_GEN2, TIER_REGULAR, TIER_DETAIL, TIER_SMOOTH, TIER_SKETCH)
+#: Kiln's default tier: Gen-2.5-Medium ("balanced structure and detail"), Rodin's current generation.
+#: Kiln always sends a tier (Rodin's own default when none is sent is Regular: "The default value is
+#: Regular").
+DEFAULT_TIER = TIER_25_MEDIUM
 #: Published prices in Rodin credits (fractional), where a page states one.
-PUBLISHED_CREDITS = {TIER_GEN2: 0.5, TIER_REGULAR: 0.5, TIER_SKETCH: 0.5}
+PUBLISHED_CREDITS = {
+    TIER_25_EXTREME_LOW: 0.5,
+    TIER_25_LOW: 0.5,
+    TIER_25_MEDIUM: 0.5,
+    TIER_25_HIGH: 0.5,
+    TIER_25_EXTREME_HIGH: 1.0,
+    TIER_GEN2: 0.5,
+    TIER_REGULAR: 0.5,
+    TIER_SKETCH: 0.5,
+}
+#: The one whole-credit price: ``Tier.credits`` counts whole credits, so it is the only Rodin tier with
+#: a price Kiln shows; the half-credit tiers keep ``credits`` None ("not published" to Kiln, never free).
+EXTREME_HIGH_CREDITS = 1
 
 #: quality_override's range. The reference gives no bounds; these are the face counts Rodin's own
 #: ComfyUI nodes offer (comfy_api_nodes/nodes_rodin.py: 2K Raw … 500K Raw, 4K … 50K Quad).
@@ -114,6 +142,24 @@ CONTENT_WORDS = (
     "prohibited",
 )
 NOT_FOUND_WORDS = ("not found", "not_found", "no such", "no_such", "unknown task", "does not exist")
+#: Words that say a tier, field or version is gone (no code is documented for it): such an answer asks
+#: for a newer Kiln (ServiceMovedError), never blames the artist's key or address.
+RETIRED_WORDS = ("retired", "deprecated", "no longer available", "no longer supported", "discontinued")
+
+#: Every tier takes text and images alike (Overview; the Gen-2.5 page: "For Text-to-3D generation:
+#: null" images, prompt required). Gen-2.5 first, the current generation.
+_TIERS = (
+    Tier(TIER_25_EXTREME_LOW, words.RODIN_TIER_25_EXTREME_LOW),
+    Tier(TIER_25_LOW, words.RODIN_TIER_25_LOW),
+    Tier(TIER_25_MEDIUM, words.RODIN_TIER_25_MEDIUM),
+    Tier(TIER_25_HIGH, words.RODIN_TIER_25_HIGH),
+    Tier(TIER_25_EXTREME_HIGH, words.RODIN_TIER_25_EXTREME_HIGH, EXTREME_HIGH_CREDITS),
+    Tier(TIER_GEN2, words.RODIN_TIER_GEN2),
+    Tier(TIER_REGULAR, words.RODIN_TIER_REGULAR),
+    Tier(TIER_DETAIL, words.RODIN_TIER_DETAIL),
+    Tier(TIER_SMOOTH, words.RODIN_TIER_SMOOTH),
+    Tier(TIER_SKETCH, words.RODIN_TIER_SKETCH),
+)
 
 INFO = ServiceInfo(
     id="RODIN",
@@ -127,20 +173,8 @@ INFO = ServiceInfo(
     capabilities=Capabilities(
         # Overview: "When you upload image files, Rodin selects the Image-to-3D mode … when you don't
         # upload any image, you have to upload a text prompt": every tier takes both.
-        text_tiers=(
-            Tier(TIER_GEN2, words.RODIN_TIER_GEN2),
-            Tier(TIER_REGULAR, words.RODIN_TIER_REGULAR),
-            Tier(TIER_DETAIL, words.RODIN_TIER_DETAIL),
-            Tier(TIER_SMOOTH, words.RODIN_TIER_SMOOTH),
-            Tier(TIER_SKETCH, words.RODIN_TIER_SKETCH),
-        ),
-        image_tiers=(
-            Tier(TIER_GEN2, words.RODIN_TIER_GEN2),
-            Tier(TIER_REGULAR, words.RODIN_TIER_REGULAR),
-            Tier(TIER_DETAIL, words.RODIN_TIER_DETAIL),
-            Tier(TIER_SMOOTH, words.RODIN_TIER_SMOOTH),
-            Tier(TIER_SKETCH, words.RODIN_TIER_SKETCH),
-        ),
+        text_tiers=_TIERS,
+        image_tiers=_TIERS,
         text_default=DEFAULT_TIER,
         image_default=DEFAULT_TIER,
         # Images go only as uploaded files (multipart); no field takes an address.

@@ -36,6 +36,7 @@ from ...errors import (
     NotFoundError,
     RateLimitError,
     ServiceError,
+    ServiceMovedError,
 )
 from ...service.answers import error_for, parse_json, parse_retry_after
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
@@ -52,7 +53,6 @@ from . import (
     CONDITION_CONCAT,
     CONTENT_WORDS,
     CREDITS_WORDS,
-    DEFAULT_TIER,
     DOWNLOAD_PATH,
     ERROR_NONE,
     FIELD_CONDITION_MODE,
@@ -74,12 +74,14 @@ from . import (
     NOT_FOUND_WORDS,
     POLYGONS,
     RATE_WORDS,
+    RETIRED_WORDS,
     STATE_CANCELED,
     STATE_DONE,
     STATE_FAILED,
     STATE_GENERATING,
     STATE_WAITING,
     STATUS_PATH,
+    TIERS_25,
 )
 
 __all__ = ["Client"]
@@ -129,7 +131,8 @@ class Client(ServiceClient):
         # Required for a text job; optional with images ("an AI-generated prompt … will be used").
         if order.kind == "text" or order.prompt.strip():
             fields.append((FIELD_PROMPT, check_prompt(order.prompt)))
-        fields.append((FIELD_TIER, order.tier or DEFAULT_TIER))
+        tier = order.tier or INFO.capabilities.default_tier(order.kind)
+        fields.append((FIELD_TIER, tier))
         fields.append((FIELD_FORMAT, GEOMETRY_FORMAT))
         options = order.options
         if "pbr" in options:
@@ -139,7 +142,8 @@ class Client(ServiceClient):
         polygons = _polygons(options.get("polygons", 0))
         if polygons:
             fields.append((FIELD_POLYGONS, str(polygons)))
-        if order.kind == "image" and given_views(order.views):
+        # Gen-2.5 has no condition_mode (its page): its images are views of one object already.
+        if order.kind == "image" and given_views(order.views) and tier not in TIERS_25:
             fields.append((FIELD_CONDITION_MODE, CONDITION_CONCAT))
         return fields
 
@@ -316,7 +320,14 @@ class Client(ServiceClient):
     def _error_from(self, resp: requests.Response, *, task_id: str | None = None) -> KilnError:
         """A non-2xx answer: Rodin's ``error`` word decides where it says more than the status."""
         body = self._http.read(resp, MAX_ERROR_BYTES, truncate=True)
-        general = error_for(resp.status_code, resp.headers, body, self._key, task_id=task_id)
+        general = error_for(
+            resp.status_code,
+            resp.headers,
+            body,
+            self._key,
+            task_id=task_id,
+            moved=self._http.paths_documented,
+        )
         try:
             data = parse_json(body)
         except ValueError:
@@ -327,6 +338,8 @@ class Client(ServiceClient):
             said = self._error_in(data, status=resp.status_code, task_id=task_id, retry_after=retry_after)
         # Rodin's words win where they name a kind the status alone does not (credits, a limit, a
         # key, content, an unknown task); a general refusal or a server error keeps the status's.
+        if isinstance(general, ServiceMovedError) and type(said) is NotFoundError:
+            said = None  # a documented path that is gone: its "not found" is about Kiln's version
         error = said if said is not None and type(said) not in (BadRequestError, ServiceError) else general
         logger.debug("HTTP %d from %s: %s", resp.status_code, loggable(resp.url or ""), error)
         return _named(error)
@@ -350,6 +363,8 @@ class Client(ServiceClient):
             error = CreditsError(detail)
         elif any(word in text for word in RATE_WORDS):
             error = RateLimitError(retry_after, detail)
+        elif any(word in text for word in RETIRED_WORDS):
+            error = ServiceMovedError(status, detail)
         elif any(word in text for word in CONTENT_WORDS):
             error = BadRequestError(status, detail, words.RODIN_CONTENT_REFUSED, service=INFO.name)
         elif any(word in text for word in AUTH_WORDS):
@@ -371,7 +386,7 @@ def _named(error: KilnError) -> KilnError:
     ``{service}: …`` before the general sentence for a key or a limit."""
     if isinstance(error, CreditsError):
         return error.reworded(words.RODIN_OUT_OF_CREDITS, service=INFO.name)
-    if isinstance(error, AuthError | RateLimitError):
+    if isinstance(error, AuthError | RateLimitError | ServiceMovedError):
         return error.named(INFO.name)
     return error
 

@@ -1,21 +1,28 @@
-"""Tripo's wire (API v2): upload, create a task, poll it, read the balance; its error codes as Kiln errors.
+"""Tripo's wire (API v3): upload, create a task, poll it, read the balance.
 
 The rules every client keeps (deadlines, size caps, one attempt per call, the key only to the API
 origin, only Kiln errors leave) are :class:`api.service.client.ServiceClient`'s. This module adds
-what Tripo's documentation says (sources in :mod:`api.services.tripo`): every answer is an envelope
-``{"code": 0, "data": {…}}``; an error is ``{"code": N, "message", "suggestion"}``, and its code,
-not its HTTP status, says what went wrong (out of credits is a 403 with code 2010).
+what the official SDK ``tripo3d`` 1.0.0 does on the wire (sources in :mod:`api.services.tripo`):
+one path per kind of job under ``/v3/generation``, every answer an envelope ``{"code": 0, "data":
+{…}}``, an image named by a plain string (an uploaded ``file_token`` or a web address), and a
+finished task's signed ``model_url`` and ``rendered_image_url``. Error codes are :mod:`.errors`'s.
 
-Read from the official SDK (``tripo3d/client.py``) for the wire only: unlike the SDK, Kiln never
-sends the key to a download link (the inherited ``download`` judges every hop). Output links expire
-after five minutes (Task): the engine downloads them as soon as the poll says success.
+Unlike the SDK, Kiln never sends the key to a download link (the inherited ``download`` judges
+every hop) and never tries a call twice itself (the engine does, by its policy).
+
+Jobs made on API v2. A Kiln that spoke v2 stored its Tripo jobs with their task id and no handle.
+The SDK reads v2 task ids as v3 ones: ``TripoClient.get_task`` asks ``GET /v3/tasks/{task_id}`` for
+every task ("use_v3: Ignored; every task is queried on apiv3. Kept for 0.x callers"),
+``Task.from_dict`` reads "an apiv3 (or legacy v2) task payload", and ``inputs.classify`` takes
+any UUID (the shape of v2's ids) as a task id. So such a job is resumed by polling v3 with the same
+id, nothing sent again; if v3 does not know it, the job ends in ``TRIPO_OLD_API_JOB_GONE`` with
+the task id in the details (nothing re-sent, nothing charged again).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,65 +33,45 @@ import requests
 
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import check_prompt, check_web_url, read_image_file
-from ...errors import (
-    AuthError,
-    BadRequestError,
-    CreditsError,
-    InputError,
-    KilnError,
-    NotFoundError,
-    RateLimitError,
-    ServiceError,
-)
-from ...service.answers import error_for, parse_json, parse_retry_after
+from ...errors import BadRequestError, InputError, KilnError, NotFoundError, ServiceError
+from ...service.answers import error_for, parse_json
 from ...service.client import MAX_ERROR_BYTES, ServiceClient
 from ...service.ids import shown_task_id, task_id_problem, url_segment
 from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
-from ...service.redact import redact
-from ...words import Entry, Message, message, shorten
+from ...words import Message, message, shorten
 from ...words import catalogue as words
 from ..order import Order, refusal
 from . import (
     BALANCE_PATH,
-    CODE_AUDIT_ERROR,
-    CODE_AUTH_FAILED,
-    CODE_CONTENT_POLICY,
-    CODE_FILE_NOT_FOUND,
-    CODE_FORBIDDEN,
-    CODE_NO_CREDITS,
     CODE_OK,
-    CODE_RATE_LIMITED,
-    CODE_SERVER_FATAL,
-    CODE_SERVER_UNKNOWN,
     CODE_STATUS,
-    CODE_TASK_NOT_FOUND,
-    CODE_VERSION_DEPRECATED,
-    CODE_VERSION_INVALID,
     FACE_LIMIT_RANGE,
     FAILED_STATES,
-    FILE_TYPES,
-    IMAGE_TO_MODEL,
+    HANDLE_V3,
+    IMAGE_PATH,
     INFO,
     KILN_VIEW_ORDER,
     MAX_PROMPT_CHARS,
+    MESH_FIELDS,
     MULTIVIEW_ORDER,
-    MULTIVIEW_TO_MODEL,
+    MULTIVIEW_PATH,
+    PREVIEW_FIELD,
     STATE_QUEUED,
     STATE_SUCCESS,
-    STYLES,
-    TASK_PATH,
-    TEXT_TO_MODEL,
+    TASKS_PATH,
+    TEXT_PATH,
+    TEXTURE_STANDARD,
     TIER_WIRE,
     UPLOAD_PATH,
+    retexture,
 )
+from .errors import MAX_WORDS, code_error, code_of
 
 __all__ = ["Client"]
 
 logger = logging.getLogger(__name__)
 
-_MAX_WORDS = 300  # characters of the service's message and suggestion kept in the details
 _MAX_TOKEN_CHARS = 512
-_TRACE_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 class Client(ServiceClient):
@@ -94,50 +81,65 @@ class Client(ServiceClient):
 
     # ------------------------------------------------------------------ the interface
 
+    def stages(self, order: object) -> int:
+        """A re-texture is an import then a texture (two tasks, :mod:`.retexture`); a job is one."""
+        return 2 if isinstance(order, Order) and order.kind == "retexture" else 1
+
     def submit(self, order: Order, *, idempotency_key: str) -> Task:
-        """One job: uploads its images (free), then creates the one paid task (Generation)."""
+        """One job: uploads its images (free), then creates the one paid task."""
         refused = refusal(INFO.capabilities, INFO.name, order)
         if refused is not None:
             raise InputError(refused)
-        body = self._task_fields(order)
+        if order.kind == "retexture":
+            return self._retexture(order, idempotency_key)
+        fields = self._task_fields(order)
         if order.kind == "text":
             prompt = check_prompt(order.prompt)
             if len(prompt) > MAX_PROMPT_CHARS:
                 raise InputError(words.PROMPT_TOO_LONG, length=len(prompt), limit=MAX_PROMPT_CHARS)
-            body = {"type": TEXT_TO_MODEL, "prompt": prompt, **body}
+            path, body = TEXT_PATH, {"prompt": prompt, **fields}
         else:
-            front = self._file(order.image_path, order.image_url)
+            front = self._image(order.image_path, order.image_url)
             views = dict(zip(KILN_VIEW_ORDER, order.views, strict=False))
             if any(v.strip() for v in views.values()):
-                # Four slots [front, left, back, right], {} where a view is missing (Generation).
+                # SDK multiview_to_model: "inputs": [front, left, back, right], null where missing.
                 slots = [front] + [
-                    self._file(views[name], "") if views.get(name, "").strip() else {}
+                    self._image(views[name], "") if views.get(name, "").strip() else None
                     for name in MULTIVIEW_ORDER[1:]
                 ]
-                body = {"type": MULTIVIEW_TO_MODEL, "files": slots, **body}
+                path, body = MULTIVIEW_PATH, {"inputs": slots, **fields}
             else:
-                body = {"type": IMAGE_TO_MODEL, "file": front, **body}
-        return self._submit(TASK_PATH, {"json": body}, idempotency_key, None)
+                path, body = IMAGE_PATH, {"input": front, **fields}  # SDK image_to_model
+        return self._submit(path, {"json": body}, idempotency_key, None)
 
     def get_task(self, task_id: str, *, handle: str = "", cancel: threading.Event | None = None) -> Task:
-        """GET the task (Task); the id asked for is kept whatever the answer says (it is known good)."""
+        """GET /v3/tasks/{id} (SDK get_task); the id asked for is kept whatever the answer says."""
         problem = task_id_problem(task_id)
         if problem is not None:
             raise InputError(words.TASK_ID_UNUSABLE, details=problem, task=shown_task_id(task_id))
         task_id = str(task_id)
-        url = f"{self.base_url}{TASK_PATH}/{url_segment(task_id)}"
-        answer = self._json_call(
-            f"poll of task {task_id}", lambda: self._http.get(url), task_id=task_id, cancel=cancel
-        )
-        data = self._data(answer, task_id=task_id)
+        url = f"{self.base_url}{TASKS_PATH}/{url_segment(task_id)}"
+        try:
+            answer = self._json_call(
+                f"poll of task {task_id}", lambda: self._http.get(url), task_id=task_id, cancel=cancel
+            )
+            data = self._data(answer, task_id=task_id)
+        except NotFoundError as error:
+            if handle == HANDLE_V3:
+                raise
+            # Stored by a Kiln that spoke API v2 (no handle) and unknown to v3: said as such, and not
+            # as a NotFoundError, which the engine would word as "the service forgot the job".
+            raise BadRequestError(
+                404, f"task {task_id}; {error.details}", words.TRIPO_OLD_API_JOB_GONE
+            ) from None
         return _task_from_poll(task_id, data).redacted(self._key)
 
     def balance(self, *, cancel: threading.Event | None = None) -> int | None:
         """Credits left (SDK ``get_balance``: ``data.balance``; ``frozen`` is held by running tasks)."""
-        url = self.base_url + BALANCE_PATH
-        answer = self._json_call("balance", lambda: self._http.get(url), cancel=cancel)
-        data = self._data(answer)
-        return _whole(data.get("balance"))
+        answer = self._json_call(
+            "balance", lambda: self._http.get(self.base_url + BALANCE_PATH), cancel=cancel
+        )
+        return _whole(self._data(answer).get("balance"))
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
         """The balance call: free, needs a good key, and tells the artist what is left."""
@@ -146,13 +148,27 @@ class Client(ServiceClient):
             return message(words.CONNECTED_TO_SERVICE, service=INFO.name)
         return message(words.CONNECTED_WITH_BALANCE, n=left, amount=f"{left:,}", service=INFO.name)
 
+    def _retexture(self, order: Order, idempotency_key: str) -> Task:
+        """Stage 0: upload the mesh and import it; stage 1: texture the import (:mod:`.retexture`)."""
+        if order.stage == 0:
+            token = self._upload(retexture.read_mesh(order.model_path), "model.glb", "glb")
+            return self._submit(retexture.IMPORT_PATH, {"json": {"input": token}}, idempotency_key, None)
+        if order.image_path.strip() or order.image_url.strip():
+            style = {"image": self._image(order.image_path, order.image_url)}
+        else:
+            style = {"text": retexture.style_prompt(order)}
+        body = retexture.texture_body(order, style)
+        return self._submit(retexture.TEXTURE_PATH, {"json": body}, idempotency_key, None)
+
     # ------------------------------------------------------------------ request fields
 
     def _task_fields(self, order: Order) -> dict[str, Any]:
-        """model_version, texture_quality and each option under the field Generation names."""
-        version, texture_quality = TIER_WIRE[order.tier or INFO.capabilities.default_tier(order.kind)]
-        body: dict[str, Any] = {"model_version": version}
-        if texture_quality is not None:
+        """``model``, ``texture_quality`` and each option under the field the SDK sends it as."""
+        model, texture_quality = TIER_WIRE[order.tier or INFO.capabilities.default_tier(order.kind)]
+        body: dict[str, Any] = {"model": model}
+        if texture_quality not in (None, TEXTURE_STANDARD):
+            # As the SDK: a field at its default is left to the server (client.py _non_default:
+            # "apiv3 server defaults match those signatures"); standard is texture_quality's default.
             body["texture_quality"] = texture_quality
         options = order.options
         if "texture" in options:
@@ -161,7 +177,7 @@ class Client(ServiceClient):
             body["pbr"] = _flag(options["pbr"], "pbr")
         elif body.get("texture") is False:
             # "If this option [pbr] is set to true, texture will be ignored and used as true", and
-            # pbr defaults to true (Generation): texture off means nothing unless pbr is off too.
+            # pbr defaults to true (Generation; SDK text_to_model pbr=True): texture off needs pbr off.
             body["pbr"] = False
         if "polygons" in options:
             polygons = options["polygons"]
@@ -172,18 +188,10 @@ class Client(ServiceClient):
                 raise InputError(words.TRIPO_POLYGONS_OUT_OF_RANGE, low=low, high=high)
             if polygons:  # 0: "adaptively determined" by Tripo, so the field is left out
                 body["face_limit"] = polygons
-        if "style" in options:
-            style = options["style"]
-            if not isinstance(style, str):
-                raise InputError(words.TRIPO_OPTION_UNREADABLE, option="style")
-            if style:
-                if style not in STYLES:
-                    raise InputError(words.TRIPO_STYLE_UNKNOWN, style=shorten(style, 60))
-                body["style"] = style
         return body
 
-    def _file(self, path: str, url: str) -> dict[str, str]:
-        """One image as Generation's ``file`` object: an uploaded file's token, or its web address.
+    def _image(self, path: str, url: str) -> str:
+        """One image as v3's ``input`` string: an uploaded file's token, or its web address.
 
         An http(s) address in a view slot is taken as an address too (Kiln's views are paths or URLs).
         """
@@ -192,63 +200,64 @@ class Client(ServiceClient):
         if not url and urlsplit(path.strip()).scheme in ("http", "https"):
             path, url = "", path
         if url:
-            checked = check_web_url(url, "image URL")
-            suffix = Path(urlsplit(checked).path).suffix.lower().lstrip(".")
-            said = {"png": "png", "webp": "webp"}.get(suffix, "jpg")  # the type is "not validated"
-            return {"type": said, "url": checked}
+            return check_web_url(url, "image URL")  # SDK inputs.classify: an http(s) string is a URL
         try:
             data, name = read_image_file(Path(path)), Path(path).name
         except (ValueError, TypeError):  # a NUL in the path, or not a path at all
             raise InputError(words.IMAGE_PATH_UNUSABLE) from None
         found = image_kind(data[:16])
         assert found is not None  # read_image_file guarantees it
-        return {"type": FILE_TYPES[found], "file_token": self._upload(data, name, found)}
+        return self._upload(data, name, found)
 
     def _upload(self, data: bytes, name: str, kind: str) -> str:
-        """POST the image (multipart ``file``) and read ``data.image_token`` (Upload). Free: not paid."""
+        """POST a file (multipart ``file``) to /v3/files and read ``data.file_token`` (SDK upload_file).
+
+        Free: not a paid call. Kiln's images and meshes are under the SDK's 50 MB multipart limit
+        (the meshes by :func:`.retexture.read_mesh`), so Kiln never needs the presigned upload.
+        """
         url = self.base_url + UPLOAD_PATH
         if not name.isprintable() or len(name) > 200:
             name = ""
-        files = {"file": (name or f"image.{kind}", data, IMAGE_MIME[kind])}
+        mime = retexture.GLB_MIME if kind == "glb" else IMAGE_MIME[kind]
+        files = {"file": (name or f"image.{kind}", data, mime)}
         headers = {"Accept": "application/json"}
         answer = self._json_call(
             "image upload", lambda: self._http.send("POST", url, files=files, headers=headers)
         )
-        token = self._data(answer).get("image_token")
+        token = self._data(answer).get("file_token")
         if not isinstance(token, str) or len(token) > _MAX_TOKEN_CHARS or task_id_problem(token) is not None:
-            raise ServiceError(200, "the upload answered no usable image_token")
+            raise ServiceError(200, "the upload answered no usable file_token")
         if self._key in token:
-            raise ServiceError(200, "the upload's image_token repeats the API key")
+            raise ServiceError(200, "the upload's file_token repeats the API key")
         return token
 
     # ------------------------------------------------------------------ answers
 
     def _task_from_submit(self, data: object) -> Task:
-        """``data.task_id`` of a submit's envelope (Generation); an error code there means no task."""
+        """``data.task_id`` of a submit's envelope (SDK _submit); an error code there means no task."""
         if not isinstance(data, Mapping):
             raise ValueError("the answer is not a JSON object")
-        inner = data.get("data")
-        if data.get("code", CODE_OK) == CODE_OK and not isinstance(inner, Mapping):
+        if "data" in data and not isinstance(data["data"], Mapping) and not _is_error(data):
             raise ValueError("the answer has no data object")
-        task_id = self._data(data).get("task_id")  # a non-zero code raises the error it names
+        task_id = self._data(data).get("task_id")  # an error code raises the error it names
         if task_id is None:
             raise ValueError("the answer has no task_id")
-        return Task.from_json({"id": task_id, "status": STATE_QUEUED})
+        task = Task.from_json({"id": task_id, "status": STATE_QUEUED})
+        return Task(id=task.id, status=task.status, raw_status=task.raw_status, handle=HANDLE_V3)
 
     def _data(self, answer: object, *, task_id: str | None = None) -> Mapping[str, Any]:
-        """The ``data`` object of a 2xx envelope, or the Kiln error its non-zero ``code`` names.
+        """The ``data`` of a 2xx envelope, or the Kiln error its error code names.
 
-        General says a success always has code 0; an error code inside a 2xx is not documented, so it
-        is read as the error it names rather than trusted as data.
+        Read as the SDK reads it (_http.py ``parse_envelope``): a ``code`` other than 0 (or a
+        ``"status": "error"``) is an error, and an answer without ``data`` is its own data.
         """
         if not isinstance(answer, Mapping):
             raise ServiceError(200, "the answer is not a JSON object")
-        code = answer.get("code", CODE_OK)
-        if code != CODE_OK:
-            number = code if isinstance(code, int) and not isinstance(code, bool) else None
+        if _is_error(answer):
+            number = code_of(answer)
             status = CODE_STATUS.get(number, 400) if number is not None else 400
-            raise self._code_error(status, answer, {}, task_id=task_id)
-        data = answer.get("data")
+            raise code_error(status, answer, {}, self._key, task_id=task_id)
+        data = answer.get("data") if "data" in answer else answer
         if not isinstance(data, Mapping):
             raise ServiceError(200, "the answer has no data object")
         return data
@@ -260,67 +269,20 @@ class Client(ServiceClient):
             answer = parse_json(body)
         except ValueError:
             answer = None
-        if isinstance(answer, Mapping) and _code(answer) is not None:
-            error = self._code_error(resp.status_code, answer, resp.headers, task_id=task_id)
-        else:
-            error = error_for(resp.status_code, resp.headers, body, self._key, task_id=task_id)
-        # General: "please provide this ID when reporting the issue": kept in the details for support.
-        trace = resp.headers.get("X-Tripo-Trace-ID", "")
-        if _TRACE_ID.fullmatch(trace):
-            error.reworded(error.message, details=f"trace id {trace}")
-        return error
-
-    def _code_error(
-        self, status: int, answer: Mapping[str, Any], headers: Mapping[str, str], *, task_id: str | None
-    ) -> KilnError:
-        """The Kiln error for one of Tripo's error codes; its own words and code go to the details."""
-        code = _code(answer)
-        said = " ".join(
-            shorten(" ".join(str(answer.get(k)).split()), _MAX_WORDS)
-            for k in ("message", "suggestion")
-            if isinstance(answer.get(k), str) and answer.get(k, "").strip()
-        )
-        named = f"Tripo error {code if code is not None else '?'}"
-        detail = redact(f"{named}: {said}" if said else named, self._key)
-        retry_after = parse_retry_after(headers.get("Retry-After"))
-        error: KilnError
-        if code == CODE_AUTH_FAILED:
-            error = _reworded(AuthError(401, detail), words.TRIPO_KEY_REJECTED, status)
-        elif code == CODE_FORBIDDEN:
-            error = _reworded(AuthError(403, detail), words.TRIPO_KEY_FORBIDDEN, status)
-        elif code == CODE_NO_CREDITS:
-            error = _reworded(CreditsError(detail), words.TRIPO_OUT_OF_CREDITS, status)
-        elif code == CODE_RATE_LIMITED:
-            error = _reworded(RateLimitError(retry_after, detail), words.TRIPO_TOO_MANY_JOBS, status)
-        elif code == CODE_CONTENT_POLICY:
-            error = BadRequestError(status, detail, words.TRIPO_CONTENT_REFUSED)
-        elif code in (CODE_VERSION_DEPRECATED, CODE_VERSION_INVALID):
-            error = BadRequestError(status, detail, words.TRIPO_MODEL_OUTDATED)
-        elif code == CODE_TASK_NOT_FOUND:
-            error = NotFoundError(detail, task_id=task_id)
-        elif code == CODE_FILE_NOT_FOUND:  # an uploaded image Tripo no longer has: not the address
-            error = BadRequestError(status, detail)
-        elif code in (CODE_SERVER_UNKNOWN, CODE_SERVER_FATAL, CODE_AUDIT_ERROR) or status >= 500:
-            error = ServiceError(max(status, 500) if status >= 500 else 500, detail, retry_after=retry_after)
-        elif status == 404:
-            error = NotFoundError(detail, task_id=task_id)
-        else:
-            error = BadRequestError(status if 400 <= status < 500 else 400, detail)
-        if not error.message.name.startswith("TRIPO_"):
-            # A sentence said of any service: Tripo's name in front, so the artist knows whose it is.
-            error.named(INFO.name)
-        logger.debug("Tripo error code %s (HTTP %d)", code, status)
-        return error
+        if isinstance(answer, Mapping) and code_of(answer) is not None:
+            return code_error(resp.status_code, answer, resp.headers, self._key, task_id=task_id)
+        error = error_for(resp.status_code, resp.headers, body, self._key, task_id=task_id, moved=True)
+        return error.named(INFO.name) if not error.message.name.startswith("TRIPO_") else error
 
 
 # ------------------------------------------------------------------ helpers
 
 
 def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
-    """A Task from the poll's ``data`` (Task): seven states, progress 0–100, output links.
+    """A Task from the poll's ``data`` (SDK models.py Task.from_dict): eight states, progress 0–100.
 
-    Prefers ``pbr_model``, then ``model``, then ``base_model`` as the mesh; ``rendered_image`` is
-    the preview. A state Task does not name is "in progress" (the engine's deadline ends it).
+    The mesh is ``model_url`` (or ``pbr_model_url``), the preview ``rendered_image_url``. A state
+    the SDK does not name, and ``unknown``, are "in progress" (the engine's deadline ends them).
     """
     raw = data.get("status")
     raw_status = raw.strip() if isinstance(raw, str) and len(raw) <= 64 else ""
@@ -331,7 +293,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
         status = TaskStatus.FAILED
     elif word == STATE_QUEUED:
         status = TaskStatus.QUEUED
-    else:  # running, unknown, or a word Task does not list
+    else:  # running, unknown, or a word the SDK does not list
         status = TaskStatus.RUNNING
     progress = _number(data.get("progress"))
     if progress is not None:
@@ -341,13 +303,12 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
     result = None
     output = data.get("output")
     if status is TaskStatus.COMPLETED and isinstance(output, Mapping):
-        mesh = next((u for k in ("pbr_model", "model", "base_model") if (u := _link(output.get(k)))), None)
-        preview = _link(output.get("rendered_image"))
+        mesh = next((u for k in MESH_FIELDS if (u := _link(output.get(k)))), None)
+        preview = _link(output.get(PREVIEW_FIELD))
         if mesh or preview:
             fmt = "glb" if mesh and urlsplit(mesh).path.lower().endswith(".glb") else None
             result = Result(mesh_url=mesh, preview_image_url=preview, format=fmt)
-    error = _failure(word, data) if status is TaskStatus.FAILED else None
-    said = plain_reason(data.get("error_msg")) if status is TaskStatus.FAILED else None
+    failed = status is TaskStatus.FAILED
     left = _number(data.get("running_left_time"))
     return Task(
         id=task_id,
@@ -356,9 +317,21 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
         progress=progress,
         eta_seconds=round(left) if left is not None and 0 <= left < 2**31 else None,
         result=result,
-        error=error,
-        said=said,
+        error=_failure(word, data) if failed else None,
+        said=plain_reason(_said(data)) if failed else None,
+        handle=HANDLE_V3,
     )
+
+
+def _is_error(answer: Mapping[str, Any]) -> bool:
+    """An error envelope, as _http.py ``parse_envelope`` tells one."""
+    code = answer.get("code")
+    return (code is not None and code != CODE_OK) or answer.get("status") == "error"
+
+
+def _said(data: Mapping[str, Any]) -> object:
+    """Tripo's own words for a failure: ``error_msg`` (``error_message`` too, as the SDK reads)."""
+    return data.get("error_msg") or data.get("error_message")
 
 
 def _failure(word: str, data: Mapping[str, Any]) -> str:
@@ -370,25 +343,13 @@ def _failure(word: str, data: Mapping[str, Any]) -> str:
         "cancelled": "the task was cancelled on Tripo",
     }
     parts = [reasons.get(word, f"the task ended as {word}")]
-    code = _code(data, "error_code")
+    code = code_of(data, "error_code")
     if code is not None:
         parts.append(f"error code {code}")
-    msg = data.get("error_msg")
-    if isinstance(msg, str) and msg.strip():
-        parts.append(shorten(" ".join(msg.split()), _MAX_WORDS))
+    said = _said(data)
+    if isinstance(said, str) and said.strip():
+        parts.append(shorten(" ".join(said.split()), MAX_WORDS))
     return describe_error("; ".join(parts))
-
-
-def _code(answer: Mapping[str, Any], key: str = "code") -> int | None:
-    """An error code as a whole number (sent as a number; a numeric string is taken too), else None."""
-    value = answer.get(key)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) and abs(value) < 2**31:
-        return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value) < 12:
-        return int(value)
-    return None
 
 
 def _number(value: object) -> float | None:
@@ -426,14 +387,3 @@ def _flag(value: object, option: str) -> bool:
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
     raise InputError(words.TRIPO_OPTION_UNREADABLE, option=option)
-
-
-def _reworded(error: KilnError, entry: Entry, status: int) -> KilnError:
-    """``error`` said in Tripo's words, with the HTTP status Tripo really answered in the details."""
-    details = error.details
-    for fixed in ("HTTP 401", "HTTP 402", "HTTP 403", "HTTP 429"):
-        details = details.replace(fixed, f"HTTP {status}", 1) if details.startswith(fixed) else details
-    error.reworded(entry, details=details)
-    if hasattr(error, "status"):
-        error.status = status
-    return error

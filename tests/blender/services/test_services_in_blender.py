@@ -218,11 +218,11 @@ def test_each_key_is_seen_by_its_own_service_only(
 
 
 #: What Generate says a prompt costs on each service at its default tier (Rodin publishes half
-#: credits, which Kiln does not round: its price is unknown, never free).
+#: credits, which Kiln does not round, and Meshy no price of meshy-7.1: unknown, never free).
 BUTTONS = {
     "INTERFACE": "price unknown",
     "TRIPO": "20 credits",
-    "MESHY": "30 credits",
+    "MESHY": "price unknown",
     "RODIN": "price unknown",
 }
 

@@ -78,10 +78,12 @@ def test_views_reach_tripo_in_its_four_slots(services: dict[str, Sandbox], blend
     image = blender.data.images.load(str(back))
     result = blender.ops.kiln.generate_from_views(front=str(front), back=image.name, service="TRIPO")
     assert result == {"FINISHED"}
-    body = last_body(services["TRIPO"])
-    assert body["type"] == "multiview_to_model"
-    slots = body["files"]
-    assert len(slots) == 4 and slots[0] and slots[2] and slots[1] == {} and slots[3] == {}
+    assert ("POST", "/v3/generation/multiview-to-model") in {
+        (r.method, r.path) for r in services["TRIPO"].requests
+    }
+    # API v3: [front, left, back, right], null where a view is missing (tripo3d multiview_to_model).
+    slots = last_body(services["TRIPO"])["inputs"]
+    assert len(slots) == 4 and slots[0] and slots[2] and slots[1] is None and slots[3] is None
 
 
 def test_several_views_on_a_service_of_one_image_are_refused_with_nothing_sent(
@@ -155,8 +157,24 @@ def test_a_retextured_mesh_lands_beside_the_original_which_is_unchanged(
 def test_retexture_is_refused_where_the_service_has_none(services: dict[str, Sandbox], blender: Any) -> None:
     blender.ops.mesh.primitive_cube_add()
     with pytest.raises(RuntimeError, match="re-texture"):
-        blender.ops.kiln.retexture_selected(prompt="rusty metal", service="TRIPO")
-    assert not services["TRIPO"].requests
+        blender.ops.kiln.retexture_selected(prompt="rusty metal", service="RODIN")
+    assert not services["RODIN"].requests
+
+
+def test_tripo_retextures_by_importing_the_mesh_then_texturing_it(
+    services: dict[str, Sandbox], blender: Any
+) -> None:
+    blender.ops.mesh.primitive_cube_add(location=(2.0, 1.0, 0.5), size=2.0)
+    original = blender.context.active_object
+    original.name = "Barrel"
+    result = blender.ops.kiln.retexture_selected(prompt="rusty metal", service="TRIPO", pbr=False)
+    assert result == {"FINISHED"}
+    sent = [r.path for r in services["TRIPO"].requests if r.method == "POST"]
+    # API v3 (tripo3d import_model, texture_model): upload, import, then texture the import.
+    assert sent[-3:] == ["/v3/files", "/v3/models/import", "/v3/models/texture"]
+    body = last_body(services["TRIPO"])
+    assert body["texture_prompt"] == {"text": "rusty metal"} and body["pbr"] is False
+    assert [obj for obj in kiln_objects(blender) if obj.get("kiln_retexture_of") == "Barrel"]
 
 
 def test_a_mesh_too_large_for_the_service_is_refused_before_anything_is_sent(

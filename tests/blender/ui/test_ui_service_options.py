@@ -51,8 +51,8 @@ def generate_button(layout: Recorder) -> Any:
 @pytest.mark.parametrize(
     ("service", "options"),
     [
-        ("MESHY", {"option_pbr", "option_quad", "option_texture", "option_polygons", "option_style"}),
-        ("TRIPO", {"option_pbr", "option_texture", "option_polygons", "option_style"}),
+        ("MESHY", {"option_pbr", "option_quad", "option_texture", "option_polygons"}),
+        ("TRIPO", {"option_pbr", "option_texture", "option_polygons"}),  # stylize is retired on API v3
         ("RODIN", {"option_pbr", "option_quad", "option_polygons"}),
     ],
 )
@@ -68,14 +68,21 @@ def test_options_set_in_the_panel_reach_the_button_and_its_price(chosen: Any, bl
     chosen("MESHY")
     settings = blender.context.scene.kiln
     settings.prompt = "a red chair"
-    before = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
-    assert "30 credits" in before.kwargs["text"]
-    assert not {"pbr", "quad", "texture", "polygons"} & set(vars(before.props))  # untouched: not sent
-    settings.option_texture = False
-    settings.option_polygons = 5000
-    after = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
-    assert "20 credits" in after.kwargs["text"]
-    assert vars(after.props)["texture"] is False and vars(after.props)["polygons"] == 5000
+    assert (
+        "price unknown" in generate_button(draw(ui.generate.KILN_PT_generate, blender.context)).kwargs["text"]
+    )
+    settings.tier_meshy = "meshy-6"  # the default, meshy-7.1, has no published price
+    try:
+        before = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
+        assert "30 credits" in before.kwargs["text"]
+        assert not {"pbr", "quad", "texture", "polygons"} & set(vars(before.props))  # untouched: not sent
+        settings.option_texture = False
+        settings.option_polygons = 5000
+        after = generate_button(draw(ui.generate.KILN_PT_generate, blender.context))
+        assert "20 credits" in after.kwargs["text"]
+        assert vars(after.props)["texture"] is False and vars(after.props)["polygons"] == 5000
+    finally:
+        settings.property_unset("tier_meshy")
 
 
 def test_more_views_where_the_service_takes_several(chosen: Any, blender: Any, ui: Any) -> None:
@@ -97,25 +104,26 @@ def test_more_views_where_the_service_takes_several(chosen: Any, blender: Any, u
     assert "more_views" not in draw(ui.generate.KILN_PT_generate, blender.context).props()
 
 
-@pytest.mark.parametrize(
-    ("service", "style", "shown"),
-    [("MESHY", "sculpture", False), ("TRIPO", "object:clay", True)],
-)
-def test_image_mode_shows_a_style_only_where_the_service_takes_one_for_an_image(
-    chosen: Any, blender: Any, ui: Any, service: str, style: str, shown: bool
-) -> None:
-    """Meshy styles prompts only (it refuses a style on an image job): in Image mode its Style is not
-    drawn, and a style chosen in Text mode is not sent with the image; Tripo styles both."""
+@pytest.mark.parametrize("service", ["MESHY", "TRIPO"])
+def test_no_style_is_drawn_or_sent(chosen: Any, blender: Any, ui: Any, service: str) -> None:
+    """Meshy deprecated ``art_style`` (changelog 2026-01-22) and Tripo's API v3 retired stylize: no
+    Style is drawn, none is sent."""
     chosen(service)
     settings = blender.context.scene.kiln
-    setattr(settings, f"option_style_{service.lower()}", style)
-    settings.mode, settings.image_source = "IMAGE", "FILE"
-    settings.image_path = str(CONCEPTS / "chair.png")
-    try:
-        layout = draw(ui.generate.KILN_PT_generate, blender.context)
-        assert ("option_style" in shown_options(layout)) is shown
-        sent = vars(generate_button(layout).props).get("style")
-        assert sent == (style if shown else None)
-    finally:
-        settings.mode = "TEXT"
-        settings.property_unset(f"option_style_{service.lower()}")
+    assert not hasattr(settings, f"option_style_{service.lower()}")
+    for mode in ("TEXT", "IMAGE"):
+        settings.mode, settings.image_source = mode, "FILE"
+        settings.image_path = str(CONCEPTS / "chair.png")
+        try:
+            layout = draw(ui.generate.KILN_PT_generate, blender.context)
+            assert "option_style" not in shown_options(layout)
+            assert vars(generate_button(layout).props).get("style") is None
+        finally:
+            settings.mode = "TEXT"
+
+
+def test_the_quality_menu_offers_no_retired_model(blender: Any) -> None:
+    """Meshy retired meshy-5 on 2026-10-10: the Sidebar's Quality never offers it."""
+    settings = blender.context.scene.kiln
+    offered = [item.identifier for item in settings.bl_rna.properties["tier_meshy"].enum_items]
+    assert offered == ["meshy-7.1", "meshy-6"]

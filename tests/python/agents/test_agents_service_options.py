@@ -121,4 +121,7 @@ def test_estimate_cost_follows_the_options(server: AgentServer, token: str) -> N
         ]
 
     textured, plain = with_client(server.url, token, scenario)
-    assert textured["credits_per_job"] == 30 and plain["credits_per_job"] == 20
+    # Meshy's default model, meshy-7.1, has no published price: unknown either way, never free (the
+    # options' effect on a published price: test_meshy.py, meshy-6 30 textured, 20 without).
+    assert textured["credits_per_job"] is None and plain["credits_per_job"] is None
+    assert textured["credits_total"] is None

@@ -78,7 +78,7 @@ def test_the_environment_names_each_services_key_and_address_in_its_own_package(
     from api.services import all_services
 
     for service in all_services():
-        for name in filter(None, (service.key_env, service.base_url_env)):
+        for name in filter(None, (service.key_env, service.base_url_env)):  # "": a server that takes no key
             found = {
                 path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count(f'"{name}"')
                 for path in _shipped_python()

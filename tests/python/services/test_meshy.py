@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 from api.checks.glb import check_glb
 from api.errors import (
@@ -30,7 +31,8 @@ from api.errors import (
 from api.service.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.meshy import INFO
-from api.services.meshy.client import Client, _task
+from api.services.meshy.answers import task_from
+from api.services.meshy.client import Client
 from api.words import catalogue as words
 from api.words import english_message
 from fixtures.concept_images import write_concept
@@ -93,7 +95,8 @@ def test_text_job_preview_then_refine_downloads_a_checked_glb(
     client.download(refined.result.preview_image_url, tmp_path / "chest.png")
     assert mesh.stat().st_size > 1000
     # Meshy 6: a preview (20) and a refine (10), what the capabilities publish for a text job.
-    assert before - sandbox.credits_left(KEY) == 30 == INFO.capabilities.price("text")
+    # The stand-in charges meshy-7.1 as Meshy 7 (20 + 10); Kiln shows no price for it (none is published).
+    assert before - sandbox.credits_left(KEY) == 30 and INFO.capabilities.price("text") is None
 
 
 def test_geometry_only_text_job_is_one_stage() -> None:
@@ -151,22 +154,22 @@ def test_the_key_goes_only_to_the_api_origin(client: Client, sandbox: Sandbox, t
     ("order", "expected"),
     [
         (
-            Order(kind="text", prompt="a vase", tier="meshy-5", options={"quad": True, "polygons": 5000}),
+            Order(kind="text", prompt="a vase", tier="meshy-6", options={"quad": True, "polygons": 5000}),
             {
                 "mode": "preview",
-                "ai_model": "meshy-5",
+                "ai_model": "meshy-6",
                 "topology": "quad",
                 "target_polycount": 5000,
                 "should_remesh": True,
             },
         ),
-        (Order(kind="text", prompt="a vase", options={"style": "sculpture"}), {"art_style": "sculpture"}),
+        (Order(kind="text", prompt="a vase"), {"ai_model": "meshy-7.1", "art_style": None}),
         (Order(kind="text", prompt="a vase", options={"quad": False}), {"topology": "triangle"}),
         (
             Order(kind="image", options={"texture": False, "pbr": True}),
             {"should_texture": False, "enable_pbr": True},
         ),
-        (Order(kind="image", options={"polygons": 0}), {"ai_model": "meshy-6"}),
+        (Order(kind="image", options={"polygons": 0}), {"ai_model": "meshy-7.1"}),
     ],
 )
 def test_each_option_reaches_meshy_under_its_documented_field(
@@ -188,7 +191,7 @@ def test_pbr_of_a_text_job_goes_with_its_refine(client: Client, sandbox: Sandbox
     assert sandbox.tasks[task.id].submit_body == {
         "mode": "refine",
         "preview_task_id": preview.id,
-        "ai_model": "meshy-6",
+        "ai_model": "meshy-7.1",
         "enable_pbr": True,
     }
 
@@ -213,9 +216,11 @@ def test_what_meshy_lacks_is_refused_with_nothing_sent(sandbox: Sandbox, order: 
 @pytest.mark.parametrize(
     ("order", "entry"),
     [
-        (Order(kind="image", image_path="PNG", options={"style": "realistic"}), words.MESHY_STYLE_TEXT_ONLY),
+        (Order(kind="image", image_path="PNG", options={"style": "realistic"}), words.SERVICE_LACKS_OPTION),
         (Order(kind="text", prompt="x", options={"polygons": 50}), words.MESHY_POLYGONS_RANGE),
-        (Order(kind="text", prompt="x", options={"style": "cartoon"}), words.SERVICE_LACKS_OPTION),
+        (Order(kind="text", prompt="x", options={"style": "sculpture"}), words.SERVICE_LACKS_OPTION),
+        (Order(kind="text", prompt="x", tier="meshy-5"), words.SERVICE_TIER_RETIRED),
+        (Order(kind="image", image_path="PNG", tier="meshy-5"), words.SERVICE_TIER_RETIRED),
         (Order(kind="text", prompt="x" * 601), words.PROMPT_TOO_LONG),
         (Order(kind="text", prompt="x", stage=1), words.MESHY_NO_PREVIEW),
         (Order(kind="image", image_path="WEBP"), words.MESHY_IMAGE_FORMAT),
@@ -225,7 +230,7 @@ def test_what_the_client_refuses_sends_nothing(
     client: Client, sandbox: Sandbox, tmp_path: Path, png: Path, order: Order, entry: str
 ) -> None:
     if order.image_path == "PNG":
-        order = Order(kind="image", image_path=str(png), options=order.options)
+        order = Order(kind="image", image_path=str(png), tier=order.tier, options=order.options)
     elif order.image_path == "WEBP":
         order = Order(kind="image", image_path=str(write_concept(tmp_path, "chair", "webp")))
     first = len(sandbox.requests)
@@ -251,19 +256,19 @@ def test_what_the_client_refuses_sends_nothing(
     ],
 )
 def test_every_state_word_maps_onto_kiln_states(word: str, status: TaskStatus) -> None:
-    task = _task("t1", "text", {"status": word, "progress": "40", "task_error": {"message": "no"}})
+    task = task_from("t1", "text", {"status": word, "progress": "40", "task_error": {"message": "no"}})
     assert task.status is status and task.raw_status == word
     assert (task.error is not None) is (status is TaskStatus.FAILED)
 
 
 def test_odd_fields_are_taken_tolerantly() -> None:
-    task = _task(
+    task = task_from(
         "t1",
         "image",
         {"status": "SUCCEEDED", "progress": True, "model_urls": {"glb": 7}, "thumbnail_url": "x" * 10_000},
     )
     assert task.status is TaskStatus.COMPLETED and task.progress == 100.0 and task.result is None
-    assert _task("t1", "text", {"status": ["x"], "progress": 1e400}).status is TaskStatus.RUNNING
+    assert task_from("t1", "text", {"status": ["x"], "progress": 1e400}).status is TaskStatus.RUNNING
 
 
 def test_states_reached_on_the_stand_in(client: Client, sandbox: Sandbox) -> None:
@@ -392,10 +397,26 @@ def test_capabilities_are_meshys() -> None:
     caps = info("MESHY").capabilities
     assert caps.takes("text") and caps.takes("image") and caps.max_views == 4
     assert caps.cancel and caps.balance and not caps.idempotency
-    assert caps.price("image") == 30 and caps.price("image", "meshy-5") == 15
-    assert caps.price("text", "meshy-5") == 20
+    assert caps.price("image", "meshy-6") == 30 and caps.price("text", "meshy-6") == 30
+    # meshy-7.1, the default, has no published price: unknown, never free.
+    assert caps.price("image") is None and caps.price("text") is None
     assert caps.polygons == (100, 300_000)
-    assert json.dumps(sorted(caps.options)) == json.dumps(["pbr", "polygons", "quad", "style", "texture"])
+    assert json.dumps(sorted(caps.options)) == json.dumps(["pbr", "polygons", "quad", "texture"])
+    assert not caps.styles
+
+
+def test_meshy_offers_its_active_models_and_knows_the_retired_one_by_name() -> None:
+    """Meshy's deprecations page (checked 2026-11-28): meshy-7.1 and meshy-6 active, meshy-5 retired
+    2026-10-10. A retired model is never offered, but a job naming it is refused by name."""
+    caps = info("MESHY").capabilities
+    for kind in ("text", "image"):
+        assert [tier.id for tier in caps.tiers(kind)] == ["meshy-7.1", "meshy-6"]
+        assert caps.default_tier(kind) == "meshy-7.1"
+        (retired,) = [tier for tier in caps.known_tiers(kind) if tier.retired()]
+        assert (retired.id, retired.retires) == ("meshy-5", "2026-10-10")
+    said = refusal(caps, "Meshy", Order(kind="text", prompt="a vase", tier="meshy-5"))
+    assert said is not None and said.name == "SERVICE_TIER_RETIRED"
+    assert "Meshy" in english_message(said) and "meshy-5" in english_message(said)
 
 
 # ---------------------------------------------------------------------- what Meshy can do beyond one prompt
@@ -449,6 +470,27 @@ def test_a_retexture_option_meshy_lacks_is_refused_with_nothing_sent(sandbox: Sa
 
 def test_texture_off_costs_what_meshy_publishes_less() -> None:
     caps = info("MESHY").capabilities
-    assert caps.price("image", options={"texture": False}) == 20
-    assert caps.price("image", "meshy-5", {"texture": False}) == 5
-    assert caps.price("text", options={"texture": False}) == 20
+    assert caps.price("image", "meshy-6", {"texture": False}) == 20
+    assert caps.price("text", "meshy-6", {"texture": False}) == 20
+
+
+@pytest.mark.parametrize("tier", [tier.id for tier in INFO.capabilities.tiers("text")])
+def test_every_tier_kiln_offers_lands_on_meshys_current_api(
+    client: Client, sandbox: Sandbox, tier: str
+) -> None:
+    """A text job per offered tier, on the stand-in that takes what Meshy's deprecations page lists."""
+    task = wait(client, client.submit(Order(kind="text", prompt="a vase", tier=tier), idempotency_key=tier))
+    assert task.status is TaskStatus.COMPLETED
+    assert sandbox.tasks[task.id].submit_body["ai_model"] == tier
+
+
+@pytest.mark.parametrize("model", ["meshy-5", "meshy-4"])
+def test_the_stand_in_refuses_a_retired_model_as_meshy_says_it_does(sandbox: Sandbox, model: str) -> None:
+    """Meshy's deprecations page: "Requests that use a retired model return an error"."""
+    answer = requests.post(
+        f"{sandbox.base_url}/openapi/v2/text-to-3d",
+        json={"mode": "preview", "prompt": "a vase", "ai_model": model},
+        headers={"Authorization": f"Bearer {KEY}"},
+        timeout=10,
+    )
+    assert answer.status_code == 400 and "retired" in answer.json()["message"]

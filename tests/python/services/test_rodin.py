@@ -2,7 +2,12 @@
 
 Text and image jobs to a checked GLB, every documented state and error to its Kiln meaning, the key
 seen by the API origin only, each option under its documented field, what Rodin lacks refused
-before anything is sent, and the balance.
+before anything is sent, and the balance; each tier Kiln offers (Gen-2.5 first) landing.
+
+No vendor-client contract test here, unlike Meshy's (test_meshy_vendor_contract.py): Hyper3D publishes
+no client of its own in a package registry (checked 2026-11-28: PyPI's ``rodin-gen2-mcp`` 0.3.6 is a
+third party's, Igor Nazarov's; npm has none), so Rodin's wire is checked against its reference pages
+(the Gen-2.5 Generation page among them) and this stand-in only.
 """
 
 from __future__ import annotations
@@ -87,7 +92,7 @@ def test_a_text_job_is_made_followed_and_downloaded(sandbox: Sandbox, client: An
     preview = client.download(done.result.preview_image_url, tmp_path / "chair.webp")
     assert preview.read_bytes()[8:12] == b"WEBP"
     fields = sandbox.tasks[task.id].submit_body["received"]
-    assert fields["prompt"] == "a red chair" and fields["tier"] == "Regular"
+    assert fields["prompt"] == "a red chair" and fields["tier"] == "Gen-2.5-Medium"  # Kiln's default
     assert fields["geometry_file_format"] == "glb" and fields["images"] == 0
 
 
@@ -345,7 +350,35 @@ def test_a_missing_view_in_the_middle_is_left_out(sandbox: Sandbox, client: Any,
     order = Order(kind="image", image_path=str(front), views=("", "", str(right)))
     task = client.submit(order, idempotency_key="gap-1")
     fields = sandbox.tasks[task.id].submit_body["received"]
-    assert fields["images"] == 2 and fields["condition_mode"] == "concat"
+    assert fields["images"] == 2 and "condition_mode" not in fields  # Gen-2.5 (the default) has none
+
+
+def test_rodin_offers_its_gen_2_5_tiers_first_with_the_published_whole_credit_price() -> None:
+    """The Gen-2.5 Generation page: five tiers, 0.5 credit each but Extreme-High 1.0 (Kiln shows whole
+    credits only: the half-credit tiers have no price shown, never "free")."""
+    caps = RODIN.capabilities
+    offered = [tier.id for tier in caps.tiers("text")]
+    assert offered[:5] == [
+        "Gen-2.5-Extreme-Low",
+        "Gen-2.5-Low",
+        "Gen-2.5-Medium",
+        "Gen-2.5-High",
+        "Gen-2.5-Extreme-High",
+    ]
+    assert offered[5:] == ["Gen-2", "Regular", "Detail", "Smooth", "Sketch"]
+    assert [tier.id for tier in caps.tiers("image")] == offered
+    assert caps.default_tier("text") == caps.default_tier("image") == "Gen-2.5-Medium"
+    assert caps.price("text", "Gen-2.5-Extreme-High") == 1 and caps.price("image", "Gen-2.5-High") is None
+
+
+@pytest.mark.parametrize("tier", [tier.id for tier in RODIN.capabilities.tiers("text")])
+def test_every_tier_kiln_offers_lands_on_the_stand_in(sandbox: Sandbox, client: Any, tier: str) -> None:
+    task = client.submit(
+        Order(kind="text", prompt="a helmet", tier=tier, options={"quad": True}), idempotency_key=tier
+    )
+    assert finish(client, task).status is TaskStatus.COMPLETED
+    fields = sandbox.tasks[task.id].submit_body["received"]
+    assert fields["tier"] == tier and fields["mesh_mode"] == "Quad"
 
 
 def test_rodin_offers_no_retexture_and_no_cancel_and_says_so(client: Any) -> None:

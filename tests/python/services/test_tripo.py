@@ -1,7 +1,8 @@
-"""Tripo's client against its stand-in over real HTTP, and its wire read as its documentation says.
+"""Tripo's client (API v3) against its stand-in over real HTTP, and its wire read as the SDK says.
 
-The stand-in (``sandbox/standins/tripo.py``) is written from Tripo's public pages, not from the
-client: what it records (paths, headers, the request bodies as received) is what Tripo would see.
+The stand-in (``sandbox/standins/tripo.py``) is written from Tripo's official SDK ``tripo3d`` 1.0.0,
+not from the client: what it records (paths, headers, the request bodies as received) is what
+Tripo would see. The SDK itself is held to the stand-in in ``test_tripo_vendor_contract.py``.
 """
 
 from __future__ import annotations
@@ -24,11 +25,21 @@ from api.errors import (
     OutcomeUnknownError,
     RateLimitError,
     ServiceError,
+    ServiceMovedError,
 )
 from api.service.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
-from api.services.tripo import CODE_STATUS, INFO, TASK_PATH, TIER_WIRE
+from api.services.tripo import (
+    CODE_STATUS,
+    HANDLE_V3,
+    IMAGE_PATH,
+    INFO,
+    MULTIVIEW_PATH,
+    TIER_WIRE,
+    UPLOAD_PATH,
+)
 from api.services.tripo.client import Client, _task_from_poll
+from api.services.tripo.errors import code_error
 from api.words import catalogue as words
 from api.words import english_message
 from fixtures.concept_images import write_concept
@@ -56,7 +67,7 @@ def finished(client: Client, task: Task, *, timeout: float = 30.0) -> Task:
     """Poll until the task leaves queued/running (the engine's 2–3 s, shortened for the stand-in)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        task = client.get_task(task.id)
+        task = client.get_task(task.id, handle=task.handle)
         if task.raw_status not in ("queued", "running"):
             return task
         time.sleep(0.05)
@@ -82,14 +93,14 @@ def test_text_job_is_made_polled_and_downloaded_with_the_key_kept_home(
     done = finished(client, task)
     assert (done.status, done.raw_status, done.progress) == (TaskStatus.COMPLETED, "success", 100.0)
     assert done.result is not None and done.result.mesh_url and done.result.preview_image_url
-    assert "/pbr_model.glb" in done.result.mesh_url  # the PBR model is preferred (pbr is on by default)
+    assert "/model.glb" in done.result.mesh_url  # v3's one model_url
     mesh = client.download(done.result.mesh_url, tmp_path / "mesh.glb", check=check_glb)
     check_glb(mesh)
     preview = client.download(done.result.preview_image_url, tmp_path / "preview.png")
     check_preview(preview)
 
     seen = sandbox.requests[start:]
-    api = [r for r in seen if r.path.startswith("/v2/openapi/")]
+    api = [r for r in seen if r.path.startswith("/v3/")]
     files = [r for r in seen if r.path.startswith("/files/")]
     assert api and len(files) == 2
     assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in api)
@@ -105,10 +116,9 @@ def test_image_job_uploads_first_then_names_the_token(
     start = len(sandbox.requests)
     task = client.submit(Order(kind="image", image_path=str(image)), idempotency_key="image-1")
     paths = [(r.method, r.path) for r in sandbox.requests[start:]]
-    assert paths == [("POST", "/v2/openapi/upload"), ("POST", TASK_PATH)]
+    assert paths == [("POST", UPLOAD_PATH), ("POST", IMAGE_PATH)]
     body = received(sandbox, task.id)
-    assert body["type"] == "image_to_model"
-    assert body["file"]["type"] == "png" and body["file"]["file_token"]
+    assert isinstance(body["input"], str) and body["input"].startswith("file_")
     done = finished(client, task)
     assert done.status is TaskStatus.COMPLETED and done.result is not None and done.result.mesh_url
     check_glb(client.download(done.result.mesh_url, tmp_path / "mesh.glb"))
@@ -117,34 +127,46 @@ def test_image_job_uploads_first_then_names_the_token(
 def test_views_go_as_multiview_in_tripos_order(sandbox: Sandbox, client: Client, tmp_path: Path) -> None:
     front, back, right = (write_concept(tmp_path / n, "robot") for n in ("front", "back", "right"))
     order = Order(kind="image", image_path=str(front), views=(str(back), "", str(right)))
+    start = len(sandbox.requests)
     task = client.submit(order, idempotency_key="views-1")
-    files = received(sandbox, task.id)["files"]
-    # Generation: exactly four slots, [front, left, back, right], {} where a view is missing.
-    assert len(files) == 4 and files[1] == {}
-    assert all(slot.get("file_token") for slot in (files[0], files[2], files[3]))
+    assert sandbox.requests[-1].path == MULTIVIEW_PATH and len(sandbox.requests) - start == 4
+    slots = received(sandbox, task.id)["inputs"]
+    # SDK multiview_to_model: exactly four slots, [front, left, back, right], null where missing.
+    assert len(slots) == 4 and slots[1] is None
+    assert all(isinstance(slot, str) and slot.startswith("file_") for slot in (slots[0], slots[2], slots[3]))
     assert finished(client, task).status is TaskStatus.COMPLETED
 
 
-def test_an_image_by_its_address_goes_as_file_url(sandbox: Sandbox, client: Client) -> None:
+def test_an_image_by_its_address_goes_as_the_input_string(sandbox: Sandbox, client: Client) -> None:
     first = finished(client, client.submit(Order(kind="text", prompt="a mug"), idempotency_key="u-0"))
     assert first.result is not None and first.result.preview_image_url
     url = first.result.preview_image_url  # a PNG the stand-in can fetch (loopback)
     task = client.submit(Order(kind="image", image_url=url), idempotency_key="url-1")
-    assert received(sandbox, task.id)["file"] == {"type": "png", "url": url}
+    assert received(sandbox, task.id)["input"] == url
 
 
 # ------------------------------------------------------------------ options, tiers, refusals
 
 
+@pytest.mark.parametrize("tier", [tier.id for tier in INFO.capabilities.tiers("text")])
+def test_every_tier_kiln_offers_lands_on_api_v3(sandbox: Sandbox, client: Client, tier: str) -> None:
+    task = client.submit(Order(kind="text", prompt="a stool", tier=tier), idempotency_key=f"tier-{tier}")
+    assert received(sandbox, task.id)["model"] == TIER_WIRE[tier][0]
+    done = finished(client, task)
+    assert done.status is TaskStatus.COMPLETED and done.result is not None and done.result.mesh_url
+
+
 def test_each_option_reaches_tripo_under_its_documented_field(sandbox: Sandbox, client: Client) -> None:
-    options: dict[str, object] = {"texture": True, "pbr": False, "polygons": 5000, "style": "gold"}
+    options: dict[str, object] = {"texture": True, "pbr": False, "polygons": 5000}
     task = client.submit(
         Order(kind="text", prompt="a lamp", tier="v3.1-detailed", options=options), idempotency_key="o-1"
     )
     body = received(sandbox, task.id)
-    assert body["type"] == "text_to_model" and body["prompt"] == "a lamp"
-    assert body["model_version"] == "v3.1-20260211" and body["texture_quality"] == "detailed"
-    assert (body["texture"], body["pbr"], body["face_limit"], body["style"]) == (True, False, 5000, "gold")
+    assert body["prompt"] == "a lamp" and "type" not in body and "model_version" not in body
+    assert body["model"] == "v3.1-20260211" and body["texture_quality"] == "detailed"
+    assert (body["texture"], body["pbr"], body["face_limit"]) == (True, False, 5000)
+    standard = received(sandbox, client.submit(Order(kind="text", prompt="a cup"), idempotency_key="o-s").id)
+    assert "texture_quality" not in standard  # standard is the default: left to Tripo, as the SDK does
 
 
 def test_texture_off_turns_pbr_off_too_and_a_zero_budget_is_left_to_tripo(
@@ -155,13 +177,15 @@ def test_texture_off_turns_pbr_off_too_and_a_zero_budget_is_left_to_tripo(
     # "If [pbr] is set to true, texture will be ignored" and pbr defaults to true (Generation).
     assert (body["texture"], body["pbr"]) == (False, False)
     assert "face_limit" not in body and "texture_quality" not in body
-    assert body["model_version"] == TIER_WIRE["P1"][0]
+    assert body["model"] == TIER_WIRE["P1"][0]
 
 
 @pytest.mark.parametrize(
     ("order", "entry"),
     [
         (Order(kind="text", prompt="a chair", options={"quad": True}), words.SERVICE_LACKS_OPTION),
+        # Stylize is retired on v3 (tripo3d 1.0.0 METADATA): no style is offered or sent.
+        (Order(kind="text", prompt="a chair", options={"style": "gold"}), words.SERVICE_LACKS_OPTION),
         (Order(kind="text", prompt="a chair", tier="v9"), words.SERVICE_TIER_UNKNOWN),
         (
             Order(kind="image", image_path="f.png", views=("b", "l", "r", "x")),
@@ -184,7 +208,6 @@ def test_what_tripo_lacks_is_refused_before_anything_is_sent(
     ("options", "entry"),
     [
         ({"polygons": 10}, words.TRIPO_POLYGONS_OUT_OF_RANGE),
-        ({"style": "cubist"}, words.TRIPO_STYLE_UNKNOWN),
         ({"pbr": "yes"}, words.TRIPO_OPTION_UNREADABLE),
     ],
 )
@@ -231,7 +254,9 @@ def test_the_price_shown_is_what_tripo_charges_and_the_balance_is_read(
     ],
 )
 def test_every_documented_state_maps_onto_kilns_four(word: str, status: TaskStatus) -> None:
-    task = _task_from_poll("t-1", {"status": word, "progress": "42", "output": {"model": "https://c/m.glb"}})
+    task = _task_from_poll(
+        "t-1", {"status": word, "progress": "42", "output": {"model_url": "https://c/m.glb"}}
+    )
     assert (task.status, task.raw_status) == (status, word)
     assert (task.error is not None) == (status is TaskStatus.FAILED)
 
@@ -260,12 +285,18 @@ def test_the_stand_ins_end_states_reach_kiln_with_tripos_reason(
 def test_a_forced_failure_keeps_tripos_code_and_words(sandbox: Sandbox, client: Client) -> None:
     task = client.submit(Order(kind="text", prompt="a vase"), idempotency_key="forced")
     sandbox.fail_now(task.id, {"status": "banned", "error_code": 2008, "error_msg": "Policy says no."})
-    done = client.get_task(task.id)
+    done = client.get_task(task.id, handle=HANDLE_V3)
     assert done.status is TaskStatus.FAILED and done.error is not None
     assert "2008" in done.error and "Policy says no" in done.error
 
 
 # ------------------------------------------------------------------ errors
+
+
+def sentence(error: KilnError) -> str:
+    """The catalogue name of what ``error`` says (behind "Tripo: …" when it was named)."""
+    shown = error.message
+    return shown.values["said"].name if shown.name == "SERVICE_SAID" else shown.name
 
 
 def words_name(entry: object) -> str:
@@ -288,7 +319,7 @@ CODE_TABLE: list[tuple[int, type[KilnError], str]] = [
     (2008, BadRequestError, "TRIPO_CONTENT_REFUSED"),
     (2010, CreditsError, "TRIPO_OUT_OF_CREDITS"),
     (2014, ServiceError, "SERVICE_PROBLEM"),
-    (2015, BadRequestError, "TRIPO_MODEL_OUTDATED"),
+    (2015, ServiceMovedError, "SERVICE_MOVED"),  # a retired version: a newer Kiln knows the current ones
     (2017, BadRequestError, "TRIPO_MODEL_OUTDATED"),
     (2018, BadRequestError, "SERVICE_REFUSED_REQUEST"),
     (2019, BadRequestError, "SERVICE_REFUSED_REQUEST"),
@@ -301,9 +332,13 @@ def test_the_code_table_covers_every_documented_code() -> None:
 
 @pytest.mark.parametrize(("code", "kind", "entry"), CODE_TABLE)
 def test_each_error_code_becomes_its_kiln_error(code: int, kind: type[KilnError], entry: str) -> None:
-    with Client("http://127.0.0.1:9", KEY) as offline:
-        answer = {"code": code, "message": f"Said by Tripo {code}.", "suggestion": "Do this."}
-        error = offline._code_error(CODE_STATUS[code], answer, {}, task_id="t-1" if code == 2001 else None)
+    answer = {
+        "code": code,
+        "message": f"Said by Tripo {code}.",
+        "suggestion": "Do this.",
+        "request_id": "req_12345",
+    }
+    error = code_error(CODE_STATUS[code], answer, {}, KEY, task_id="t-1" if code == 2001 else None)
     assert type(error) is kind
     shown = error.message
     if entry.startswith("TRIPO_"):
@@ -312,8 +347,17 @@ def test_each_error_code_becomes_its_kiln_error(code: int, kind: type[KilnError]
         assert shown.name == "SERVICE_SAID" and shown.values["said"].name == entry
     assert "Tripo" in error.user_message
     assert f"Tripo error {code}" in error.details and f"Said by Tripo {code}" in error.details
+    assert "request id req_12345" in error.details
     if kind in (AuthError, CreditsError):
         assert getattr(error, "status", None) == CODE_STATUS[code]
+
+
+def test_an_answer_is_read_as_the_sdk_reads_its_envelope() -> None:
+    # _http.py parse_envelope: without "data" the answer is its own data; "status": "error" is an error.
+    with Client("http://127.0.0.1:9", KEY) as offline:
+        assert offline._task_from_submit({"task_id": "t-9"}).id == "t-9"
+        with pytest.raises(BadRequestError):
+            offline._task_from_submit({"status": "error", "message": "No."})
 
 
 def test_an_error_code_inside_a_2xx_is_the_error_it_names() -> None:
@@ -326,7 +370,7 @@ def test_an_error_code_inside_a_2xx_is_the_error_it_names() -> None:
     [
         ("refuse", BadRequestError, "TRIPO_CONTENT_REFUSED"),
         ("busy", RateLimitError, "TRIPO_TOO_MANY_JOBS"),
-        ("outdated", BadRequestError, "TRIPO_MODEL_OUTDATED"),
+        ("outdated", ServiceMovedError, "SERVICE_MOVED"),
     ],
 )
 def test_the_stand_ins_submit_errors_reach_kiln(
@@ -335,8 +379,9 @@ def test_the_stand_ins_submit_errors_reach_kiln(
     made = sandbox.submit_count
     with pytest.raises(kind) as caught:
         client.submit(Order(kind="text", prompt=f"a sword tripo:{knob}"), idempotency_key=knob)
-    assert caught.value.message.name == entry and "Tripo error" in caught.value.details
-    assert "trace id " in caught.value.details  # X-Tripo-Trace-ID, which Tripo's support asks for
+    assert sentence(caught.value) == entry and "Tripo error" in caught.value.details
+    assert "Tripo" in caught.value.user_message
+    assert "request id req_" in caught.value.details  # the envelope's request_id, for Tripo's support
     assert sandbox.submit_count == made
 
 
@@ -362,7 +407,7 @@ def test_a_wrong_key_and_an_empty_account_say_so_naming_tripo(sandbox: Sandbox) 
 
 def test_a_task_tripo_does_not_know_is_not_found(client: Client) -> None:
     with pytest.raises(NotFoundError) as caught:
-        client.get_task("no-such-task")
+        client.get_task("no-such-task", handle=HANDLE_V3)
     assert caught.value.task_id == "no-such-task"
 
 
@@ -401,9 +446,7 @@ def test_a_submit_answer_without_a_usable_task_is_unusable_not_an_error_of_tripo
         offline._task_from_submit(answer)
 
 
-def test_tripo_does_not_offer_a_retexture_or_a_cancel_and_says_so() -> None:
+def test_tripo_offers_no_cancel_and_says_what_texture_off_saves() -> None:
     caps = info("TRIPO").capabilities
-    said = refusal(caps, "Tripo", Order(kind="retexture", prompt="rusty", model_path="m.glb"))
-    assert said is not None and said.name == "SERVICE_TAKES_NO_RETEXTURE"
     assert not caps.cancel
     assert caps.price("text", options={"texture": False}) == caps.price("text") - 10

@@ -54,6 +54,41 @@ def test_sigkill_after_a_submit_to_another_service_resumes_there_with_no_task_ma
         assert server.submit_count == tasks, "no task was made twice"
 
 
+#: The studio's own servers: their stand-in and where Kiln reads their address (no key); they take images.
+LOCAL_SERVICES = (("COMFYUI", "comfyui", "KILN_COMFYUI"), ("HUNYUAN3D", "hunyuan3d", "KILN_HUNYUAN3D"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("service", "standin", "variable"), LOCAL_SERVICES)
+def test_sigkill_after_an_image_sent_to_a_studio_server_resumes_there_with_nothing_sent_twice(
+    tmp_path: Path, service: str, standin: str, variable: str
+) -> None:
+    """The restarted Blender follows the same task on the studio's server; no key ever reaches it."""
+    from concepts import CONCEPTS
+
+    from sandbox.server import Sandbox
+
+    with Sandbox(service=standin, speed=2.0) as server:
+        env = {
+            **os.environ,
+            "BLENDER_USER_RESOURCES": str(tmp_path / "user"),
+            f"{variable}_BASE_URL": server.base_url,
+        }
+        repo = tmp_path / "repo"
+        task_id = killed_after_a_submit(env, repo, service, str(CONCEPTS / "chair.png"))
+        second = subprocess.run(
+            [sys.executable, str(SCRIPTS / "resume_and_wait.py"), "--", str(repo)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert second.returncode == 0, second.stderr[-3000:]
+        assert f"IMPORTED {task_id}" in second.stdout, second.stdout[-2000:]
+        assert server.submit_attempts == 1, "nothing was sent twice"
+        assert not [r for r in server.requests if "authorization" in r.headers]
+
+
 @pytest.mark.slow
 def test_sigkill_while_running_then_resume_imports_with_one_submit(
     sandbox_factory: Any, sandbox_key: str, tmp_path: Path
