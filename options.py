@@ -9,6 +9,7 @@ takes its preference and means the same thing. Each is declared here, its words 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +17,10 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 
 from .api.agents.limits import DEFAULT_CREDITS, DEFAULT_JOBS
 from .api.jobs import ServiceConfig
+from .api.services import info, old_records_service
 from .api.words import Label
 from .api.words import catalogue as words
+from .service_choices import service_items
 
 Value = bool | int | float | str
 
@@ -35,13 +38,19 @@ class Option:
     unit: str = "NONE"
     #: For a choice: (value, words) for each.
     choices: tuple[tuple[str, Label], ...] = ()
+    #: For a choice whose choices are read when shown (Blender's items function): the services.
+    choices_now: Callable[[Any, Any], list[tuple[str, str, str, int]]] | None = None
 
     def enum_items(self) -> list[tuple[str, str, str]]:
+        if self.choices_now is not None:
+            return [item[:3] for item in self.choices_now(None, None)]
         return [(value, label.name, label.tip) for value, label in self.choices]
 
     def property(self, **behaviour: Any) -> Any:
         """The bpy property; ``behaviour`` adds what is not a declaration (update, get, set, options)."""
         given: dict[str, Any] = {"name": self.label.name, "description": self.label.tip, **behaviour}
+        if self.choices_now is not None:  # the first choice is the default: a function's enum takes no name
+            return EnumProperty(items=self.choices_now, **given)
         if self.choices:
             return EnumProperty(items=self.enum_items(), default=str(self.default), **given)
         given["default"] = self.default
@@ -68,20 +77,16 @@ AGENT_PORT = 8790
 #: in one text field would need a separator that a folder's name may hold, and no picker).
 AGENT_FOLDERS = ("agent_folder_1", "agent_folder_2", "agent_folder_3")
 
-#: The services an artist may choose, in the order ``api.services.SERVICE_IDS`` offers them.
-SERVICE_CHOICES = (
-    ("INTERFACE", words.OPTION_SERVICE_INTERFACE),
-    ("TRIPO", words.OPTION_SERVICE_TRIPO),
-    ("MESHY", words.OPTION_SERVICE_MESHY),
-    ("RODIN", words.OPTION_SERVICE_RODIN),
-    ("FAL", words.OPTION_SERVICE_FAL),
-    ("COMFYUI", words.OPTION_SERVICE_COMFYUI),
-    ("HUNYUAN3D", words.OPTION_SERVICE_HUNYUAN3D),
-)
+
+def _resolutions(kind: str) -> tuple[tuple[str, Label], ...]:
+    """The ``resolution`` arguments' choices: the tiers of the service whose stored tier is its
+    resolution (the old records' service, ``api.services.old_records_service``), written in its package."""
+    return tuple((tier.id, tier.label) for tier in info(old_records_service()).capabilities.tiers(kind))
+
 
 TABLE: dict[str, Option] = {
     # Which service, where it is, and how jobs behave.
-    "service": Option(words.OPTION_SERVICE, "INTERFACE", choices=SERVICE_CHOICES),
+    "service": Option(words.OPTION_SERVICE, "", choices_now=service_items),
     "base_url": Option(words.OPTION_BASE_URL, ""),
     "poll_interval": Option(
         words.OPTION_POLL_INTERVAL,
@@ -165,17 +170,13 @@ TABLE: dict[str, Option] = {
     # Arguments the generate, selection and batch operators share.
     "resolution": Option(
         words.OPTION_RESOLUTION,
-        AUTO,
-        choices=(
-            (AUTO, words.OPTION_RESOLUTION_AUTO),
-            ("1024", words.OPTION_RESOLUTION_1024),
-            ("1536", words.OPTION_RESOLUTION_1536),
-        ),
+        info(old_records_service()).capabilities.default_tier("text"),
+        choices=_resolutions("text"),
     ),
     "image_resolution": Option(
         words.OPTION_IMAGE_RESOLUTION,
-        "1536",
-        choices=(("1024", words.OPTION_RESOLUTION_1024), ("1536", words.OPTION_RESOLUTION_1536)),
+        info(old_records_service()).capabilities.default_tier("image"),
+        choices=_resolutions("image"),
     ),
     "reuse": Option(
         words.OPTION_REUSE,

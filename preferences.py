@@ -20,13 +20,14 @@ import bpy
 
 from . import dependencies, language
 from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
-from .api.features import secrets
+from .api.features import secrets, service_access
 from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
+from .api.features.credits import takes_text_cost
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
 from .api.service.origin import host_label
-from .api.services import DEFAULT_SERVICE, SERVICE_IDS, ServiceInfo, info, service_id
+from .api.services import info, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -55,19 +56,54 @@ def cache_dir() -> Path:
     return user_dir() / CACHE_DIR
 
 
-#: Each service's API key, at home on this side: read once, saved off the UI thread.
-key_homes = {sid: secrets.KeyHome(user_dir, secrets.service_secret(sid)) for sid in SERVICE_IDS}
-#: The interface service's key (the key Kiln always kept).
-key_home = key_homes[DEFAULT_SERVICE]
+#: Each service's API key, at home on this side: read once, saved off the UI thread (a service
+#: registered later gets its home when first asked).
+key_homes: dict[str, secrets.KeyHome] = {}
+
+
+def key_home(service: str) -> secrets.KeyHome:
+    """Where ``service``'s key is kept on this side."""
+    sid = service_id(service)
+    home = key_homes.get(sid)
+    if home is None:
+        home = key_homes[sid] = secrets.KeyHome(user_dir, secrets.service_secret(sid))
+    return home
 
 
 def _get_key(self: KilnPreferences) -> str:
     """The API Key field shows the chosen service's key: one field, a key kept per service."""
-    return key_homes[service_id(self.service)].read()
+    return key_home(self.service).read()
 
 
 def _set_key(self: KilnPreferences, value: str) -> None:
-    key_homes[service_id(self.service)].write(value)
+    key_home(self.service).write(value)
+    connection_check.reset()
+
+
+def address_of(prefs: KilnPreferences, service: str) -> str:
+    """The address the artist gave ``service``: its own entry; the old records' service's is the one
+    Service Address Kiln always kept (``base_url``)."""
+    sid = service_id(service)
+    if sid == old_records_service():
+        return str(prefs.base_url)
+    return next((str(kept.address) for kept in prefs.addresses if kept.service == sid), "")
+
+
+def _get_address(self: KilnPreferences) -> str:
+    """The Service Address field shows the chosen service's address: one field, one address a service."""
+    return address_of(self, self.service)
+
+
+def _set_address(self: KilnPreferences, value: str) -> None:
+    sid = service_id(self.service)
+    if sid == old_records_service():
+        self.base_url = value
+    else:
+        kept = next((kept for kept in self.addresses if kept.service == sid), None)
+        if kept is None:
+            kept = self.addresses.add()
+            kept.service = sid
+        kept.address = value
     connection_check.reset()
 
 
@@ -86,6 +122,13 @@ def _apply_log_level(self: KilnPreferences, _context: bpy.types.Context) -> None
     logging.getLogger(__package__).setLevel(self.log_level)
 
 
+class KilnServiceAddress(bpy.types.PropertyGroup):
+    """The address the artist gave one service that needs one (kept by its id)."""
+
+    service: bpy.props.StringProperty()  # type: ignore[valid-type]
+    address: bpy.props.StringProperty()  # type: ignore[valid-type]
+
+
 class KilnPreferences(bpy.types.AddonPreferences):
     bl_idname = __package__
 
@@ -98,6 +141,13 @@ class KilnPreferences(bpy.types.AddonPreferences):
         set=_set_key,
     )
     base_url: declare("base_url", update=_forget_connection_check)  # type: ignore[valid-type]
+    addresses: bpy.props.CollectionProperty(type=KilnServiceAddress)  # type: ignore[valid-type]
+    service_address: bpy.props.StringProperty(  # type: ignore[valid-type]
+        name=words.OPTION_BASE_URL.name,
+        description=words.OPTION_BASE_URL.tip,
+        get=_get_address,
+        set=_set_address,
+    )
     poll_interval: declare("poll_interval")  # type: ignore[valid-type]
     max_in_flight: declare("max_in_flight")  # type: ignore[valid-type]
     timeout_minutes: declare("timeout_minutes")  # type: ignore[valid-type]
@@ -162,7 +212,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_credits(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """The text job's price (only where the chosen service does not publish it: the custom
         service's), when to ask before spending, and what 0 means, said in words."""
-        if info(service_id(self.service)).needs_address:
+        if takes_text_cost(service_id(self.service)):
             col.prop(self, "text_cost")
         col.prop(self, "ask_above")
         limit = self.ask_above
@@ -195,14 +245,12 @@ class KilnPreferences(bpy.types.AddonPreferences):
         layout.column(heading=language.text(words.PREFS_LIBRARY)).prop(self, "library_dir")
         layout.column(heading=language.text(words.PREFS_PROVENANCE)).prop(self, "credit_line")
 
-    def credentials(self, service: str = "") -> secrets.Credentials:
+    def credentials(self, service: str = "") -> service_access.Credentials:
         """A service's key and address (the chosen service's by default): the environment's over
         these preferences', a known service's own API origin where neither gives one."""
         sid = service_id(service or self.service)
-        # The one address field is the custom service's; a local service's comes from its variable or
-        # its default until the preferences hold one address per service (the open registry).
-        address = self.base_url if info(sid).needs_address and not info(sid).local else ""
-        return secrets.credentials(key_homes[sid].read(), address, service=sid)
+        address = address_of(self, sid) if info(sid).needs_address else ""
+        return service_access.credentials(key_home(sid).read(), address, service=sid)
 
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Which service first, then its key (and its address where Kiln does not know it), with what
@@ -210,26 +258,23 @@ class KilnPreferences(bpy.types.AddonPreferences):
         col.prop(self, "service")
         chosen = self.credentials()
         service = info(chosen.service)
-        if service.local:  # a studio's own server: no key asked, its address said
+        if service.local:  # a studio's own server: no key asked, where its jobs run said
             host = host_label(chosen.base_url)
             wrapped_label(col, context, language.text(words.LOCAL_RUNS_ON_SERVER, host=host), icon="DESKTOP")
-        elif not (chosen.api_key and chosen.base_url):
-            if service.needs_address:
+        elif not ((chosen.api_key or not service.needs_key) and chosen.base_url):
+            if not service.needs_key:  # a server of the studio's own: its address alone
+                guide = language.text(words.PREFS_CONNECT_GUIDE_ADDRESS, service=service.name)
+            elif service.needs_address:
                 guide = language.text(words.PREFS_CONNECT_GUIDE)
             else:  # Kiln knows the address: the key alone, from the page Get a … API Key opens
                 guide = language.text(words.PREFS_CONNECT_GUIDE_KEY, service=service.name)
             wrapped_label(col, context, guide, icon="INFO")
-        if service.keys_page:
-            link = col.operator(
-                "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)
-            )
-            link.url = service.keys_page
         if service.needs_key:
-            self._draw_key(col, context, chosen, service)
-        if service.needs_address and not service.local:
+            self._draw_key(col, context, chosen)
+        if service.needs_address:
             address = col.row()
             address.alert = not chosen.base_url
-            address.prop(self, "base_url")
+            address.prop(self, "service_address")
         if chosen.url_from_environment and service.needs_address:  # a known service's is never shown
             said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
             wrapped_label(col, context, said, icon="INFO")
@@ -244,17 +289,19 @@ class KilnPreferences(bpy.types.AddonPreferences):
         wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
 
     def _draw_key(
-        self,
-        col: bpy.types.UILayout,
-        context: bpy.types.Context,
-        chosen: secrets.Credentials,
-        service: ServiceInfo,
+        self, col: bpy.types.UILayout, context: bpy.types.Context, chosen: service_access.Credentials
     ) -> None:
-        """The key, where it is kept, and a hint when it looks like another service's."""
+        """Where the chosen service's keys are made, its key, where the key is kept or came from."""
+        service = info(chosen.service)
+        if service.keys_page:
+            link = col.operator(
+                "wm.url_open", text=language.text(words.GET_SERVICE_KEY, service=service.name)
+            )
+            link.url = service.keys_page
         key = col.row()
         key.alert = not chosen.api_key
         key.prop(self, "api_key")
-        home = key_homes[chosen.service]
+        home = key_home(chosen.service)
         if home.status:
             status = col.column()
             status.alert = not home.saved
@@ -337,7 +384,7 @@ def text_cost(context: bpy.types.Context | None = None) -> int | None:
     return get(context).text_cost or None
 
 
-def credentials(context: bpy.types.Context | None = None, service: str = "") -> secrets.Credentials:
+def credentials(context: bpy.types.Context | None = None, service: str = "") -> service_access.Credentials:
     """A service's key and address (the chosen service's by default): the environment's over the
     preferences'."""
     return get(context).credentials(service)
@@ -365,14 +412,16 @@ def agent_folders(context: bpy.types.Context | None = None) -> tuple[Path, ...]:
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
     prefs = get(context)
-    chosen = prefs.credentials(DEFAULT_SERVICE)
-    others = [prefs.credentials(sid) for sid in SERVICE_IDS if sid != DEFAULT_SERVICE]
-    set_up = (found.base_url for found in others if found.api_key or not info(found.service).needs_key)
+    every = [prefs.credentials(sid) for sid in service_ids()]
+    unnamed = prefs.credentials("")  # what a request naming no service uses (as outside checks give it)
+    set_up = (found.base_url for found in every if found.api_key or not info(found.service).needs_key)
     return ServiceConfig(
-        base_url=chosen.base_url,
-        api_key=chosen.api_key,
-        accounts=tuple(Account(found.service, found.base_url, found.api_key) for found in others),
-        poll_interval=secrets.poll_interval(prefs.poll_interval, chosen.base_url, os.environ, *set_up),
+        base_url=unnamed.base_url,
+        api_key=unnamed.api_key,
+        accounts=tuple(Account(found.service, found.base_url, found.api_key) for found in every),
+        poll_interval=service_access.poll_interval(
+            prefs.poll_interval, unnamed.base_url, os.environ, *set_up
+        ),
         max_in_flight=prefs.max_in_flight,
         timeout_seconds=prefs.timeout_minutes * 60.0,
         import_in_place=prefs.import_in_place,
@@ -389,7 +438,7 @@ def _helper_command() -> tuple[str, ...]:
     return isolation.helper_command(bpy.app.binary_path)
 
 
-classes = (KilnPreferences,)
+classes = (KilnServiceAddress, KilnPreferences)
 _register_classes, _unregister_classes = classes_factory(classes)
 
 

@@ -21,7 +21,7 @@ from ..api.errors import KilnError
 from ..api.jobs import JobRequest, JobState
 from ..api.words import shorten
 from ..drawing import tag_redraw
-from ..session import library, messenger, results_here, runtime, watcher
+from ..session import library, messenger, results_here, runtime, starting, watcher
 from ..session.arguments import preferred_game, preferred_options
 from ..session.placement import Placement
 from ..session.scene_import import stamp_agent
@@ -38,8 +38,8 @@ def start_job(request: JobRequest) -> JobView:
     if problems:
         raise KilnError(problems[0])
     request = replace(request, game=preferred_game(context).to_text())
+    job = starting.start_job(context, request)
     engine = runtime.engine(context)
-    job = engine.record(request, origin=runtime.current_origin())
     log.info("%s asked for “%s” (job %s)", request.agent, request.label[:40], job.id)
     tag_redraw()
     return views.view(context, engine, job)

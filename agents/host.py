@@ -30,7 +30,7 @@ from ..api.features.concept_image import check_request
 from ..api.features.library_index import LibraryIndex, request_key
 from ..api.jobs import UPLOADS_DIR, JobKind, JobRequest
 from ..api.jobs.disk import ensure_folder
-from ..api.services import DEFAULT_SERVICE, SERVICE_IDS
+from ..api.services import service_ids
 from ..session import library
 from . import actions, views
 
@@ -46,7 +46,7 @@ class Plain:
 
     secrets: tuple[str, ...] = field(default=(), repr=False)
     text_cost: int | None = None
-    service: str = DEFAULT_SERVICE
+    service: str = ""
     library: Path = Path()
     #: Where the image checks keep the prepared images (Kiln's uploads folder).
     uploads: Path = Path()
@@ -64,7 +64,7 @@ class BlenderHost:
 
     def refresh(self, context: bpy.types.Context) -> None:
         """Main thread, each beat: the plain values workers answer from (replaced whole)."""
-        keys = (preferences.credentials(context, sid).api_key for sid in SERVICE_IDS)
+        keys = (preferences.credentials(context, sid).api_key for sid in service_ids())
         self._plain = Plain(
             secrets=tuple(key for key in keys if key),
             text_cost=preferences.text_cost(context),

@@ -40,7 +40,7 @@ def seed(folder: Path, count: int = HISTORY) -> None:
     over the four services."""
     jobs, store_module = addon.module("api.jobs"), addon.module("api.jobs.store")
     owner = jobs.Owner(pid=1, started=1_700_000_000.0, label="another Blender window")
-    services = addon.module("api.services").SERVICE_IDS
+    services = addon.module("api.services").service_ids()
     records = []
     for n in range(count):
         job = jobs.Job(

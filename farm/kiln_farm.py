@@ -73,8 +73,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         cmd.add_argument("--output", type=Path, required=True, help="the job's shared output folder")
         cmd.add_argument("--kiln-zip", default="", help="the built Kiln extension zip")
         cmd.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
-        cmd.add_argument("--resolution", default="AUTO", help="AUTO, 1024 or 1536 (the INTERFACE service's)")
-        cmd.add_argument("--service", default="INTERFACE", help="INTERFACE, TRIPO, MESHY or RODIN")
+        cmd.add_argument(
+            "--resolution", default="AUTO", help="AUTO, 1024 or 1536 (where quality is a resolution)"
+        )
+        cmd.add_argument(
+            "--service", default="", help="a service's id in Kiln (empty: the first Kiln offers)"
+        )
     generate = sub.choices["generate"]
     generate.add_argument("--items", default="", help="prompt numbers of this task, e.g. 3-4 (all if empty)")
     generate.add_argument("--max-credits", type=int, default=0, help="cap over the whole job; 0 = none")
@@ -89,7 +93,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     estimate = sub.add_parser("estimate", help="what the whole prompt file will cost, before submitting")
     estimate.add_argument("prompts", type=Path)
     estimate.add_argument("--resolution", default="AUTO")
-    estimate.add_argument("--service", default="INTERFACE", help="INTERFACE, TRIPO, MESHY or RODIN")
+    estimate.add_argument(
+        "--service", default="", help="a service's id in Kiln (empty: the first Kiln offers)"
+    )
     estimate.add_argument("--kiln-zip", default="", help="Kiln to read with (default: here)")
     estimate.add_argument("--kiln-repository", default="", help="or the URL of a repository listing Kiln")
     return parser.parse_args(argv)
@@ -194,8 +200,11 @@ def with_parts(api: ModuleType) -> ModuleType:
 def read_items(api: ModuleType, prompts: Path, resolution: str, service: str) -> list[Any]:
     """The usable lines of the prompt file (Kiln's own batch parser), each going to ``service``;
     problems go to the log."""
-    if service.upper() not in api.services.SERVICE_IDS:
-        raise FarmError(f"Service {service!r} is not one of {', '.join(api.services.SERVICE_IDS)}.")
+    services = api.services
+    service = service or services.first_service()
+    if not services.is_registered(service):
+        raise FarmError(f"Service {service!r} is not one of {', '.join(services.service_ids())}.")
+    service = services.service_id(service)
     try:
         res = api.features.batch.parse_resolution(resolution, None)
         batch = api.features.batch.read_batch(prompts, resolution=res)
@@ -205,7 +214,7 @@ def read_items(api: ModuleType, prompts: Path, resolution: str, service: str) ->
         log.warning("%s", note)
     for problem in batch.problems:
         log.warning("%s: skipped, %s", prompts.name, problem)
-    return [replace(item, request=item.request.to_service(service.upper())) for item in batch.items]
+    return [api.features.batch.going_to(item, service) for item in batch.items]
 
 
 def asset_name(line: int, label: str) -> str:
@@ -309,8 +318,9 @@ def install_kiln(zip_path: Path, service: str) -> ModuleType:
         raise FarmError(f"Kiln from {zip_path} did not install and enable; see Blender's messages above.")
     prefs.system.use_online_access = True
     kiln = sys.modules[ADDON]
-    key_env = importlib.import_module(f"{ADDON}.api.services").info(service).key_env
-    if not os.environ.get(key_env):
+    found = importlib.import_module(f"{ADDON}.api.services").info(service)
+    key_env = found.key_env
+    if found.needs_key and not os.environ.get(key_env):
         raise FarmError(f"{key_env} is not set on this worker: give workers the key in their environment.")
     return kiln
 
@@ -333,7 +343,7 @@ def generate(args: argparse.Namespace) -> int:
             row = rows[name] = {"line": item.line, "name": name, **source_of(item.request), "task_id": ""}
             options = replace(item.row.apply(game, str(out.exports)), review=True)  # for summary.png
             request = replace(item.request, game=options.to_text())
-            job = start(engine, out, item.line, request, name, row)
+            job = start(kiln, engine, out, item.line, request, name, row)
             if job is not None:
                 following[name] = (item, job)
         engine.wait([job.id for _, job in following.values()])
@@ -367,8 +377,11 @@ def game_options(api: ModuleType, args: argparse.Namespace, out: Output) -> Any:
         raise FarmError(exc.user_message) from None
 
 
-def start(engine: Any, out: Output, line: int, request: Any, name: str, row: dict[str, Any]) -> Any:
-    """Skip, follow a recorded task, or send (ledger first); None when there is nothing to wait for."""
+def start(
+    kiln: ModuleType, engine: Any, out: Output, line: int, request: Any, name: str, row: dict[str, Any]
+) -> Any:
+    """Skip, follow a recorded task, or send (ledger first, then Kiln's one way to start a job:
+    ``session.starting.start_job``); None when there is nothing to wait for."""
     if out.done(name):
         files = [p.name for p in out.files(name)]
         row.update(state="done", files=files, error="", task_id=_task_of(out, name))
@@ -386,7 +399,7 @@ def start(engine: Any, out: Output, line: int, request: Any, name: str, row: dic
         log.info("line %s: following task %s recorded by an earlier run", line, entry["task_id"])
         return engine.resume_task(entry["task_id"], request)
     out.record(name, line, "")
-    job = engine.submit(request)
+    job = importlib.import_module(f"{kiln.__name__}.session.starting").start_job(None, request)
     deadline = time.monotonic() + TASK_ID_WAIT
     while (current := engine.get(job.id)) is not None and not current.task_id and current.state.is_active:
         if time.monotonic() > deadline:

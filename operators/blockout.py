@@ -19,7 +19,7 @@ from ..api.jobs.orders import refusal_of
 from ..api.words import catalogue as words
 from ..language import report, tip
 from ..options import declare
-from ..session import job_requests, library, runtime, spending, variants, watcher
+from ..session import job_requests, library, spending, variants, watcher
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
 from ..session.blockout import (
@@ -37,7 +37,7 @@ from ..session.blockout import (
 from ..session.launching import tell_not_in_scene, wait_then_import
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
-from ..session.state import choose_options
+from ..session.starting import start_job
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -164,15 +164,11 @@ class KILN_OT_generate_from_selection(
         log.info("“%s” filled from the Kiln library (generated %s)", request.placeholder, entry.date)
 
     def _send(self, context: bpy.types.Context, requests: list[JobRequest]) -> list[str]:
-        engine = runtime.engine(context)
-        origin = runtime.current_origin()
         options = self.import_options(context)
-        job_ids = []
-        for request in requests:
-            job_id = engine.record(self.with_game(request, context), origin=origin).id
-            choose_options(job_id, options, self.fit)
-            job_ids.append(job_id)
-        return job_ids
+        return [
+            start_job(context, self.with_game(request, context), import_options=options, fit=self.fit).id
+            for request in requests
+        ]
 
 
 class _VariantOperator(bpy.types.Operator):

@@ -17,10 +17,11 @@ import bpy
 from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
-from ..api.features import secrets
+from ..api.features import service_access
+from ..api.features.credits import takes_text_cost
 from ..api.jobs.orders import request_order
 from ..api.service.origin import host_label
-from ..api.services import DEFAULT_SERVICE, info
+from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
@@ -36,6 +37,7 @@ from .props import (
     request_of,
     scene_settings,
     style_setting,
+    tier_is_resolution,
     tier_setting,
 )
 
@@ -120,8 +122,9 @@ def _draw_where_it_runs(layout: bpy.types.UILayout, context: bpy.types.Context, 
     found = info(service)
     if not found.local:
         return
-    # The address from the environment or the default only: no key store is read while drawing.
-    host = host_label(secrets.credentials("", "", service=service).base_url)
+    # The address from the environment, the preferences or the default: no key store is read while drawing.
+    address = preferences.address_of(preferences.get(context), service)
+    host = host_label(service_access.credentials("", address, service=service).base_url)
     wrapped_label(layout, context, text(words.LOCAL_RUNS_ON_SERVER, host=host), icon="DESKTOP")
     if found.notice:
         wrapped_label(layout, context, text(found.notice), icon="ERROR")
@@ -130,12 +133,12 @@ def _draw_where_it_runs(layout: bpy.types.UILayout, context: bpy.types.Context, 
 def _draw_tier(
     col: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
 ) -> None:
-    """The quality choice the chosen service offers: the resolution on the interface service."""
-    if service == DEFAULT_SERVICE:
+    """The quality choice the chosen service offers: the resolution where its tier is that."""
+    if tier_is_resolution(service):
         name = "text_resolution" if settings.mode == "TEXT" else "image_resolution"
         label = words.OPTION_RESOLUTION if settings.mode == "TEXT" else words.OPTION_IMAGE_RESOLUTION
         labeled_prop(col, context, settings, name, text(label.name))
-    else:
+    elif hasattr(settings, tier_setting(service)):
         labeled_prop(col, context, settings, tier_setting(service), text(words.OPTION_TIER.name))
     _draw_options(col, context, settings, service)
 
@@ -153,7 +156,7 @@ def _draw_options(
             row.prop(settings, OPTION_SETTINGS[name], toggle=True)
     if "polygons" in offered:
         labeled_prop(col, context, settings, "option_polygons", text(words.ARG_POLYGONS.name))
-    if "style" in offered and capabilities.styles:
+    if "style" in offered and capabilities.styles and hasattr(settings, style_setting(service)):
         labeled_prop(col, context, settings, style_setting(service), text(words.ARG_STYLE.name))
 
 
@@ -241,7 +244,7 @@ def _draw_generate_button(
         wrapped_label(layout.box(), context, said(blocker.reason), icon="INFO", boxes=1)
         return
     service = info(preferences.chosen_service(context))
-    if cost.unpriced and service.needs_address:  # the custom service's text price: the artist's figure
+    if cost.unpriced and takes_text_cost(service.id):  # a text price the artist's figure stands for
         hint = layout.column(align=True)
         wrapped_label(hint, context, text(words.TEXT_PRICE_UNKNOWN), icon="INFO")
         _open_kiln_preferences(hint, text(words.SET_PRICE), icon="PREFERENCES")
@@ -315,7 +318,7 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         if settings.mode == "TEXT":
             wrapped_label(layout, context, text(words.PROMPT_FROM_TEXT_BLOCK))
             layout.template_ID(settings, "prompt_text", new="text.new", open="text.open")
-            if service.needs_address:  # the image model of the interface document's text jobs
+            if service.capabilities.text_image_model:  # the image model that draws the prompt first
                 labeled_prop(layout, context, settings, "provider", text(words.ARG_PROVIDER.name))
                 labeled_prop(layout, context, settings, "quality", text(words.ARG_QUALITY.name))
                 wrapped_label(layout, context, text(words.SERVICE_VALUES_UNPUBLISHED), icon="INFO")

@@ -33,7 +33,7 @@ from ..drawing import (
 )
 from ..language import said, text
 from ..main_thread import cancel, later
-from ..options import SERVICE_CHOICES
+from ..service_choices import service_words
 from ..session import results_here, runtime, spending
 from ..session.quality_report import job_report
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
@@ -271,14 +271,10 @@ class KILN_PT_jobs(bpy.types.Panel):
             wrapped_label(layout, context, credits_line)
 
 
-#: Each service's name as the service choice says it, by its id.
-SERVICE_LABELS = dict(SERVICE_CHOICES)
-
-
 def service_label(job: Job) -> str:
-    """The name of the service the job went to, as the service choice says it (a brand, or "Custom
+    """The name of the service the job went to, as the service menu says it (a brand, or "Custom
     Service" in the artist's language)."""
-    return text(SERVICE_LABELS[job.request.service_id].name)
+    return service_words(job.request.service_id)[0]
 
 
 def _state_icon(job: Job) -> IconItems:

@@ -22,7 +22,7 @@ from bpy.props import (
 
 from .. import preferences
 from ..api.jobs import JobRequest
-from ..api.services import DEFAULT_SERVICE, SERVICE_IDS, info
+from ..api.services import info, old_records_service, service_ids
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
@@ -43,9 +43,16 @@ VIEW_SETTINGS = ("view_back", "view_left", "view_right")
 
 
 def tier_setting(service: str) -> str:
-    """The panel's tier setting of a service other than the interface's (one a service: its choices
-    are fixed, so Blender never asks a function for them)."""
+    """The panel's tier setting of a service (one a service: its choices are fixed, so Blender never
+    asks a function for them). The old records' service's tier is its resolution (``text_resolution``,
+    ``image_resolution``), kept as it always was."""
     return f"tier_{service.lower()}"
+
+
+def tier_is_resolution(service: str) -> bool:
+    """The service's tier is sent as the job's resolution (the old records' service: its stored
+    jobs, library keys and ``kiln_resolution`` say it so)."""
+    return service == old_records_service()
 
 
 def style_setting(service: str) -> str:
@@ -63,13 +70,13 @@ def _choices(service: str) -> dict[str, Any]:
     offered = (*capabilities.tiers("text"), *capabilities.tiers("image"))
     tiers = list({tier.id: tier for tier in offered}.values())
     tiers.sort(key=lambda tier: tier.id not in (capabilities.text_default, capabilities.image_default))
-    made: dict[str, Any] = {
-        tier_setting(service): EnumProperty(  # type: ignore[func-returns-value]
+    made: dict[str, Any] = {}
+    if tiers:  # a service of one quality offers no choice
+        made[tier_setting(service)] = EnumProperty(  # type: ignore[func-returns-value]
             name=words.OPTION_TIER.name,
             description=words.OPTION_TIER.tip,
             items=[(tier.id, tier.label.name, tier.label.tip) for tier in tiers],
         )
-    }
     if capabilities.styles:
         styles = [(style.id, style.label.name, style.label.tip) for style in capabilities.styles]
         made[style_setting(service)] = EnumProperty(  # type: ignore[func-returns-value]
@@ -146,9 +153,10 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     )
 
 
-# Each other service's tier (the interface's are the resolutions) and style, as settings of their own.
-for _service in SERVICE_IDS:
-    if _service != DEFAULT_SERVICE:
+# Each registered service's tier (the old records' service's is the resolution) and style, as settings
+# of their own. A service registered later has none: it is sent at its default tier.
+for _service in service_ids():
+    if not tier_is_resolution(_service):
         KilnGenerateSettings.__annotations__.update(_choices(_service))
 
 
@@ -224,8 +232,10 @@ def uses_views(settings: KilnGenerateSettings, service: str) -> bool:
 
 
 def chosen_tier(settings: KilnGenerateSettings, service: str) -> str:
-    """The tier the panel sends: "" for the interface service (its resolution says it)."""
-    return "" if service == DEFAULT_SERVICE else str(getattr(settings, tier_setting(service)) or "")
+    """The tier the panel sends: "" where the resolution says it, or the service has no setting yet."""
+    if tier_is_resolution(service):
+        return ""
+    return str(getattr(settings, tier_setting(service), "") or "")
 
 
 def scene_settings(context: bpy.types.Context) -> KilnGenerateSettings:

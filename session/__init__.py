@@ -22,6 +22,7 @@ Bottom first:
 * ``library_store`` — every result kept in the library once it is in the scene.
 * ``review_sheet`` — a batch's review files beside its summary.
 * ``watcher`` — the heartbeat: a ``bpy.app.timers`` function that applies what the workers did.
+* ``starting`` — the one way a job starts: every front door (operators, agents, batch, farm) calls it.
 * ``launching`` — what every networked operator checks first; launching and following a job.
 * ``image_jobs`` — an image job's image checked (off the main thread with a window) and its variants sent.
 * ``retexture`` — the selected mesh exported for a re-texture, with Blender's own glTF exporter.

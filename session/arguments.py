@@ -17,7 +17,7 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import preferences
 from ..api.jobs import JobRequest
-from ..api.services import service_id
+from ..api.services import OPTION_NAMES, service_id
 from ..api.words import catalogue as words
 from ..options import declare
 
@@ -145,10 +145,6 @@ class GameOutputProperties:
         return replace(request, game=self.game_options(context).to_text())
 
 
-#: Options a script gives by name (``api.services.OPTION_NAMES``); one not given is the service's default.
-OPTION_ARGUMENTS = ("pbr", "quad", "texture", "polygons", "style")
-
-
 def chosen_service(properties: Any, context: bpy.types.Context | None = None) -> str:
     """The service an operator's ``service`` argument gives, or the preferences' choice when not given."""
     if properties.is_property_set("service"):
@@ -185,7 +181,7 @@ class ServiceProperties:
     def service_choice(self, context: bpy.types.Context | None = None) -> dict[str, str]:
         """The service, the tier and the options (JSON) this call asks for, as ``to_service`` takes them."""
         props = self.properties  # type: ignore[attr-defined]
-        given = {name: getattr(self, name) for name in OPTION_ARGUMENTS if props.is_property_set(name)}
+        given = {name: getattr(self, name) for name in OPTION_NAMES if props.is_property_set(name)}
         if not given.get("polygons", 1):
             del given["polygons"]  # 0: the service's default
         options = json.dumps(given, sort_keys=True) if given else ""
@@ -198,5 +194,5 @@ class ServiceProperties:
     def given_service_arguments(self) -> dict[str, object]:
         """The service arguments this call was given (to pass on when it calls itself again)."""
         props = self.properties  # type: ignore[attr-defined]
-        names = ("service", "tier", *OPTION_ARGUMENTS)
+        names = ("service", "tier", *OPTION_NAMES)
         return {name: getattr(self, name) for name in names if props.is_property_set(name)}

@@ -18,7 +18,6 @@ import bpy
 from ..api.errors import InputError, KilnError
 from ..api.features.quality.options import GameOptions
 from ..api.jobs.orders import refusal_of
-from ..api.services import DEFAULT_SERVICE
 from ..api.words import catalogue as words
 from ..language import said
 from . import batches, library, spending, state, watcher
@@ -46,7 +45,7 @@ class Given:
     #: The artist has seen the cost and said yes (the UI asks once, through the operator's invoke).
     confirmed: bool = False
     #: Where every line goes (its tier and options too: ``JobRequest.to_service``).
-    service: str = DEFAULT_SERVICE
+    service: str = ""
     tier: str = ""
     options: str = ""
 
@@ -75,10 +74,10 @@ def read(given: Given) -> batch.Batch | None:
 
 
 def _to_service(parsed: batch.Batch, given: Given) -> batch.Batch:
-    items = [
-        replace(item, request=item.request.to_service(given.service, given.tier, given.options))
-        for item in parsed.items
-    ]
+    """Each line going to its own service (its ``service`` column), else to the batch's."""
+    from ..api.features import batch
+
+    items = [batch.going_to(item, given.service, given.tier, given.options) for item in parsed.items]
     return replace(parsed, items=items)
 
 

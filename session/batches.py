@@ -28,6 +28,7 @@ from .arguments import preferred_options
 from .messenger import sentence
 from .placement import Placement
 from .quality_report import job_report
+from .starting import start_job
 
 if TYPE_CHECKING:
     from ..api.features import batch
@@ -55,8 +56,6 @@ def send(
     slot, and put the library's copies in theirs; returns the ids of the jobs sent."""
     from ..api.features import batch  # loaded by the first batch: most sessions send none
 
-    engine = runtime.engine(context)
-    origin = runtime.current_origin()
     groups = batch.group_names((item.request.label for item in items), bpy.data.collections.keys())
     job_ids: list[str] = []
     copies: dict[str, tuple[library.Entry, JobRequest, str]] = {}
@@ -65,7 +64,7 @@ def send(
             copies[f"library:{index}"] = (reused[index], item.request, group)
         else:
             request = replace(item.request, game=item.row.apply(*game).to_text())
-            job_ids.append(engine.record(request, origin=origin, group=group).id)
+            job_ids.append(start_job(context, request, group=group).id)
     at_cursor = preferences.get(context).placement == "CURSOR"
     slots = job_ids + list(copies)
     grid_slots = state.current.grid_slots

@@ -31,10 +31,8 @@ from ..api.words import Message, message, shorten
 from ..api.words import catalogue as words
 from ..language import said
 from . import variants
-from .job_requests import save_blender_image
+from .job_requests import image_resolution, save_blender_image
 from .scene_objects import NAME_CHARS, custom
-
-IMAGE_AUTO_RESOLUTION = 1536
 
 
 @dataclass
@@ -94,7 +92,7 @@ def quick_request(obj: bpy.types.Object, resolution: int | None) -> JobRequest |
     if source is None:
         return None
     if source.kind == "image":
-        return JobRequest(kind="image", resolution=resolution or IMAGE_AUTO_RESOLUTION, placeholder=obj.name)
+        return JobRequest(kind="image", resolution=image_resolution(resolution), placeholder=obj.name)
     return JobRequest(kind="text", prompt=source.value, resolution=resolution, placeholder=obj.name)
 
 
@@ -137,7 +135,7 @@ def _request(name: str, source: JobSource, resolution: int | None) -> JobRequest
     return JobRequest(
         kind="image",
         image_path=str(path),
-        resolution=resolution or IMAGE_AUTO_RESOLUTION,
+        resolution=image_resolution(resolution),
         name=name,
         blender_image=image_name,
         placeholder=name,

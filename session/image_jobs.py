@@ -22,11 +22,11 @@ from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.words import catalogue as words
 from ..language import report
 from ..main_thread import follow
-from . import runtime, watcher
+from . import watcher
 from .blocking import blocks
 from .launching import tell_not_in_scene, wait_then_import
 from .messenger import announce, refuse, tell
-from .state import choose_options
+from .starting import start_job
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -168,15 +168,12 @@ def launch_variants(
     op: bpy.types.Operator, context: bpy.types.Context, requests: list[JobRequest]
 ) -> set[OperatorResult]:
     """Send every variant; with a window return at once, in background mode wait and import them all."""
-    engine = runtime.engine(context)
     with_game = getattr(op, "with_game", None)
-    jobs = []
-    for request in requests:
-        job = engine.record(
-            with_game(request, context) if with_game else request, origin=runtime.current_origin()
-        )
-        choose_options(job.id, op.import_options(context))  # type: ignore[attr-defined]
-        jobs.append(job)
+    options = op.import_options(context)  # type: ignore[attr-defined]
+    jobs = [
+        start_job(context, with_game(request, context) if with_game else request, import_options=options)
+        for request in requests
+    ]
     label = requests[0].label
     if not blocks(op):
         watcher.ensure_running()

@@ -19,6 +19,7 @@ from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.jobs.disk import ensure_folder
+from ..api.services import info, old_records_service
 from ..api.words import catalogue as words
 from ..options import AUTO
 
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 def resolution(choice: str) -> int | None:
     """A resolution choice (``options.TABLE``'s resolution or image_resolution) as a request takes it."""
     return None if choice == AUTO else int(choice)
+
+
+def image_resolution(given: int | None) -> int:
+    """An image job's resolution: the one given, else the image default of the service whose quality is
+    its resolution (the old records' service: written once, in its package)."""
+    return given or int(info(old_records_service()).capabilities.default_tier("image"))
 
 
 def image_price_request(resolution_choice: str) -> JobRequest:

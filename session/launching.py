@@ -14,7 +14,7 @@ from . import runtime, watcher
 from .arguments import GameOutputProperties, ImportOptionProperties
 from .blocking import blocks
 from .messenger import refuse, tell
-from .state import choose_options
+from .starting import start_job
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -25,10 +25,9 @@ def launch(op: bpy.types.Operator, context: bpy.types.Context, request: JobReque
     try:
         if isinstance(op, GameOutputProperties):  # fix-ups and outputs, done by the helper Blender
             request = op.with_game(request, context)
-        engine = runtime.engine(context)
-        job = engine.record(request, origin=runtime.current_origin())
-        if isinstance(op, ImportOptionProperties):  # options given as arguments, for this job's import
-            choose_options(job.id, op.import_options(context))
+        # Import options given as arguments, for this job's import.
+        options = op.import_options(context) if isinstance(op, ImportOptionProperties) else None
+        job = start_job(context, request, import_options=options)
         if not blocks(op):
             watcher.ensure_running()
             tell(op, "INFO", words.GENERATING, name=request.label)

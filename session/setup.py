@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import bpy
 
 from .. import preferences
-from ..api.services import DEFAULT_SERVICE, info
+from ..api.services import info
 from ..api.words import catalogue as words
 from ..language import tip
 
@@ -27,7 +27,7 @@ class Missing:
     #: Online access is off because Blender was started with ``--offline-mode``: no switch turns it on.
     offline_mode: bool = False
     #: The service this is about (what the box names, and where its keys are made).
-    service: str = DEFAULT_SERVICE
+    service: str = ""
 
     def __bool__(self) -> bool:
         return self.key or self.address or self.online
@@ -35,11 +35,11 @@ class Missing:
 
 def missing(context: bpy.types.Context | None = None, service: str = "") -> Missing:
     """What is missing now to reach ``service`` (the chosen one by default); nothing: ``Missing()``,
-    which is false. A service Kiln knows needs no address."""
+    which is false. A service Kiln knows needs no address; one that takes no key needs none."""
     chosen = preferences.credentials(context, service)
     offline = not bpy.app.online_access
     return Missing(
-        key=not chosen.api_key and info(chosen.service).needs_key,  # a studio's own server takes none
+        key=info(chosen.service).needs_key and not chosen.api_key,
         address=not chosen.base_url,
         online=offline,
         offline_mode=offline and bpy.app.online_access_override,

@@ -17,8 +17,9 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import preferences
+from ..api.features.credits import takes_text_cost
 from ..api.jobs import JobKind
-from ..api.services import DEFAULT_SERVICE, info
+from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import dialog_label
@@ -81,8 +82,8 @@ def ask_first(
     """Ask before sending: how many jobs and what they cost (and ``note``, already in words)."""
     cost = estimate_for(requests, context)
     if cost.known == 0 and cost.unpriced:
-        # The Text Job Price gives the price of the custom service's text jobs only.
-        settable = all(r.service_id == DEFAULT_SERVICE and str(r.kind) == JobKind.TEXT for r in requests)
+        # The Text Job Price gives the price of text jobs of a service at the artist's address only.
+        settable = all(takes_text_cost(r.service_id) and str(r.kind) == JobKind.TEXT for r in requests)
         unknown = words.SPEND_QUESTION_UNPRICED if settable else words.SPEND_QUESTION_PRICE_UNKNOWN
         question = report(unknown, n=len(requests))
     else:
@@ -232,8 +233,8 @@ class PriceQuestion:
         layout = self.layout  # type: ignore[attr-defined]
         request = self.priced_request()
         name = info(request.service_id).name
-        settable = request.service_id == DEFAULT_SERVICE and str(request.kind) == JobKind.TEXT
-        if settable:  # the custom service's text price: the artist can set it
+        settable = takes_text_cost(request.service_id) and str(request.kind) == JobKind.TEXT
+        if settable:  # a text price the artist can set
             why, how = text(words.UNKNOWN_PRICE_WHY, service=name), text(words.UNKNOWN_PRICE_SET_IT)
         else:  # the panel's own line under Generate (Rodin's fractions of a credit, say)
             why, how = text(words.SERVICE_PRICE_UNKNOWN, service=name), ""

@@ -68,14 +68,20 @@ class Text:
 @dataclass(frozen=True)
 class Choice:
     description: str
-    choices: tuple[str, ...]
+    choices: tuple[str, ...] = ()
     default: str = ""
+    #: Reads the choices each time they are asked for (the registry's services), instead of ``choices``.
+    read: Callable[[], tuple[str, ...]] | None = None
+
+    def now(self) -> tuple[str, ...]:
+        """The choices as they are now."""
+        return self.read() if self.read is not None else self.choices
 
     def schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {
             "type": "string",
             "description": self.description,
-            "enum": list(self.choices),
+            "enum": list(self.now()),
         }
         if self.default:
             schema["default"] = self.default
@@ -83,10 +89,11 @@ class Choice:
 
     def check(self, name: str, value: object) -> str:
         folded = value.strip().lower() if isinstance(value, str) else None
-        for choice in self.choices:
+        choices = self.now()
+        for choice in choices:
             if choice.lower() == folded:
                 return choice
-        raise ArgumentError(words.NOT_A_CHOICE.format(name=name, choices=", ".join(self.choices)))
+        raise ArgumentError(words.NOT_A_CHOICE.format(name=name, choices=", ".join(choices)))
 
 
 @dataclass(frozen=True)

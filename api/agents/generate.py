@@ -18,8 +18,7 @@ from ..errors import InputError, KilnError
 from ..features.credits import request_cost
 from ..jobs import JobRequest
 from ..jobs.orders import refusal_of
-from ..services import SERVICE_IDS
-from ..services.interface import IMAGE_DEFAULT_RESOLUTION
+from ..services import Tier, info, old_records_service, service_ids
 from . import images, words
 from .arguments import ArgumentError, Arguments, Choice, Field, Flag, Number, Text
 from .bridge import HostBusy
@@ -41,14 +40,26 @@ PROMPT = Text(
     MAX_PROMPT_CHARS,
     check_with=check_prompt,
 )
-TEXT_RESOLUTION = Choice(
-    "Mesh resolution: 1024 (fast draft), 1536 (ultra), or auto (the service decides).",
-    (AUTO, "1024", "1536"),
-    AUTO,
-)
-IMAGE_RESOLUTION = Choice(
-    "Mesh resolution: 1024 (fast draft, 2 credits) or 1536 (ultra, 4 credits).", ("1024", "1536"), "1536"
-)
+#: The service whose quality is a resolution (the ``resolution`` argument): its tiers, from its package.
+RESOLVED = info(old_records_service()).capabilities
+
+
+def _resolution_choice(kind: str, default: str) -> Choice:
+    """The ``resolution`` argument of a job of ``kind``: the resolution service's tiers, in its words."""
+    tiers: tuple[Tier, ...] = RESOLVED.tiers(kind)
+
+    def said(tier: Tier) -> str:
+        price = f", {tier.credits} credits" if tier.credits is not None else ""
+        return f"{tier.id.lower()} ({tier.label.tip.lower()}{price})"
+
+    described = (
+        "Mesh resolution (services whose quality is a resolution): " + ", ".join(map(said, tiers)) + "."
+    )
+    return Choice(described, tuple(tier.id.lower() for tier in tiers), default.lower())
+
+
+TEXT_RESOLUTION = _resolution_choice("text", RESOLVED.default_tier("text"))
+IMAGE_RESOLUTION = _resolution_choice("image", RESOLVED.default_tier("image"))
 NAME = Text(
     "The object's name in the scene (optional; the prompt or the image's name otherwise).", MAX_NAME_CHARS
 )
@@ -74,10 +85,10 @@ IMAGE_PATH = Text(
 )
 IMAGE_FIELDS = {"image_base64": IMAGE_BASE64, "image_url": IMAGE_URL, "image_path": IMAGE_PATH}
 SERVICE = Choice(
-    "Which 3D generation service makes it: INTERFACE (the artist's own service by address), TRIPO, "
-    "MESHY or RODIN. Left out: the service the artist chose in Kiln. Each has its own prices; the "
-    "resolution applies to INTERFACE only (the others use their default quality).",
-    SERVICE_IDS,
+    "Which 3D generation service makes it, by its id in Kiln. Left out: the service the artist chose "
+    "in Kiln. Each has its own prices; the resolution applies only to a service whose quality is a "
+    "resolution (the others use their default quality).",
+    read=service_ids,
 )
 
 #: The options, one name each across services; one left out is the service's own default, and one
@@ -138,11 +149,7 @@ ESTIMATE_ARGUMENTS = Arguments(
         **VIEW_FIELDS,
         **OPTION_FIELDS,
         "service": SERVICE,
-        "resolution": Choice(
-            "Mesh resolution: 1024, 1536, or auto (the service's default: 1536 for an image).",
-            (AUTO, "1024", "1536"),
-            AUTO,
-        ),
+        "resolution": _resolution_choice("text", RESOLVED.default_tier("text")),
         "count": Number("How many such jobs.", 1, MAX_COUNT, default=1, whole=True),
     }
 )
@@ -276,7 +283,9 @@ def estimate_cost(call: Call, args: dict[str, Any]) -> ToolResult:
     if ("prompt" in args) == has_image:
         raise InputError(words.NO_PROMPT_OR_IMAGE)
     if has_image:
-        ask = image_ask(call, args, _resolution(args["resolution"]) or IMAGE_DEFAULT_RESOLUTION)
+        ask = image_ask(
+            call, args, _resolution(args["resolution"]) or _resolution(RESOLVED.default_tier("image"))
+        )
     else:
         ask = text_ask(call, args)
     jobs = int(args["count"])

@@ -78,8 +78,8 @@ TOOLS: dict[str, Tool] = {
             "Generate a mesh from an image",
             "Start making a 3D mesh from one concept image (base64 data, an https address, or a file in "
             "a folder the artist allowed). Answers at once with a job id (follow it with get_job). "
-            "Costs credits (2 at 1024, 4 at 1536) from this session's budget; an identical request "
-            "already in the library is offered for reuse first.",
+            "Costs credits (each service's own price: ask estimate_cost) from this session's budget; an "
+            "identical request already in the library is offered for reuse first.",
             generate.IMAGE_ARGUMENTS,
             results.GENERATE_SCHEMA,
             generate.generate_from_image,

@@ -2,8 +2,9 @@
 
 Plain Python (no bpy), so the rules are unit-tested without Blender. A prompt file is
 ``.txt`` (one prompt a line, blank lines and ``#`` comments skipped) or ``.csv`` (a header
-naming ``prompt`` or ``image``, optionally ``resolution``, ``name``, and the game-ready columns
-``triangles``, ``lods`` and ``export``). A bad line never
+naming ``prompt`` or ``image``, optionally ``resolution``, ``name``, ``service`` (a service's id in
+Kiln, any the registry holds: the line goes there instead of the batch's service), and the game-ready
+columns ``triangles``, ``lods`` and ``export``). A bad line never
 stops the batch: it is returned as a problem carrying its line number, and the rest goes on.
 """
 
@@ -16,7 +17,7 @@ import os
 import tempfile
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +26,14 @@ from ..checks.inputs import check_prompt, check_web_url, read_image_file
 from ..checks.text_files import csv_dialect, decode_text, relative_path
 from ..errors import InputError
 from ..jobs import Job, JobKind, JobRequest, JobState
+from ..services import info, is_registered, old_records_service, service_id, service_ids
 from ..words import Message, english, shorten
 from ..words import catalogue as words
 from ..words import message as msg
 from .quality.options import RowOptions, parse_row
 from .quality.report import QualityReport
 
-RESOLUTIONS = {"1024": 1024, "1536": 1536}
-CSV_COLUMNS = ("prompt", "image", "resolution", "name", "triangles", "lods", "export")
+CSV_COLUMNS = ("prompt", "image", "resolution", "name", "service", "triangles", "lods", "export")
 #: Blender names hold 63 bytes; keep room for a " 12" suffix.
 MAX_GROUP_BYTES = 56
 MAX_GROUP_CHARS = 40
@@ -156,6 +157,18 @@ def _row_request(values: dict[str, str], folder: Path, default: int | None) -> J
         raise InputError(words.LINE_HAS_NOTHING)
     resolution = parse_resolution(values.get("resolution", ""), default)
     name = values.get("name", "")
+    return replace(_source_request(prompt, image, folder, resolution, name), service=_service(values))
+
+
+def _service(values: dict[str, str]) -> str:
+    """The line's own service (its ``service`` cell), "" where it names none."""
+    given = values.get("service", "")
+    if given and not is_registered(given):
+        raise InputError(words.LINE_SERVICE_UNKNOWN, service=given, services=", ".join(service_ids()))
+    return service_id(given) if given else ""
+
+
+def _source_request(prompt: str, image: str, folder: Path, resolution: int | None, name: str) -> JobRequest:
     if prompt:
         return JobRequest(kind="text", prompt=check_prompt(prompt), resolution=resolution, name=name)
     if "://" in image:
@@ -167,15 +180,31 @@ def _row_request(values: dict[str, str], folder: Path, default: int | None) -> J
 
 
 def parse_resolution(value: str, default: int | None) -> int | None:
-    """'' keeps the default, 'auto' lets the service choose, else 1024 or 1536."""
+    """'' keeps the default, 'auto' lets the service choose, else one of the resolutions of the service
+    whose quality is a resolution (its tiers, written in its package)."""
     value = value.strip().lower()
     if not value:
         return default
     if value == "auto":
         return None
-    if value not in RESOLUTIONS:
-        raise InputError(words.RESOLUTION_NOT_A_CHOICE, value=value)
-    return RESOLUTIONS[value]
+    resolutions = [
+        tier.id for tier in info(old_records_service()).capabilities.tiers("text") if tier.id.isdigit()
+    ]
+    if value not in resolutions:
+        raise InputError(
+            words.RESOLUTION_NOT_A_CHOICE, value=value, choices=", ".join(["auto", *resolutions])
+        )
+    return int(value)
+
+
+def going_to(item: BatchItem, service: str, tier: str = "", options: str = "") -> BatchItem:
+    """The line going to the service its ``service`` cell names, else to the batch's ``service`` with the
+    batch's tier and options (a tier is one service's: a line of its own service takes that one's default)."""
+    own = item.request.service
+    request = (
+        item.request.to_service(own, "", options) if own else item.request.to_service(service, tier, options)
+    )
+    return replace(item, request=request)
 
 
 def _has_control_characters(text: str) -> bool:

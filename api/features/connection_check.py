@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 
 from ..errors import KilnError
-from ..services import DEFAULT_SERVICE, info, make_client
+from ..services import info, make_client
 from ..services.advice import fitted
 from ..words import Message, english_message, message
 from ..words import catalogue as words
@@ -65,7 +65,7 @@ class ConnectionCheck:
         answer = self.answer
         return english_message(answer) if answer is not None else ""
 
-    def begin(self, base_url: str, api_key: str, service: str = DEFAULT_SERVICE) -> Callable[[], None] | None:
+    def begin(self, base_url: str, api_key: str, service: str = "") -> Callable[[], None] | None:
         """Mark a check of ``service`` as running; returns its work, to run off the main thread (None:
         one runs)."""
         with self._lock:

@@ -1,9 +1,9 @@
 """What a request costs in its service's credits, and what a run of them will cost before it is sent.
 
-Each service's published prices are its capabilities' (``api.services``): the interface document's
-service publishes image-to-3D prices only (2 credits at 1024, 4 at 1536, 1536 by default). Where a
-price is not published, the job's cost is unknown; for the interface service's text jobs the artist
-may enter their own figure (a preference). Estimates say how many jobs of unknown price they
+Each service's published prices are its capabilities' tiers (``api.services``), written in its own
+package. Where a price is not published, the job's cost is unknown; for the text jobs of a service at
+the artist's own address (whose prices Kiln cannot know) the artist may enter their own figure (a
+preference). Estimates say how many jobs of unknown price they
 leave out rather than guess; a run of more than one job with an unknown price is never taken as free
 (:meth:`CreditEstimate.exceeds`). Following a task by its id costs nothing: it was paid when it was
 sent.
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ..services import DEFAULT_SERVICE, info
+from ..services import info
 from ..words import Message, english_message, message
 from ..words import catalogue as words
 
@@ -56,13 +56,13 @@ def credits_message(amount: float) -> Message:
 
 def request_price(request: Priced, text_cost: int | None = None) -> float | None:
     """Credits one submit of ``request`` costs on its service, as published (0.5 stays 0.5); None when
-    unknown. ``text_cost`` is the artist's own figure for the interface service's text jobs (whose
-    price it does not publish)."""
+    unknown. ``text_cost`` is the artist's own figure for a text job of a service that takes it
+    (:func:`takes_text_cost`)."""
     kind = str(request.kind)
     if kind not in ("text", "image", "retexture"):
         return 0
     price = info(request.service_id).capabilities.price(kind, request.tier_id, request.option_values)
-    if price is None and kind == "text" and request.service_id == DEFAULT_SERVICE:
+    if price is None and kind == "text" and takes_text_cost(request.service_id):
         return text_cost
     return price
 
@@ -72,6 +72,12 @@ def request_cost(request: Priced, text_cost: int | None = None) -> int | None:
     credits: a job is never counted as cheaper than it is)."""
     price = request_price(request, text_cost)
     return None if price is None else math.ceil(price)
+
+
+def takes_text_cost(service: str) -> bool:
+    """The artist's Text Job Price stands for this service's unpublished text price: a service at an
+    address the artist gives (Kiln cannot know its prices); a known service's unknown price stays unknown."""
+    return info(service).needs_address
 
 
 @dataclass(frozen=True)

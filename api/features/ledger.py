@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..jobs import Job, JobKind, JobState
-from ..services import SERVICE_IDS, info
+from ..services import info, service_ids
 from ..words import Message, english_message, message
 from ..words import catalogue as words
 from .credits import CreditEstimate, credits_message, request_price
@@ -137,7 +137,8 @@ def spending(
 ) -> Spending:
     """This session (this Blender's jobs since Kiln started in it) and this month (every Kiln's)."""
     session = list(session_jobs)
-    used = sorted({job.request.service_id for job in session}, key=SERVICE_IDS.index)
+    order = service_ids()
+    used = sorted({job.request.service_id for job in session}, key=order.index)
     by_service = tuple(
         (info(sid).name, spent([job for job in session if job.request.service_id == sid], text_cost))
         for sid in used

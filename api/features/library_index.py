@@ -35,7 +35,7 @@ from pathlib import Path
 from .. import fs
 from ..errors import StorageError
 from ..jobs import JobKind, JobRequest
-from ..services import DEFAULT_SERVICE
+from ..services import info, old_records_service
 from ..words import Message, message
 from ..words import catalogue as words
 
@@ -84,7 +84,7 @@ def request_key(request: JobRequest, image_bytes: bytes | None = None) -> str | 
             request.provider.strip().casefold(),
             request.quality.strip().casefold(),
         ]
-        if request.service_id != DEFAULT_SERVICE:
+        if request.service_id != old_records_service():
             parts += [request.service_id, request.tier_id, request.options]
         return "text:" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()
     if request.kind is JobKind.IMAGE and image_bytes is not None:
@@ -93,9 +93,11 @@ def request_key(request: JobRequest, image_bytes: bytes | None = None) -> str | 
 
 
 def image_digest_key(sha256_hex: str, request: JobRequest) -> str:
-    """The key of an image request from its bytes' sha256 (1536 is the interface service's default)."""
-    if request.service_id == DEFAULT_SERVICE:
-        return f"image:{sha256_hex}:{request.resolution or 1536}"
+    """The key of an image request from its bytes' sha256 (the old records' service's keys name its
+    resolution, its default where none was asked, as they always did)."""
+    if request.service_id == old_records_service():
+        resolution = request.resolution or info(request.service_id).capabilities.image_default
+        return f"image:{sha256_hex}:{resolution}"
     return f"image:{sha256_hex}:{request.service_id}:{request.tier_id}:{request.options}"
 
 

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from .. import fs
-from ..services import DEFAULT_SERVICE, info, service_id
+from ..services import info, service_id
 from ..words import catalogue as words
 from ..words import english
 
@@ -64,7 +64,8 @@ class Provenance:
     """What made a result and what was done to it since, in plain values."""
 
     task_id: str
-    service_id: str = DEFAULT_SERVICE
+    #: The service that made it ("": a record older than services, read as ``api.services`` says).
+    service_id: str = ""
     prompt: str = ""
     #: The concept image's file name (never its folder: a path says things about the artist's disk).
     image: str = ""
@@ -76,6 +77,9 @@ class Provenance:
     credit: str = ""
     #: What was done since, in English sentences (fix-ups, LODs, exports).
     history: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "service_id", service_id(self.service_id))
 
     @property
     def service(self) -> str:

@@ -16,32 +16,26 @@ Where they go instead, by system:
 
 A key found in the private file while a system store works is moved into the store. All calls are
 quick (ctypes, or one small process); ``KeyHome`` keeps the key in memory and saves it on a thread
-of its own. Each service's key is a secret of its own (:func:`service_secret`). ``credentials``
-says where a service's key and address come from: the environment (the names its
-``ServiceInfo`` gives) over the preferences, and a known service's documented API origin when
-neither names one.
-``poll_interval`` says how often a service on this machine is asked (``ENV_POLL_INTERVAL``).
+of its own. Each service's key is a secret of its own (:func:`service_secret`); where a key and an
+address come from (the environment over the preferences) is :mod:`.service_access`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import urlsplit
 
 from .. import fs
-from ..checks.inputs import is_loopback_host
 from ..errors import KilnError, StorageError
-from ..services import DEFAULT_SERVICE, info, service_id
+from ..services import old_records_service, service_id
 from ..words import Message, english, english_message, message
 from ..words import catalogue as words
 
@@ -52,9 +46,6 @@ log = logging.getLogger(__name__)
 
 SERVICE = "Kiln"
 TOOL_TIMEOUT = 5.0
-#: Seconds between polls of a service on this machine (the sandbox finishes a task in a tenth of a
-#: second); a service elsewhere is always polled at the preferences' pace, 2–3 s, as it asks.
-ENV_POLL_INTERVAL = "KILN_POLL_INTERVAL"
 
 
 @dataclass(frozen=True)
@@ -78,60 +69,10 @@ KEY_FILE_NAME = API_KEY.file_name
 
 
 def service_secret(service: str) -> Secret:
-    """Where a service's key is kept: the interface service's is the key Kiln always kept."""
+    """Where a service's key is kept: the key Kiln kept before it had several services is the old
+    records' service's (``api.services.old_records_service``); every other service's has its id."""
     sid = service_id(service)
-    return API_KEY if sid == DEFAULT_SERVICE else Secret(f"api_key_{sid.lower()}", words.SECRET_API_KEY)
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """The key and the address a service's jobs use, and whether each came from the environment
-    (``key_env`` and ``url_env`` name the variables, for the preferences' sentences)."""
-
-    api_key: str
-    base_url: str
-    key_from_environment: bool = False
-    url_from_environment: bool = False
-    service: str = DEFAULT_SERVICE
-    key_env: str = ""
-    url_env: str = ""
-
-
-def credentials(
-    preferred_key: str,
-    preferred_url: str,
-    environ: Mapping[str, str] = os.environ,
-    service: str = DEFAULT_SERVICE,
-) -> Credentials:
-    """Where a service's key and address come from: the environment over the preferences, and a known
-    service's documented API origin where neither gives one (an origin from the environment replaces
-    it, the documented paths unchanged: ``check_web_url`` keeps it HTTPS, loopback excepted)."""
-    found = info(service)
-    env_key = environ.get(found.key_env, "").strip()
-    env_url = environ.get(found.base_url_env, "").strip()
-    return Credentials(
-        api_key=env_key or preferred_key.strip(),
-        base_url=env_url or preferred_url.strip() or found.api_origin or found.default_address,
-        key_from_environment=bool(env_key),
-        url_from_environment=bool(env_url),
-        service=found.id,
-        key_env=found.key_env,
-        url_env=found.base_url_env,
-    )
-
-
-def poll_interval(
-    preferred: float, base_url: str, environ: Mapping[str, str] = os.environ, *others: str
-) -> float:
-    """Seconds between polls: the environment's when every service Kiln may ask is on this machine
-    (``base_url`` and the ``others`` set up), else the preferences'."""
-    try:
-        asked = float(environ.get(ENV_POLL_INTERVAL, "").strip() or "nan")
-    except ValueError:
-        return preferred
-    urls = [url for url in (base_url, *others) if url]
-    local = bool(urls) and all(is_loopback_host(urlsplit(url).hostname) for url in urls)
-    return asked if local and math.isfinite(asked) and asked > 0 else preferred
+    return API_KEY if sid == old_records_service() else Secret(f"api_key_{sid.lower()}", words.SECRET_API_KEY)
 
 
 class KeyStoreError(KilnError):
@@ -282,9 +223,7 @@ class SecretService:
     ) -> subprocess.CompletedProcess[str]:
         command = [self.tool, verb, *extra, "service", SERVICE, "account", self.secret.account]
         try:
-            result = subprocess.run(
-                command, input=key, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False
-            )
+            result = _run_below(command, key)
         except (OSError, subprocess.SubprocessError) as exc:
             details = f"secret-tool {verb}: {exc}"
             raise KeyStoreError(words.KEYRING_NO_ANSWER, details=details, what=_said(self.secret)) from None
@@ -293,6 +232,29 @@ class SecretService:
             details = f"secret-tool {verb}: {said[0]}"
             raise KeyStoreError(words.KEYRING_REFUSED_KEY, details=details, what=_said(self.secret))
         return result
+
+
+def _run_below(command: list[str], given: str) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end with ``given`` on its standard input, below the artist's Blender
+    (``api.isolation.priority``), within :data:`TOOL_TIMEOUT` (killed past it)."""
+    from ..isolation.priority import creation_flags, run_below  # not loaded while Kiln registers
+
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        creationflags=creation_flags(),
+    ) as process:
+        run_below(process.pid)
+        try:
+            out, err = process.communicate(given, timeout=TOOL_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def system_store(directory: Path, secret: Secret = API_KEY) -> KeyStore | None:

@@ -1,10 +1,11 @@
 """Every mesh from the network is opened outside the artist's Blender.
 
-A warm helper Blender (``helper``) imports each checked GLB with Blender's own glTF importer
-and saves a .blend, which the artist's Blender only appends (``session/scene_import.py``):
+A warm helper Blender (``helper``; ``child`` is one process of it) imports each checked GLB with
+Blender's own glTF importer and saves a .blend, which the artist's Blender only appends
+(``session/scene_import.py``):
 a hostile or buggy file can crash or exhaust the helper, never the artist's session.
 ``route`` decides which meshes go there; ``limits`` says how far a helper may go; ``memory`` reads a
-process's memory for the watchdog;
+process's memory for the watchdog; ``priority`` starts Kiln's child processes below the artist's Blender;
 ``errors`` says what went wrong with a helper. Plain Python: the code the helper runs imports bpy,
 so it lives in its own room, ``helper_blender/``.
 """

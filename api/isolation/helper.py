@@ -5,9 +5,9 @@ started, then answers each request ``{"glb": …, "blend": …}`` read from its 
 ``MARK {"ok": true, "peak_rss": …}`` or ``MARK {"ok": false, "error": "memory"|"import", …}``.
 Blender and its importer print freely on the same stdout, so only marked lines count.
 
-Limits: a memory ceiling (on Linux the child caps its own address space with ``RLIMIT_AS``; here
-a watchdog thread polls its resident size on every OS and kills it past the ceiling), a time limit
-per mesh and one for starting. Any failure kills the child and the next mesh starts a fresh one.
+Limits: a memory ceiling (on Linux the child caps its own address space with ``RLIMIT_AS``; its
+watchdog thread, in ``child``, polls its resident size on every OS and kills it past the ceiling), a
+time limit per mesh and one for starting. Any failure kills the child and the next mesh starts a fresh one.
 The child ends after some idle minutes, on ``close()`` (engine shutdown: add-on disabled), at
 interpreter exit, and by itself when its stdin closes (the artist's Blender quit or crashed).
 The limit is not set through ``preexec_fn``: CPython documents running Python between fork and
@@ -19,12 +19,7 @@ Worker threads only: every method may block.
 from __future__ import annotations
 
 import atexit
-import collections
-import contextlib
-import json
 import logging
-import queue
-import subprocess
 import threading
 import time
 import weakref
@@ -36,6 +31,7 @@ from typing import Any
 from .. import fs
 from ..errors import CancelledError, StorageError
 from ..words import catalogue as words
+from .child import POLL_SECONDS, HelperProcess
 from .errors import (
     HelperCrashed,
     HelperOutOfMemory,
@@ -45,25 +41,9 @@ from .errors import (
     MeshRejected,
 )
 from .limits import HelperLimits
-from .memory import resident_bytes
 from .route import NO_BLENDER_PROGRAM
 
 log = logging.getLogger(__name__)
-
-MARK = "KILN-HELPER "  # the same string is in helper_blender/request_loop.py
-POLL_SECONDS = 0.05
-WATCH_SECONDS = 0.1
-TAIL_LINES = 12
-#: Words in a crashed helper's last output that say it ran out of memory (Blender's allocator, C++, Python),
-#: compared case-blind. Blender's allocator says "Malloc returns null" or "Calloc returns null" (and then
-#: often dies of SIGSEGV).
-OUT_OF_MEMORY_WORDS = (
-    "MemoryError",
-    "alloc returns null",
-    "out of memory",
-    "bad_alloc",
-    "Cannot allocate memory",
-)
 
 
 @dataclass(frozen=True)
@@ -96,135 +76,12 @@ def review_picture(blend: Path) -> Path:
     return blend.with_name(f"{blend.stem}.review.png")
 
 
-class _Child:
-    """One helper process, the thread reading its output and the thread watching its memory."""
-
-    def __init__(self, command: Sequence[str], ceiling: int) -> None:
-        self.ceiling = ceiling
-        self.peak = 0
-        self.over_ceiling = False
-        #: A line of its output said an allocation failed (kept: a traceback after it fills the tail).
-        self.said_out_of_memory = False
-        self.messages: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
-        self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
-        argv = [*command, "--", "--memory-limit", str(ceiling)]
-        try:
-            self.process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
-            )
-        except OSError as exc:
-            raise HelperUnavailable(
-                details=f"the helper Blender could not start ({argv[0]}: {exc.strerror or exc})"
-            ) from exc
-        for target, name in ((self._read, "reader"), (self._watch, "memory")):
-            threading.Thread(target=target, name=f"kiln-helper-{name}", daemon=True).start()
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for raw in self.process.stdout:
-            line = raw.decode("utf-8", "replace").rstrip()
-            at = line.find(MARK)
-            if at >= 0:
-                try:
-                    self.messages.put(json.loads(line[at + len(MARK) :]))
-                    continue
-                except ValueError:
-                    pass
-            if line.strip():
-                self.tail.append(line.strip())
-                log.debug("helper: %s", line.strip())
-                lowered = line.lower()
-                if any(word.lower() in lowered for word in OUT_OF_MEMORY_WORDS):
-                    self.said_out_of_memory = True
-        self.messages.put(None)
-
-    def _watch(self) -> None:
-        while self.alive():
-            resident = resident_bytes(self.pid)
-            if resident is not None:
-                self.peak = max(self.peak, resident)
-                if resident > self.ceiling:
-                    log.warning(
-                        "The helper Blender holds %d MB, over its ceiling: stopping it", resident >> 20
-                    )
-                    self.over_ceiling = True
-                    self.kill()
-                    return
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(WATCH_SECONDS)
-
-    def send(self, request: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write((json.dumps(request) + "\n").encode())
-            self.process.stdin.flush()
-        except OSError as exc:
-            raise self.ended() from exc
-
-    def receive(
-        self, deadline: float, cancelled: Callable[[], bool], late: Callable[[], IsolationError]
-    ) -> dict[str, Any]:
-        """The next marked message; waits in short steps so a cancel is noticed within one."""
-        while True:
-            try:
-                message = self.messages.get(timeout=POLL_SECONDS)
-            except queue.Empty:
-                if cancelled():
-                    raise CancelledError(words.OPENING_CANCELLED) from None
-                if time.monotonic() > deadline:
-                    raise late() from None
-                continue
-            if message is None:
-                raise self.ended()
-            return message
-
-    def ended(self) -> IsolationError:
-        """The helper's output ended: why (memory, or a crash), from what it left behind."""
-        try:
-            code = self.process.wait(5.0)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            code = self.process.returncode
-        said = " | ".join(self.tail)
-        detail = f"exit code {code}: {said or 'no output'}"
-        if self.ran_out_of_memory():
-            return HelperOutOfMemory(self.ceiling, detail)
-        return HelperCrashed(details=detail)
-
-    def ran_out_of_memory(self) -> bool:
-        """Over the ceiling, or its output said an allocation failed (before a crash, or before an
-        importer error that only follows from it, such as "foreach_set sequence length mismatch")."""
-        return self.over_ceiling or self.said_out_of_memory
-
-    def kill(self) -> None:
-        if self.alive():
-            self.process.kill()
-        try:
-            self.process.wait(5.0)
-        except subprocess.TimeoutExpired:
-            log.error("The helper Blender (pid %d) did not stop when killed", self.pid)
-        if self.process.stdin is not None:
-            with contextlib.suppress(OSError):
-                self.process.stdin.close()
-
-
 class ImportHelper:
     """The warm helper: started with the first mesh, reused, ended when idle or closed."""
 
     def __init__(self) -> None:
         self._busy = threading.Lock()  # one mesh at a time
-        self._child: _Child | None = None
+        self._child: HelperProcess | None = None
         self._key: tuple[tuple[str, ...], int] | None = None
         self._idle: threading.Timer | None = None
         self._generation = 0
@@ -327,7 +184,11 @@ class ImportHelper:
         self._busy.release()
 
     def _ask(
-        self, child: _Child, request: dict[str, Any], limits: HelperLimits, cancelled: Callable[[], bool]
+        self,
+        child: HelperProcess,
+        request: dict[str, Any],
+        limits: HelperLimits,
+        cancelled: Callable[[], bool],
     ) -> dict[str, Any]:
         """One request to a ready helper and its answer; a refusal raised as the error it names."""
         child.send(request)
@@ -359,7 +220,7 @@ class ImportHelper:
 
     def _ready_child(
         self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]
-    ) -> _Child:
+    ) -> HelperProcess:
         key = (command, limits.ceiling)
         if self._child is not None and self._child.alive() and self._key == key:
             return self._child
@@ -370,9 +231,11 @@ class ImportHelper:
             self._unstartable[command] = exc.details
             raise
 
-    def _start(self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]) -> _Child:
+    def _start(
+        self, command: tuple[str, ...], limits: HelperLimits, cancelled: Callable[[], bool]
+    ) -> HelperProcess:
         started = time.monotonic()
-        child = _Child(command, limits.ceiling)
+        child = HelperProcess(command, limits.ceiling)
         self._child, self._key = child, (command, limits.ceiling)
         try:
             hello = child.receive(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..isolation import HelperLimits
-from ..services import DEFAULT_SERVICE, service_id
+from ..services import old_records_service, service_id
 from ..words import Message, english_message
 
 #: The record layout inside the store; a record of a newer layout is kept, never rewritten.
@@ -72,8 +72,9 @@ class Account:
 class ServiceConfig:
     """Everything workers need from the preferences, copied on the main thread.
 
-    ``base_url`` and ``api_key`` are the interface service's (as outside checks give them);
-    ``accounts`` the other services' the artist set up.
+    ``base_url`` and ``api_key`` are the account of the service a request naming none goes to (the old
+    records' service, ``api.services.old_records_service``: as outside checks give them); ``accounts``
+    every service's the artist set up (one there wins).
     """
 
     base_url: str
@@ -96,9 +97,10 @@ class ServiceConfig:
     def account(self, service: str) -> Account:
         """Where ``service`` is reached, and its key ("" each where the artist has not set it up)."""
         sid = service_id(service)
-        if sid == DEFAULT_SERVICE:
-            return Account(sid, self.base_url, self.api_key)
-        return next((a for a in self.accounts if a.service == sid), Account(sid, "", ""))
+        found = next((a for a in self.accounts if a.service == sid), None)
+        if found is None and sid == old_records_service():
+            found = Account(sid, self.base_url, self.api_key)
+        return found or Account(sid, "", "")
 
 
 @dataclass(frozen=True)
@@ -126,10 +128,10 @@ class JobRequest:
     #: Who asked for it when an agent did (its client's name, through Kiln's agent server): the
     #: job list marks it and its objects say so (``kiln_agent``). "": the artist or a script.
     agent: str = ""
-    #: The service it goes to (an ``api.services`` id); "": the interface's service (older job lists).
+    #: The service it goes to (an ``api.services`` id); "": the old records' service (older job lists).
     service: str = ""
-    #: The service's quality tier (``Capabilities`` tier id); "": the service's default. The interface
-    #: service's tier is its resolution, which ``resolution`` keeps as it always did.
+    #: The service's quality tier (``Capabilities`` tier id); "": the service's default. The old
+    #: records' service's tier is its resolution, which ``resolution`` keeps as it always did.
     tier: str = ""
     #: Options by their one name (``api.services.OPTION_NAMES``) as JSON; "": the service's defaults.
     options: str = ""
@@ -159,8 +161,8 @@ class JobRequest:
 
     def to_service(self, service: str, tier: str = "", options: str = "") -> JobRequest:
         """This request going to ``service`` at ``tier`` with ``options`` (JSON). The resolution is the
-        interface service's tier; another service's request carries a tier of its own instead."""
-        resolution = self.resolution if service_id(service) == DEFAULT_SERVICE else None
+        old records' service's tier (stored as it always was); another's carries a ``tier`` instead."""
+        resolution = self.resolution if service_id(service) == old_records_service() else None
         return replace(self, service=service, tier=tier, resolution=resolution, options=options)
 
     @property

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..errors import KilnError
 from ..isolation import ImportHelper
 from ..service.retrying import RetryPolicy
-from ..services import DEFAULT_SERVICE, info, make_client
+from ..services import info, make_client, old_records_service, service_id
 from ..words import catalogue as words
 from ..words import message
 from .book import JobBook
@@ -60,7 +60,8 @@ class Scheduler:
         #: The warm helper Blender that turns each downloaded GLB into a .blend (``api.isolation``).
         self.import_helper = ImportHelper()
         self._workers_wanted = workers
-        self._client_factory = client_factory or self._default_client
+        #: Given by outside checks: makes the client of ``ServiceConfig.base_url`` and ``api_key``.
+        self._client_factory = client_factory
         self._heap: list[tuple[float, int, str, Step]] = []
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
@@ -151,18 +152,17 @@ class Scheduler:
         service = self._service_of(job_id)
         account = self._config.account(service) if self._config is not None else None
         client = self._clients.get(service)
-        if client is not None and account is not None and _has_key(account):
+        if client is not None and account is not None and _set_up(account):
             return client
         if account is None or not account.base_url:
             error = message(words.SERVICE_ADDRESS_MISSING)
-        elif not _has_key(account):
+        elif not _set_up(account):
             error = message(words.API_KEY_MISSING)
         elif service in self._client_errors:
             error = self._client_errors[service].message
         else:
             error = message(words.SERVICE_NOT_SET_UP)
-        if service != DEFAULT_SERVICE:  # the custom service is "the service" in every sentence
-            error = message(words.SERVICE_SAID, service=info(service).name, said=error)
+        error = message(words.SERVICE_SAID, service=info(service).name, said=error)
         self.book.settle(job_id, JobState.FAILED, error=error)
         return None
 
@@ -173,7 +173,7 @@ class Scheduler:
 
     def _service_of(self, job_id: str) -> str:
         job = self.book.jobs.get(job_id)
-        return job.request.service_id if job is not None else DEFAULT_SERVICE
+        return job.request.service_id if job is not None else service_id("")
 
     def _next_step(self) -> tuple[str, Step] | None:
         with self.book.changed:
@@ -204,7 +204,7 @@ class Scheduler:
             if service in self._clients or service in self._client_errors or config is None:
                 return
         account = config.account(service)
-        if not (account.base_url and _has_key(account)):
+        if not _set_up(account):
             return
         try:
             client, error = self._make_client(config, account), None
@@ -220,7 +220,7 @@ class Scheduler:
                 client.close()
 
     def _make_client(self, config: ServiceConfig, account: Account) -> GenerationService:
-        if account.service == DEFAULT_SERVICE:
+        if self._client_factory is not None and account.service == old_records_service():
             return self._client_factory(config, self.stop)
         return make_client(
             account.service, account.base_url, account.api_key, retry=self.policy, cancel_event=self.stop
@@ -237,13 +237,7 @@ class Scheduler:
                 self.schedule(job_id, step, OFFLINE_WAIT)
             return True
 
-    def _default_client(self, config: ServiceConfig, stop: threading.Event) -> GenerationService:
-        """The interface service's client, handed this engine's retry policy (``api.service.retrying``)."""
-        return make_client(
-            DEFAULT_SERVICE, config.base_url, config.api_key, retry=self.policy, cancel_event=stop
-        )
 
-
-def _has_key(account: Account) -> bool:
-    """The account has its key, or its service needs none (a studio's own server)."""
-    return bool(account.api_key) or not info(account.service).needs_key
+def _set_up(account: Account) -> bool:
+    """The account can be used: an address, and a key where its service asks for one."""
+    return bool(account.base_url and (account.api_key or not info(account.service).needs_key))

@@ -90,6 +90,9 @@ class Capabilities:
     #: Credits the texture adds to a job (on by default, so tier prices include it): a job sent with
     #: texture off costs this much less, where the service publishes it.
     texture_credits: float = 0
+    #: A text job may name the image model that first draws the prompt (``JobRequest.provider`` and
+    #: ``quality``: the model's provider and its quality, passed to the service as they are).
+    text_image_model: bool = False
 
     def takes(self, kind: str) -> bool:
         """Whether the service takes a job of this kind ("text", "image" or "retexture")."""

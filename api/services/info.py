@@ -8,7 +8,10 @@ while it draws; the service's wire (``client.py`` in the same package) is loaded
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ..words import catalogue as words
+from ..words.kinds import Label
 from .capabilities import Capabilities
 
 
@@ -16,7 +19,7 @@ from .capabilities import Capabilities
 class ServiceInfo:
     """A 3D generation service Kiln speaks to."""
 
-    #: The enum id scripts, agents and the farm use (``service='TRIPO'``) and jobs are stored with.
+    #: The enum id scripts, agents and the farm use (``service='<ID>'``) and jobs are stored with.
     id: str
     #: The service's own name, as artists know it (a brand: never translated).
     name: str
@@ -45,6 +48,21 @@ class ServiceInfo:
     #: A sentence of the catalogue shown beside the service's choice ("" : none), such as a model
     #: licence's limits.
     notice: str = ""
+    #: The words the service menu says, where the name alone does not say what the service is (the
+    #: custom service's, translated); None: its name, and a tooltip made from what it needs.
+    label: Label | None = None
+
+    def choice_words(self) -> tuple[str, str, dict[str, Any]]:
+        """The service's name and tooltip in the service menu (catalogue entries and their values)."""
+        if self.label is not None:
+            return self.label.name, self.label.tip, {}
+        if self.local:
+            tooltip = words.SERVICE_TIP_LOCAL
+        elif not self.needs_key:
+            tooltip = words.SERVICE_TIP_ADDRESS
+        else:
+            tooltip = words.SERVICE_TIP_KEY
+        return self.name, tooltip, {"service": self.name}
 
     @property
     def needs_address(self) -> bool:

@@ -196,7 +196,7 @@ API_KEY_MALFORMED = (
 )
 RESOLUTION_NOT_WHOLE = "The resolution must be a positive whole number, not {value}."
 IMAGE_RESOLUTION_INVALID = "An image job's resolution must be 1024 or 1536, not {value}."
-RESOLUTION_NOT_A_CHOICE = "The resolution “{value}” is not one of auto, 1024 and 1536."
+RESOLUTION_NOT_A_CHOICE = "The resolution “{value}” is not one of {choices}."
 IMAGE_MODEL_INVALID = "The image model must be given as short plain text (provider, quality)."
 ONE_IMAGE_NEEDED = "Give exactly one image: a file, image data or an image address."
 IMAGE_PATH_UNUSABLE = "The image file's path cannot be used: it has unusual characters."
@@ -612,6 +612,9 @@ LINE_SKIPPED = "Line {line} was skipped: {problem}"
 LINE_HAS_CONTROL_CHARACTERS = "It contains control characters. Is the file a text file?"
 LINE_HAS_PROMPT_AND_IMAGE = "It has both a prompt and an image; give one of them."
 LINE_HAS_NOTHING = "It has neither a prompt nor an image."
+LINE_SERVICE_UNKNOWN = (
+    "It names the service “{service}”, which this Kiln does not know (it knows {services})."
+)
 BATCH_IMPORTED = Plural("{imported:,} of {n:,} job imported", "{imported:,} of {n:,} jobs imported")
 
 # ------------------------------------------------------------------------------ game-ready output
@@ -1127,6 +1130,10 @@ PREFS_CONNECT_GUIDE = (
     "(API Keys ▸ Create Secret Key). Paste them below, then press Test Connection."
 )
 #: The same for a service whose address Kiln knows (Tripo, Meshy, Hyper3D Rodin): only the key.
+PREFS_CONNECT_GUIDE_ADDRESS = (
+    "To connect, Kiln needs the address where {service} answers (its server's address and port; no key). "
+    "Type it below, then press Test Connection."
+)
 PREFS_CONNECT_GUIDE_KEY = (
     "To connect, Kiln needs your {service} API key: Get a {service} API Key opens the page where it is "
     "made. Paste it below, then press Test Connection."
@@ -1354,9 +1361,10 @@ OPTION_SERVICE = Label("Service", "The 3D generation service your jobs go to; ea
 OPTION_SERVICE_INTERFACE = Label(
     "Custom Service", "A service that speaks Kiln's service interface: you give its address and key"
 )
-OPTION_SERVICE_TRIPO = Label("Tripo", "Tripo: your Tripo API key, and its credits")
-OPTION_SERVICE_MESHY = Label("Meshy", "Meshy: your Meshy API key, and its credits")
-OPTION_SERVICE_RODIN = Label("Hyper3D Rodin", "Hyper3D Rodin: your Rodin API key, and its credits")
+#: A service's tooltip in the service menu, by what it needs (``ServiceInfo.choice_words``).
+SERVICE_TIP_KEY = "{service}: your {service} API key, and its credits"
+SERVICE_TIP_ADDRESS = "{service}: a server you reach at its address, with no API key"
+SERVICE_TIP_LOCAL = "{service}: a server on your own or your studio's machine, at its address; no credits"
 OPTION_SERVICE_FAL = Label("fal.ai", "fal.ai: your fal.ai API key; fal bills each model in dollars")
 OPTION_SERVICE_COMFYUI = Label("ComfyUI", "ComfyUI on your studio's own GPU machine: no key, no credits")
 OPTION_SERVICE_HUNYUAN3D = Label(

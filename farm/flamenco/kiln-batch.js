@@ -21,9 +21,9 @@ const JOB_TYPE = {
     { key: "farm_script", type: "string", subtype: "file_path", required: true,
       description: "Kiln's farm script, farm/kiln_farm.py from the Kiln repository" },
     { key: "resolution", type: "string", choices: ["AUTO", "1024", "1536"], default: "AUTO", required: true,
-      description: "Mesh resolution for lines that do not set their own (the INTERFACE service's)" },
-    { key: "service", type: "string", choices: ["INTERFACE", "TRIPO", "MESHY", "RODIN"], default: "INTERFACE",
-      required: true, description: "The 3D generation service (workers need its key, e.g. KILN_TRIPO_API_KEY)" },
+      description: "Mesh resolution for lines that do not set their own (on a service whose quality is a resolution)" },
+    { key: "service", type: "string", default: "",
+      description: "The 3D generation service by its id in Kiln, any the Kiln zip registers (workers need its key, e.g. KILN_TRIPO_API_KEY); empty: the first Kiln offers" },
     { key: "chunk_size", type: "int32", default: 10, required: true, description: "Prompts per task" },
     { key: "max_credits", type: "int32", default: 0, required: true,
       description: "Stop before sending anything if the whole job is estimated above this (0 = no cap)" },
@@ -51,7 +51,7 @@ function compileJob(job) {
     "--output", settings.output_dir,
     "--kiln-zip", settings.kiln_zip,
     "--resolution", String(settings.resolution || "AUTO"),
-    "--service", String(settings.service || "INTERFACE"),
+    "--service", String(settings.service || ""),
   ];
   const summary = author.Task("Summarize", "blender");
   summary.addCommand(kilnCommand(settings, ["summarize", ...common]));

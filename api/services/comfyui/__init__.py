@@ -120,6 +120,7 @@ INFO = ServiceInfo(
         balance=False,
     ),
     client_module="comfyui.client",
+    label=words.OPTION_SERVICE_COMFYUI,
     needs_key=False,
     default_address=DEFAULT_ADDRESS,
     local=True,

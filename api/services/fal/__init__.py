@@ -125,6 +125,7 @@ INFO = ServiceInfo(
         refunds_failed=False,  # not documented
     ),
     client_module="fal.client",
+    label=words.OPTION_SERVICE_FAL,
     # fal's keys are "<key id>:<key secret>" (auth.py joins FAL_KEY_ID and FAL_KEY_SECRET so): no prefix.
     key_prefix="",
 )

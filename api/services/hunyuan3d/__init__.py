@@ -82,6 +82,7 @@ INFO = ServiceInfo(
         retexture_options=frozenset({"polygons"}),
     ),
     client_module="hunyuan3d.client",
+    label=words.OPTION_SERVICE_HUNYUAN3D,
     needs_key=False,
     default_address=DEFAULT_ADDRESS,
     local=True,

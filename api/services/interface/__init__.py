@@ -47,6 +47,8 @@ INFO = ServiceInfo(
         image_min_side=128,
         idempotency=True,
         webhooks=True,
+        text_image_model=True,  # "image_model": {"provider", "quality"} of a text job
     ),
     client_module="interface.client",
+    label=words.OPTION_SERVICE_INTERFACE,
 )

@@ -57,6 +57,8 @@ def declared(option: Any) -> dict[str, Any]:
     """What the table says of an option, in the same terms (ranges only where the table gives one)."""
     kinds = {bool: "BOOLEAN", int: "INT", float: "FLOAT", str: "STRING"}
     said: dict[str, Any] = {"name": option.label.name, "description": option.label.tip}
+    if option.choices_now is not None:  # read when shown: RNA lists none without a context
+        return said | {"type": "ENUM", "default": option.default, "choices": []}
     if option.choices:
         said |= {
             "type": "ENUM",

@@ -39,7 +39,7 @@ def test_every_setting_is_shown(blender: Any, fresh_jobs: Any, ui: Any) -> None:
         # Service
         "service",
         "api_key",
-        "base_url",
+        "service_address",
         # Jobs
         "poll_interval",
         "max_in_flight",

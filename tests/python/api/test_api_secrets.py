@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from api import fs
-from api.features import secrets
+from api.features import secrets, service_access
 from api.features.secrets import KEY_FILE_NAME, KeyStoreError, read_key, write_key
 
 KEY = "tsk_live_Secret0123456789abcdef"
@@ -167,5 +167,5 @@ def test_headless_the_token_is_a_private_file_of_its_own(tmp_path: Path, no_keyr
 def test_the_environment_sets_the_poll_interval_of_a_service_on_this_machine_only(
     asked: str, base_url: str, expected: float
 ) -> None:
-    environ = {secrets.ENV_POLL_INTERVAL: asked}
-    assert secrets.poll_interval(2.5, base_url, environ) == expected
+    environ = {service_access.ENV_POLL_INTERVAL: asked}
+    assert service_access.poll_interval(2.5, base_url, environ) == expected

@@ -42,7 +42,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "shared Blender-side helpers",
         ("registration", "main_thread", "language", "dependencies", "drawing", "ui_text"),
     ),
-    ("the option table", ("options",)),
+    ("the option table and its choices", ("service_choices", "options")),
     ("preferences", ("preferences",)),
     ("the Blender side of a running Kiln", ("session",)),
     ("the Blender side of agents", ("agents",)),

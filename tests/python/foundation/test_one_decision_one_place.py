@@ -74,7 +74,7 @@ def _shipped_python() -> list[Path]:
 
 def test_the_environment_names_each_services_key_and_address_in_its_own_package() -> None:
     """Each service's variables are constants of that service (its ``ServiceInfo``); where a key and
-    an address come from is decided once, by ``api.features.secrets.credentials``, which reads them."""
+    an address come from is decided once, by ``api.features.service_access.credentials``, which reads them."""
     from api.services import all_services
 
     for service in all_services():
@@ -94,7 +94,7 @@ def test_the_environment_names_the_poll_interval_in_one_place() -> None:
         for path in _shipped_python()
         if "KILN_POLL_INTERVAL" in path.read_text(encoding="utf-8")
     }
-    assert found == {"api/features/secrets.py": 1}
+    assert found == {"api/features/service_access.py": 1}
 
 
 def test_only_the_pump_and_the_main_thread_module_register_timers() -> None:

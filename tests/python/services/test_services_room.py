@@ -8,14 +8,16 @@ import time
 
 import pytest
 
-from api.features import ledger, secrets
+from api.features import ledger, secrets, service_access
 from api.features.credits import request_cost
 from api.features.library_index import request_key
 from api.jobs import Job, JobRequest, JobState, ServiceConfig
 from api.jobs.engine import JobEngine
 from api.jobs.model import Account
 from api.jobs.orders import refusal_of
-from api.services import DEFAULT_SERVICE, SERVICE_IDS, all_services, info, service_id
+from api.services import all_services, info, old_records_service, service_id, service_ids
+
+SERVICE_IDS = service_ids()
 
 
 def test_the_registry_knows_every_service_each_with_its_own_package_and_variables() -> None:
@@ -29,7 +31,8 @@ def test_the_registry_knows_every_service_each_with_its_own_package_and_variable
     assert all(s.capabilities.takes("image") for s in found)
     # fal.ai's models Kiln speaks take an image only (a text job is refused before anything is sent).
     assert [s.id for s in found if not s.local and not s.capabilities.takes("text")] == ["FAL"]
-    assert service_id("") == service_id("nonsense") == DEFAULT_SERVICE and service_id("tripo") == "TRIPO"
+    assert service_id("") == service_id("nonsense") == old_records_service() == "INTERFACE"
+    assert service_id("tripo") == "TRIPO"
 
 
 @pytest.mark.parametrize("service", SERVICE_IDS)
@@ -82,16 +85,16 @@ def test_the_engine_records_nothing_a_service_cannot_take(tmp_path: object) -> N
 
 def test_each_services_key_and_address_come_from_its_own_variables() -> None:
     environ = {"KILN_TRIPO_API_KEY": "tsk_live_fromenv0000", "KILN_MESHY_BASE_URL": "http://127.0.0.1:9"}
-    tripo = secrets.credentials("", "", environ, "TRIPO")
+    tripo = service_access.credentials("", "", environ, "TRIPO")
     assert (tripo.api_key, tripo.base_url) == ("tsk_live_fromenv0000", "https://openapi.tripo3d.ai")
     assert tripo.key_from_environment and not tripo.url_from_environment
-    meshy = secrets.credentials("msy_live_typed000000", "", environ, "MESHY")
+    meshy = service_access.credentials("msy_live_typed000000", "", environ, "MESHY")
     assert (meshy.api_key, meshy.base_url, meshy.url_from_environment) == (
         "msy_live_typed000000",
         "http://127.0.0.1:9",
         True,
     )
-    assert secrets.credentials("k", "", environ, "INTERFACE").base_url == "", (
+    assert service_access.credentials("k", "", environ, "INTERFACE").base_url == "", (
         "the custom service has no origin"
     )
     assert secrets.service_secret("INTERFACE") == secrets.API_KEY
