@@ -13,7 +13,7 @@ from ..words import Message
 from .capabilities import Capabilities
 
 #: The controls a sentence's advice may name, by what they are called in the advice.
-RESOLUTION = "resolution"  # a tier "1024" (the interface document's resolutions)
+RESOLUTION = "resolution"  # Capabilities.smaller_resolution (the interface document's resolutions)
 FACE_LIMIT = "face limit"  # the polygons option, sent to the service
 CHEAPER_TIER = "cheaper tier"  # tiers of different published prices
 
@@ -44,7 +44,8 @@ def has_control(capabilities: Capabilities, control: str) -> bool:
     """Whether a service offers the control an advice names ("" : none named, always true)."""
     tiers = capabilities.tiers("text") + capabilities.tiers("image")
     if control == RESOLUTION:
-        return any(tier.id == "1024" for tier in tiers)
+        wanted = capabilities.smaller_resolution
+        return bool(wanted) and any(tier.id == wanted for tier in tiers)
     if control == FACE_LIMIT:
         return "polygons" in capabilities.options
     if control == CHEAPER_TIER:

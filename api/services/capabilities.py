@@ -93,6 +93,9 @@ class Capabilities:
     #: A text job may name the image model that first draws the prompt (``JobRequest.provider`` and
     #: ``quality``: the model's provider and its quality, passed to the service as they are).
     text_image_model: bool = False
+    #: The tier the catalogue's advice "use resolution 1024" names, where the service has it (its tiers
+    #: are mesh resolutions): a smaller mesh for fewer credits; "" where it has none.
+    smaller_resolution: str = ""
 
     def takes(self, kind: str) -> bool:
         """Whether the service takes a job of this kind ("text", "image" or "retexture")."""

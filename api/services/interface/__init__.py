@@ -48,6 +48,7 @@ INFO = ServiceInfo(
         idempotency=True,
         webhooks=True,
         text_image_model=True,  # "image_model": {"provider", "quality"} of a text job
+        smaller_resolution=str(min(IMAGE_RESOLUTIONS)),  # the advice's "use resolution 1024"
     ),
     client_module="interface.client",
     label=words.OPTION_SERVICE_INTERFACE,
