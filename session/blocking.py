@@ -21,3 +21,9 @@ def blocks(op: bpy.types.Operator | None = None) -> bool:
     if not bpy.app.background:
         return False
     return bool(getattr(op, "wait", True))
+
+
+def has_event_loop() -> bool:
+    """Whether a timer fires later here (a window's Blender): work handed to a thread can come back
+    to the main thread. In background mode it cannot, whatever the operator's ``wait``."""
+    return not bpy.app.background
