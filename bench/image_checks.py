@@ -1,10 +1,11 @@
 """Row 11: an image job's checks: the preflight of a 4K concept, the fidelity of a 200k-triangle mesh,
 and what starting the check costs the UI thread.
 
-The preflight (``api.checks.image_preflight``) decodes, looks at and prepares a 4096 × 4096 PNG of a
+The preflight (``api.checks.image_preflight``), with the Pillow Kiln's zip carries, decodes, looks at and prepares a 4096 × 4096 PNG of a
 small subject far off centre; the fidelity (``api.checks.fidelity``) reads a 200,000-triangle GLB,
 draws its five silhouettes and compares them with the concept. Both run on a worker thread in Kiln;
-each is timed here alone, median of three after a warm-up. The UI thread's part is the operator
+each is timed here alone, median of three after a warm-up, on the Blender this venv runs (4.2 LTS
+in .venv-lts, 5.2 in .venv). Beside them, the size of each platform's zip, built as `make build` does. The UI thread's part is the operator
 building the request and handing the check to a thread (``session.image_jobs``), median of 10.
 
 ``python -m bench.image_checks`` runs just these rows (seconds) and writes them into
@@ -54,13 +55,27 @@ def run(workdir: Path) -> dict[str, Any]:
     service = ServiceImage(min_side=128)
     measured = fidelity.measure(glb, concept)
     ui_ms, ui_wall_ms = _ui_thread_ms(big)
+    import bpy
+
     return {
+        "blender": "{}.{}".format(*bpy.app.version[:2]),
+        "zips_mb": _zip_sizes(workdir / "dist"),
         "preflight_s": _median_seconds(lambda: check_image(big, service, prepare_into=workdir / "prepared")),
         "fidelity_s": _median_seconds(lambda: fidelity.measure(glb, concept)),
         "fidelity": measured.value,
         "ui_ms": ui_ms,
         "ui_wall_ms": ui_wall_ms,
     }
+
+
+def _zip_sizes(folder: Path) -> dict[str, float]:
+    """Megabytes of each platform's zip, as `make build` makes them (Pillow's wheels inside)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import build
+
+    return {name: path.stat().st_size / 1e6 for name, path in build.build_platforms(folder).items()}
 
 
 def _ui_thread_ms(image: Path) -> tuple[float, float]:
