@@ -31,6 +31,7 @@ import importlib.util
 import json
 import logging
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -135,7 +136,7 @@ def zip_from_repository(url: str) -> Path:
     try:
         with urllib.request.urlopen(index_url, timeout=60) as answer:
             listing = json.loads(answer.read(MAX_LISTING))
-        entry = next(item for item in listing["data"] if item.get("id") == "kiln")
+        entry = next(item for item in listing["data"] if item.get("id") == "kiln" and _for_this_machine(item))
         archive_url = urllib.parse.urljoin(index_url, entry["archive_url"])
         size, digest = int(entry["archive_size"]), str(entry["archive_hash"]).removeprefix("sha256:")
     except StopIteration:
@@ -155,6 +156,14 @@ def zip_from_repository(url: str) -> Path:
     path.write_bytes(data)
     log.info("Kiln %s from %s", entry.get("version", "?"), archive_url)
     return path
+
+
+def _for_this_machine(entry: dict[str, Any]) -> bool:
+    """Whether a listing's entry is Kiln's zip for this worker (one zip per platform: its wheels)."""
+    system = {"darwin": "macos"}.get(platform.system().lower(), platform.system().lower())
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(), "")
+    platforms = entry.get("platforms") or []
+    return not platforms or f"{system}-{machine}" in platforms
 
 
 def api_from(source: Path) -> ModuleType:
