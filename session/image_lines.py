@@ -13,11 +13,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+import bpy
+
 from .. import preferences
 from ..api.jobs import UPLOADS_DIR, JobRequest
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..main_thread import follow
+from .blocking import has_event_loop
+from .messenger import announce, tell
 
 if TYPE_CHECKING:
     from ..api.features.concept_image import Checked
@@ -28,10 +32,10 @@ _checked: dict[str, list[Checked | None]] = {}
 
 
 def has_images(requests: Sequence[JobRequest]) -> bool:
-    return any(_is_image(request) for request in requests)
+    return any(is_image(request) for request in requests)
 
 
-def _is_image(request: JobRequest) -> bool:
+def is_image(request: JobRequest) -> bool:
     return request.kind == "image" and bool(request.image_path or request.image_url)
 
 
@@ -41,7 +45,7 @@ def check_all(requests: Sequence[JobRequest]) -> list[Checked | None]:
     from ..api.features.concept_image import check_request  # loaded by the first image job
 
     uploads = preferences.user_dir() / UPLOADS_DIR
-    return [check_request(r, prepare=True, uploads=uploads) if _is_image(r) else None for r in requests]
+    return [check_request(r, prepare=True, uploads=uploads) if is_image(r) else None for r in requests]
 
 
 def check_then(name: str, requests: Sequence[JobRequest], again: Callable[[str], None]) -> None:
@@ -52,7 +56,7 @@ def check_then(name: str, requests: Sequence[JobRequest], again: Callable[[str],
     def work() -> list[Checked | None]:
         from ..api.features.concept_image import check_request
 
-        return [check_request(r, prepare=True, uploads=uploads) if _is_image(r) else None for r in wanted]
+        return [check_request(r, prepare=True, uploads=uploads) if is_image(r) else None for r in wanted]
 
     def done(outcome: list[Checked | None]) -> None:
         token = uuid.uuid4().hex
@@ -101,3 +105,28 @@ def sort(requests: Sequence[JobRequest], checked: Sequence[Checked | None]) -> S
             request, image_sent=outcome.request.image_sent, preflight=outcome.request.preflight
         )
     return Sorted(going, refused, found)
+
+
+def placeholders_checked(
+    op: bpy.types.Operator, requests: Sequence[JobRequest], token: str, again: Callable[[str], None]
+) -> list[JobRequest] | None:
+    """A blockout's requests with their images checked and prepared, the refused left out (each said,
+    with what was found of the others); None while the check runs on a thread (with a window:
+    ``again(token)`` calls the operator back, its sentences then go to the status bar)."""
+    if not has_images(requests):
+        return list(requests)
+    earlier = take(token) if token else None
+    by_placeholder = {c.request.placeholder: c for c in earlier or [] if c is not None}
+    if has_event_loop() and any(is_image(r) and r.placeholder not in by_placeholder for r in requests):
+        check_then("blockout", requests, again)
+        names = ", ".join(r.label for r in requests if is_image(r))
+        tell(op, "INFO", words.IMAGE_CHECKING, name=names)
+        return None
+    checked = [by_placeholder.get(r.placeholder) for r in requests] if earlier else check_all(requests)
+    found = sort(requests, checked)
+    for said in [*found.refused, *found.found]:
+        if token:  # called back from the check's outcome (a timer): nobody reads the operator's reports
+            announce("WARNING", said)
+        else:
+            tell(op, "WARNING", said)
+    return list(found.going.values())
