@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
@@ -144,7 +145,8 @@ def image_check_rows(i: dict[str, Any]) -> list[Row]:
         Row(
             11,
             f"Image preflight and preparation, 4096² PNG (worker, Blender {i['blender']})",
-            f"{i['preflight_s']:.3f} s",
+            f"{i['preflight_s']:.3f} s ({i['preflight_cpu_s']:.3f} s own CPU; load {i['load']:.1f} on "
+            f"{os.cpu_count()} CPUs)",
             f"≤ {PREFLIGHT_S:g} s",
             i["preflight_s"] <= PREFLIGHT_S,
         ),

@@ -125,7 +125,10 @@ def run(
             return {"FINISHED"}
         parsed, found = with_checked_images(parsed, image_lines.check_all(requests))
     elif given.checked:
-        parsed, found = with_checked_images(parsed, image_lines.take(given.checked))
+        outcome = image_lines.take(given.checked)
+        if outcome is None:  # never send an image line unchecked
+            return refuse(op, words.IMAGE_CHECK_LOST)
+        parsed, found = with_checked_images(parsed, outcome)
     else:
         found = image_lines.Sorted()
     asked = given.confirmed and bool(given.checked)  # the question said what the images showed
