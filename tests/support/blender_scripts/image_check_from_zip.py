@@ -1,8 +1,10 @@
 """Run in a fresh Blender (bpy module): install Kiln's built zip and run its image check there.
 
 Pillow is read only from what the zip brought (Blender's extension wheel folder): a copy in this
-venv, if any, is hidden, so this Blender has what an artist's has. Prints ``KILN-IMAGES-OK`` and
-the measures, or exits non-zero with a sentence on the first thing that is wrong.
+venv, if any, is hidden, so this Blender has what an artist's has. With ``--system DIR`` a Pillow
+in DIR stands first on the path, as a distribution's ``python3-pil`` does in its Blender: that one
+must be used, and the check work with it. Prints ``KILN-IMAGES-OK`` and the measures, or exits
+non-zero with a sentence on the first thing that is wrong.
 """
 
 from __future__ import annotations
@@ -20,15 +22,19 @@ import bpy
 MODULE = "bl_ext.user_default.kiln"
 ROOT = Path(__file__).resolve().parents[3]
 LOCAL = Path(bpy.utils.user_resource("EXTENSIONS", path=".local"))
+SYSTEM = Path(sys.argv[sys.argv.index("--system") + 1]) if "--system" in sys.argv else None
+#: Where ``PIL`` may come from, in the path's own order; the first is where it must come from.
+ALLOWED = (SYSTEM or LOCAL,) + ((LOCAL,) if SYSTEM else ())
 
 
 class OnlyTheZipsPillow(importlib.abc.MetaPathFinder):
-    """``PIL`` found only under Blender's extension wheel folder (``extensions/.local``)."""
+    """``PIL`` found only under Blender's extension wheel folder (``extensions/.local``), or the
+    stand-in of the system's."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != "PIL":
             return None
-        paths = [entry for entry in sys.path if Path(entry).is_relative_to(LOCAL)]
+        paths = [entry for entry in sys.path if any(Path(entry).is_relative_to(a) for a in ALLOWED)]
         return importlib.machinery.PathFinder.find_spec(name, paths) or importlib.machinery.ModuleSpec(
             name, None
         )
@@ -40,6 +46,8 @@ def fail(why: str) -> None:
 
 def main() -> None:
     sys.meta_path.insert(0, OnlyTheZipsPillow())
+    if SYSTEM is not None:
+        sys.path.insert(0, str(SYSTEM))  # where a distribution's Python has its own modules
     zip_path = sys.argv[sys.argv.index("--") + 1]
     bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
     if MODULE not in bpy.context.preferences.addons:
@@ -48,8 +56,8 @@ def main() -> None:
         import PIL
     except ImportError:
         fail(f"Kiln's zip brought no Pillow for Python {sys.version_info[0]}.{sys.version_info[1]}")
-    if not Path(PIL.__file__).is_relative_to(LOCAL):
-        fail(f"Pillow came from {PIL.__file__}, not from Kiln's zip")
+    if not Path(PIL.__file__).is_relative_to(ALLOWED[0]):
+        fail(f"Pillow came from {PIL.__file__}, not from {ALLOWED[0]}")
     sys.path.insert(0, str(ROOT))
     from PIL import Image
 
@@ -82,7 +90,8 @@ def main() -> None:
     high, low = fidelity.measure(relief, chair).value, fidelity.measure(other, chair).value
     if high is None or low is None or not (high >= fidelity.GOOD and low < fidelity.FAIR):
         fail(f"fidelity does not tell a match from a wrong mesh: {high} and {low}")
-    print(f"KILN-IMAGES-OK Pillow {PIL.__version__} from the zip, fidelity {high:.2f} and {low:.2f}")
+    where = ALLOWED[0].name
+    print(f"KILN-IMAGES-OK Pillow {PIL.__version__} from {where}, fidelity {high:.2f} and {low:.2f}")
 
 
 main()
