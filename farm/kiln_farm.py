@@ -341,8 +341,8 @@ def generate(args: argparse.Namespace) -> int:
             name = asset_name(item.line, item.request.label)
             row = rows[name] = {"line": item.line, "name": name, **source_of(item.request), "task_id": ""}
             options = replace(item.row.apply(game, str(out.exports)), review=True)  # for summary.png
-            request = replace(item.request, game=options.to_text())
-            job = start(engine, out, item.line, request, name, row)
+            request = checked_image(kiln, out, replace(item.request, game=options.to_text()), name, row)
+            job = start(engine, out, item.line, request, name, row) if request is not None else None
             if job is not None:
                 following[name] = (item, job)
         engine.wait([job.id for _, job in following.values()])
@@ -374,6 +374,23 @@ def game_options(api: ModuleType, args: argparse.Namespace, out: Output) -> Any:
         )
     except api.errors.InputError as exc:
         raise FarmError(exc.user_message) from None
+
+
+def checked_image(kiln: ModuleType, out: Output, request: Any, name: str, row: dict[str, Any]) -> Any:
+    """An image line not sent yet, checked and prepared as Kiln's image jobs are (Pillow from Kiln's
+    zip); None when its image is refused, said in its row and the log, and nothing is sent."""
+    if str(request.kind) != "image" or out.done(name) or out.entry(name) is not None:
+        return request
+    concept_image = importlib.import_module(f"{kiln.__name__}.api.features.concept_image")
+    english = importlib.import_module(f"{kiln.__name__}.api.words").english
+    checked = concept_image.check_request(request, prepare=True, uploads=out.root / "uploads")
+    said = [english(f.entry, **f.values) for f in checked.preflight.findings]
+    for sentence in said:
+        log.warning("%s: %s", name, sentence)
+    if checked.preflight.refusal is not None:
+        row.update(state="refused", error=" ".join(said))
+        return None
+    return checked.request
 
 
 def start(engine: Any, out: Output, line: int, request: Any, name: str, row: dict[str, Any]) -> Any:
