@@ -18,7 +18,7 @@ def blocks(op: bpy.types.Operator | None = None) -> bool:
     called with ``wait=False`` returns at once even in background mode (``kiln.wait_jobs`` later).
     Without an operator: whether this Blender runs without an event loop, so nothing can wait for
     later and nobody can be asked."""
-    if not bpy.app.background:
+    if has_event_loop():
         return False
     return bool(getattr(op, "wait", True))
 
