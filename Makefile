@@ -15,7 +15,9 @@ VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
 all: test
 
-# A venv is rebuilt when its requirement files change (the stamp is older than them).
+# A venv is rebuilt when its requirement files change (the stamp is older than them). They hold no
+# Pillow (Blender's Python has none): the tests and the sandbox use the wheel Kiln's zip carries,
+# fetched into wheels/ once before the runs side by side (tools/fetch_wheels.py, sandbox/pillow_wheel.py).
 $(VENV)/.stamp: requirements/dev.txt requirements/common.txt
 	rm -rf $(VENV)
 	python="$(PYTHON_NEWEST)" && "$$python" -m venv $(VENV)
@@ -95,6 +97,7 @@ screenshots: window
 # ends; any failure fails make test.
 test:
 	$(MAKE) $(VENV)/.stamp
+	$(PY) tools/fetch_wheels.py
 	$(MAKE) -j4 -Otarget window pytest-newest pytest-lts pytest-plain lint typecheck
 
 build: $(VENV)/.stamp

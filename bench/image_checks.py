@@ -1,11 +1,15 @@
 """Row 11: an image job's checks: the preflight of a 4K concept, the fidelity of a 200k-triangle mesh,
 and what starting the check costs the UI thread.
 
-The preflight (``api.checks.image_preflight``) decodes, looks at and prepares a 4096 × 4096 PNG of a
-small subject far off centre; the fidelity (``api.checks.fidelity``) reads a 200,000-triangle GLB,
-draws its five silhouettes and compares them with the concept. Both run on a worker thread in Kiln;
-each is timed here alone, median of three after a warm-up. The UI thread's part is the operator
-building the request and handing the check to a thread (``session.image_jobs``), median of 10.
+The preflight (``api.checks.image_preflight``), with the Pillow Kiln's zip carries, decodes, looks
+at and prepares a 4096 × 4096 PNG of a small subject far off centre; the fidelity
+(``api.checks.fidelity``) reads a 200,000-triangle GLB, draws its five silhouettes and compares them
+with the concept. Both run on a worker thread in Kiln; each is timed here alone, median of three
+after a warm-up, on the Blender this venv runs (4.2 LTS in .venv-lts, 5.2 in .venv); the preflight
+also in this process's CPU seconds, which a machine busy with other work inflates less. The UI
+thread's part is the operator building the request and handing the check to a thread
+(``session.image_jobs``), median of 10. Beside them, each platform's zip size, as `make build`
+makes them.
 
 ``python -m bench.image_checks`` runs just these rows (seconds) and writes them into
 bench/RESULTS.md in place of their last numbers.
@@ -13,6 +17,7 @@ bench/RESULTS.md in place of their last numbers.
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
@@ -29,13 +34,19 @@ RUNS_UI = 10
 
 
 def _median_seconds(work: Any, runs: int = 3) -> float:
+    return _median_wall_and_cpu(work, runs)[0]
+
+
+def _median_wall_and_cpu(work: Any, runs: int = 3) -> tuple[float, float]:
+    """Seconds on the clock and of this process's CPU (which a machine busy with others inflates less)."""
     work()
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         work()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        cpu.append(time.process_time() - used)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def run(workdir: Path) -> dict[str, Any]:
@@ -54,13 +65,32 @@ def run(workdir: Path) -> dict[str, Any]:
     service = ServiceImage(min_side=128)
     measured = fidelity.measure(glb, concept)
     ui_ms, ui_wall_ms = _ui_thread_ms(big)
+    preflight_s, preflight_cpu_s = _median_wall_and_cpu(
+        lambda: check_image(big, service, prepare_into=workdir / "prepared")
+    )
+    import bpy
+
     return {
-        "preflight_s": _median_seconds(lambda: check_image(big, service, prepare_into=workdir / "prepared")),
+        "blender": "{}.{}".format(*bpy.app.version[:2]),
+        "zips_mb": _zip_sizes(workdir / "dist"),
+        "preflight_s": preflight_s,
+        "preflight_cpu_s": preflight_cpu_s,
+        "load": os.getloadavg()[0],
         "fidelity_s": _median_seconds(lambda: fidelity.measure(glb, concept)),
         "fidelity": measured.value,
         "ui_ms": ui_ms,
         "ui_wall_ms": ui_wall_ms,
     }
+
+
+def _zip_sizes(folder: Path) -> dict[str, float]:
+    """Megabytes of each platform's zip, as `make build` makes them (Pillow's wheels inside)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import build
+
+    return {name: path.stat().st_size / 1e6 for name, path in build.build_platforms(folder).items()}
 
 
 def _ui_thread_ms(image: Path) -> tuple[float, float]:

@@ -31,6 +31,7 @@ import importlib.util
 import json
 import logging
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -141,7 +142,7 @@ def zip_from_repository(url: str) -> Path:
     try:
         with urllib.request.urlopen(index_url, timeout=60) as answer:
             listing = json.loads(answer.read(MAX_LISTING))
-        entry = next(item for item in listing["data"] if item.get("id") == "kiln")
+        entry = next(item for item in listing["data"] if item.get("id") == "kiln" and _for_this_machine(item))
         archive_url = urllib.parse.urljoin(index_url, entry["archive_url"])
         size, digest = int(entry["archive_size"]), str(entry["archive_hash"]).removeprefix("sha256:")
     except StopIteration:
@@ -161,6 +162,14 @@ def zip_from_repository(url: str) -> Path:
     path.write_bytes(data)
     log.info("Kiln %s from %s", entry.get("version", "?"), archive_url)
     return path
+
+
+def _for_this_machine(entry: dict[str, Any]) -> bool:
+    """Whether a listing's entry is Kiln's zip for this worker (one zip per platform: its wheels)."""
+    system = {"darwin": "macos"}.get(platform.system().lower(), platform.system().lower())
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(), "")
+    platforms = entry.get("platforms") or []
+    return not platforms or f"{system}-{machine}" in platforms
 
 
 def api_from(source: Path) -> ModuleType:
@@ -342,8 +351,8 @@ def generate(args: argparse.Namespace) -> int:
             name = asset_name(item.line, item.request.label)
             row = rows[name] = {"line": item.line, "name": name, **source_of(item.request), "task_id": ""}
             options = replace(item.row.apply(game, str(out.exports)), review=True)  # for summary.png
-            request = replace(item.request, game=options.to_text())
-            job = start(kiln, engine, out, item.line, request, name, row)
+            request = checked_image(kiln, out, replace(item.request, game=options.to_text()), name, row)
+            job = start(kiln, engine, out, item.line, request, name, row) if request is not None else None
             if job is not None:
                 following[name] = (item, job)
         engine.wait([job.id for _, job in following.values()])
@@ -375,6 +384,23 @@ def game_options(api: ModuleType, args: argparse.Namespace, out: Output) -> Any:
         )
     except api.errors.InputError as exc:
         raise FarmError(exc.user_message) from None
+
+
+def checked_image(kiln: ModuleType, out: Output, request: Any, name: str, row: dict[str, Any]) -> Any:
+    """An image line not sent yet, checked and prepared as Kiln's image jobs are (Pillow from Kiln's
+    zip); None when its image is refused, said in its row and the log, and nothing is sent."""
+    if str(request.kind) != "image" or out.done(name) or out.entry(name) is not None:
+        return request
+    concept_image = importlib.import_module(f"{kiln.__name__}.api.features.concept_image")
+    english = importlib.import_module(f"{kiln.__name__}.api.words").english
+    checked = concept_image.check_request(request, prepare=True, uploads=out.root / "uploads")
+    said = [english(f.entry, **f.values) for f in checked.preflight.findings]
+    for sentence in said:
+        log.warning("%s: %s", name, sentence)
+    if checked.preflight.refusal is not None:
+        row.update(state="refused", error=" ".join(said))
+        return None
+    return checked.request
 
 
 def start(

@@ -17,11 +17,11 @@ from bpy.props import BoolProperty, StringProperty
 
 from ..api.errors import KilnError
 from ..api.words import catalogue as words
-from ..language import report
+from ..language import report, said
 from ..options import declare
 from ..session import job_requests, spending
 from ..session.arguments import GameOutputProperties, ServiceProperties
-from ..session.messenger import refuse
+from ..session.messenger import announce, refuse
 from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
@@ -50,19 +50,29 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
     max_credits: declare("max_credits")  # type: ignore[valid-type]
     reuse: declare("reuse")  # type: ignore[valid-type]
     confirmed: BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
+    #: The token of the image check that ran off the main thread (``session.image_lines``).
+    checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         if self.confirmed and self.filepath:  # sent back by execute: it says what the batch costs, and asks
             # The flow loads with the first batch, not when Kiln registers.
             from ..api.features.quality.options import GameOptions
-            from ..session import batch_run
+            from ..session import batch_run, image_lines
 
             parsed = batch_run.read(self._given(GameOptions()))
+            found = image_lines.Sorted()
+            if parsed is not None and self.checked:
+                parsed, found = batch_run.with_checked_images(parsed, image_lines.peek(self.checked))
+                for refused in found.refused:  # said once, here: the send that follows leaves them out
+                    announce("WARNING", refused)
             if parsed is not None and parsed.items:
                 weighed = batch_run.weigh(parsed.items, self.reuse, context)
                 to_send = [item.request for item in weighed.to_send]
-                note = report(words.BATCH_FROM_LIBRARY, n=len(weighed.reused)) if weighed.reused else ""
-                return spending.ask_first(self, context, event, to_send, words.CONFIRM_SEND.name, note)
+                notes = [said(finding, as_report=True) for finding in found.found]
+                if weighed.reused:
+                    notes.append(report(words.BATCH_FROM_LIBRARY, n=len(weighed.reused)))
+                confirm = words.IMAGE_SEND_ANYWAY if found.found else words.CONFIRM_SEND
+                return spending.ask_first(self, context, event, to_send, confirm.name, " ".join(notes))
             return self.execute(context)
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
@@ -80,7 +90,7 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
             return refuse(self, exc.message)
         from ..session import batch_run
 
-        return batch_run.run(self, context, self._given(game), self._ask_first)
+        return batch_run.run(self, context, self._given(game), self._ask_first, self._check_first)
 
     def _given(self, game: GameOptions) -> batch_run.Given:
         from ..session import batch_run
@@ -94,13 +104,24 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
             summary_path=summary,
             game=game,
             confirmed=self.confirmed,
+            checked=self.checked,
             **self.service_choice(),
         )
 
     def _ask_first(self) -> None:
-        """Back through invoke, which says what the batch costs and asks."""
+        """Back through invoke, which says what the batch costs (and what its images show) and asks."""
+        self._again(self.checked)
+
+    def _check_first(self, token: str) -> None:
+        """The images were checked on a thread: back through invoke with what was found."""
+        from ..session.image_jobs import call_again
+
+        call_again(lambda: self._again(token))
+
+    def _again(self, token: str) -> None:
         bpy.ops.kiln.generate_batch(  # type: ignore[attr-defined]
             "INVOKE_DEFAULT",
+            checked=token,
             filepath=self.filepath,
             summary_path=self.summary_path,
             resolution=self.resolution,

@@ -19,7 +19,7 @@ from ..api.jobs.orders import refusal_of
 from ..api.words import catalogue as words
 from ..language import report, tip
 from ..options import declare
-from ..session import job_requests, library, spending, variants, watcher
+from ..session import image_jobs, image_lines, job_requests, library, spending, variants, watcher
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
 from ..session.blockout import (
@@ -96,6 +96,8 @@ class KILN_OT_generate_from_selection(
     wait: declare("wait")  # type: ignore[valid-type]
     reuse: declare("reuse")  # type: ignore[valid-type]
     max_credits: declare("max_credits")  # type: ignore[valid-type]
+    #: The token of the image check that ran off the main thread (``session.image_lines``).
+    checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         """In the UI, sending placeholders always says how many jobs and what they cost, and asks."""
@@ -121,6 +123,12 @@ class KILN_OT_generate_from_selection(
         refused = next(filter(None, map(refusal_of, planned.requests)), None)
         if refused is not None:  # a placeholder the service cannot take: nothing is sent
             return refuse(self, refused)
+        checked = image_lines.placeholders_checked(self, planned.requests, self.checked, self._again)
+        if checked is None:  # the images are being checked on a thread; this comes back with them
+            return {"FINISHED"}
+        if not checked:  # every image refused, each said
+            return {"CANCELLED"}
+        planned = replace(planned, requests=checked)
         # Identical earlier results come from the library (free); a selection never stops to ask.
         # A placeholder that already has a result asks for another variant: the library's copy
         # would only repeat a result, so it is always sent (whatever ``reuse`` says).
@@ -154,6 +162,12 @@ class KILN_OT_generate_from_selection(
             return refuse(self, words.BLOCKOUT_NONE_REPLACED)
         tell(self, "INFO", words.BLOCKOUT_REPLACED, n=imported, total=len(job_ids))
         return {"FINISHED"}
+
+    def _again(self, token: str) -> None:
+        """Called again from the image check's outcome, with the same arguments and its token."""
+        arguments = {**image_jobs.given_arguments(self), "checked": token}
+        op = bpy.ops.kiln.generate_from_selection  # type: ignore[attr-defined]
+        image_jobs.call_again(lambda: op("EXEC_DEFAULT", **arguments))
 
     def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
         """The library's copy of an identical earlier result takes the placeholder's place."""

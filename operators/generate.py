@@ -17,7 +17,7 @@ from ..api.words.kinds import Label
 from ..options import declare
 from ..session import image_jobs, library, spending
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
-from ..session.blocking import blocks
+from ..session.blocking import blocks, has_event_loop
 from ..session.job_requests import image_price_request, save_blender_image, text_request, views_request
 from ..session.launching import launch
 from ..session.messenger import refuse, tell
@@ -130,6 +130,8 @@ class KILN_OT_generate_from_image(
     checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        if not has_event_loop():  # background mode: no timer brings a check's outcome back
+            return self.execute(context)
         if not self.checked:  # first the image check, off the main thread; it calls this again
             return self._check_first(context, "INVOKE_DEFAULT")
         checked = image_jobs.peek(self.checked)
@@ -159,7 +161,7 @@ class KILN_OT_generate_from_image(
         if problems:
             return refuse(self, *problems)
         self.price_answered(context)
-        if not self.checked and not blocks(self):  # a script with a window: checked off the main thread too
+        if not self.checked and has_event_loop():  # a script with a window: checked off the main thread too
             return self._check_first(context, "EXEC_DEFAULT")
         if self.checked:
             checked = image_jobs.take(self.checked)
@@ -168,7 +170,7 @@ class KILN_OT_generate_from_image(
                 checked = image_jobs.check_inline(self._request(), self.prepare)
             except KilnError as exc:  # unusable input, or the image cannot be saved for upload
                 return refuse(self, exc.message)
-        relayed = bool(self.checked) and not blocks(self)  # called again by the check's outcome, a timer
+        relayed = bool(self.checked) and has_event_loop()  # called again by the check's outcome, a timer
         refused = image_jobs.sendable(self, checked, self.preflight == "STRICT", relayed=relayed)
         if refused is not None or checked is None:
             return refused or {"CANCELLED"}

@@ -2,3 +2,7 @@
 
 Run it with `python -m sandbox`, or in-process with `sandbox.server.Sandbox`; see README.md.
 """
+
+from .pillow_wheel import on_path
+
+on_path()  # the stand-ins draw and read pictures with the Pillow Kiln's zip carries

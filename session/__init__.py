@@ -25,6 +25,7 @@ Bottom first:
 * ``starting`` — the one way a job starts: every front door (operators, agents, batch, farm) calls it.
 * ``launching`` — what every networked operator checks first; launching and following a job.
 * ``image_jobs`` — an image job's image checked (off the main thread with a window) and its variants sent.
+* ``image_lines`` — a batch's or a blockout's images checked and prepared the same way, all at once.
 * ``retexture`` — the selected mesh exported for a re-texture, with Blender's own glTF exporter.
 * ``batches``, ``blockout``, ``exports`` — the session's part of a batch, a blockout and an export;
   ``batch_run`` — the batch operator's whole flow, above the watcher.

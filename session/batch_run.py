@@ -20,8 +20,8 @@ from ..api.features.quality.options import GameOptions
 from ..api.jobs.orders import refusal_of
 from ..api.words import catalogue as words
 from ..language import said
-from . import batches, library, spending, state, watcher
-from .blocking import blocks
+from . import batches, image_lines, library, spending, state, watcher
+from .blocking import blocks, has_event_loop
 from .launching import tell_not_in_scene, wait_then_import
 from .messenger import refuse, tell
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
     from ..api.features import batch
+    from ..api.features.concept_image import Checked
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class Given:
     service: str = ""
     tier: str = ""
     options: str = ""
+    #: The token of the image check that ran off the main thread (``session.image_lines``).
+    checked: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,10 +89,26 @@ def weigh(items: list[batch.BatchItem], reuse: str, context: bpy.types.Context) 
     return Weighed(items, batches.reusable(items, reuse, context))
 
 
+def with_checked_images(
+    parsed: batch.Batch, checked: list[Checked | None] | None
+) -> tuple[batch.Batch, image_lines.Sorted]:
+    """The batch with its refused image lines left out and the others' prepared images."""
+    if checked is None:  # no image lines, or their check's outcome is gone
+        return parsed, image_lines.Sorted()
+    found = image_lines.sort([item.request for item in parsed.items], checked)
+    items = [replace(item, request=found.going[i]) for i, item in enumerate(parsed.items) if i in found.going]
+    return replace(parsed, items=items), found
+
+
 def run(
-    op: bpy.types.Operator, context: bpy.types.Context, given: Given, ask_first: Callable[[], None]
+    op: bpy.types.Operator,
+    context: bpy.types.Context,
+    given: Given,
+    ask_first: Callable[[], None],
+    check_first: Callable[[str], None],
 ) -> set[OperatorResult]:
-    """The whole batch for ``op``: refused with every reason, sent after the cost was asked about
+    """The whole batch for ``op``: refused with every reason, its images checked (``check_first``
+    calls the operator again with the check's token, in the UI), sent after the cost was asked about
     (``ask_first`` starts the operator's own question in the UI), followed or waited for."""
     from ..api.features import batch
 
@@ -97,7 +116,23 @@ def run(
         parsed = _to_service(batch.read_batch(given.path, resolution=given.resolution), given)
     except InputError as exc:
         return refuse(op, exc.message)
-    for problem in [*(line.said for line in parsed.problems), *parsed.notes]:
+    requests = [item.request for item in parsed.items]
+    if image_lines.has_images(requests) and not given.checked:
+        if has_event_loop():  # the images are read on a thread; the operator comes back with them
+            image_lines.check_then("batch", requests, check_first)
+            tell(op, "INFO", words.IMAGE_CHECKING, name=given.path.name)
+            return {"FINISHED"}
+        parsed, found = with_checked_images(parsed, image_lines.check_all(requests))
+    elif given.checked:
+        outcome = image_lines.take(given.checked)
+        if outcome is None:  # never send an image line unchecked
+            return refuse(op, words.IMAGE_CHECK_LOST)
+        parsed, found = with_checked_images(parsed, outcome)
+    else:
+        found = image_lines.Sorted()
+    asked = given.confirmed and bool(given.checked)  # the question said what the images showed
+    images_said = [] if asked else [*found.refused, *found.found]
+    for problem in [*(line.said for line in parsed.problems), *parsed.notes, *images_said]:
         tell(op, "WARNING", problem)
     if not parsed.items:
         return refuse(op, words.BATCH_NOTHING_USABLE, file=given.path.name)

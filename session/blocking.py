@@ -18,6 +18,12 @@ def blocks(op: bpy.types.Operator | None = None) -> bool:
     called with ``wait=False`` returns at once even in background mode (``kiln.wait_jobs`` later).
     Without an operator: whether this Blender runs without an event loop, so nothing can wait for
     later and nobody can be asked."""
-    if not bpy.app.background:
+    if has_event_loop():
         return False
     return bool(getattr(op, "wait", True))
+
+
+def has_event_loop() -> bool:
+    """Whether a timer fires later here (a window's Blender): work handed to a thread can come back
+    to the main thread. In background mode it cannot, whatever the operator's ``wait``."""
+    return not bpy.app.background

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -84,15 +85,21 @@ def given_arguments(op: bpy.types.Operator) -> dict[str, Any]:
 
 
 def _call_again(mode: str, arguments: dict[str, Any]) -> None:
+    call_again(lambda: bpy.ops.kiln.generate_from_image(mode, **arguments))  # type: ignore[attr-defined]
+
+
+def call_again(operator_call: Callable[[], object]) -> None:
+    """Call an operator from a check's outcome (a timer) in the first window's 3D View."""
     wm = bpy.context.window_manager
     if wm is None or not wm.windows:
         log.warning("No window to come back to after the image check; nothing was sent")
+        announce("ERROR", words.IMAGE_CHECK_LOST)
         return
     window = wm.windows[0]
     area = next((a for a in window.screen.areas if a.type == "VIEW_3D"), None)
     override = {"window": window, "area": area} if area is not None else {"window": window}
     with bpy.context.temp_override(**override):
-        bpy.ops.kiln.generate_from_image(mode, **arguments)  # type: ignore[attr-defined]
+        operator_call()
 
 
 def peek(token: str) -> Checked | None:

@@ -1,4 +1,4 @@
-"""`make repo`: a static extension repository (the zip, ``index.json``, ``index.html``) for a studio.
+"""`make repo`: a static extension repository (the zips, ``index.json``, ``index.html``) for a studio.
 
 Blender's own ``server-generate`` writes the listing, so what Blender reads is what Blender's tool
 wrote. Any static file host serves the folder: a shared folder (``file://`` URL) or a web server.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bpy_paths import extension_tool
-from build import ROOT, build
+from build import ROOT, build_platforms
 
 EXTENSION_ID = "kiln"
 
@@ -24,9 +24,9 @@ EXTENSION_ID = "kiln"
 def publish(repo_dir: Path, source_dir: Path = ROOT) -> Path:
     """Build Kiln from ``source_dir`` into ``repo_dir`` and write the listing; returns ``index.json``."""
     repo_dir.mkdir(parents=True, exist_ok=True)
-    zip_path = build(repo_dir, source_dir)
+    zips = set(build_platforms(repo_dir, source_dir).values())  # one per platform: Blender picks its own
     for older in repo_dir.glob(f"{EXTENSION_ID}-*.zip"):
-        if older != zip_path:
+        if older not in zips:
             older.unlink()
     tool = str(extension_tool())
     subprocess.run(

@@ -1,9 +1,10 @@
 """A concept image's pixels as numpy arrays, on whatever this Python has: Pillow, else Blender's imbuf.
 
-Blender's own Python ships numpy but not Pillow, so the image checks read pixels through Pillow
-where it is installed (the development environment, a studio's Blender) and otherwise through
-``imbuf``, Blender's image library as a Python module: not ``bpy`` (no Blender data is touched, and
-it runs on a worker thread), loaded only inside the functions below. imbuf has no pixel access, so
+Blender's own Python ships numpy but not Pillow, so Kiln's zip carries Pillow as wheels (the
+manifest's ``wheels``; a distribution's Blender may use the system's own): the image checks read
+pixels through it, and where it could not be installed through ``imbuf``, Blender's image library
+as a Python module: not ``bpy`` (no Blender data is touched, and it runs on a worker thread),
+loaded only inside the functions below. imbuf has no pixel access, so
 the picture is resized there and written as an uncompressed BMP, which numpy reads; writing a BMP
 needs ``ImBuf.file_type`` (Blender 5 and newer). Where neither way exists, :func:`available` is
 False and the checks say they could not look.

@@ -1318,6 +1318,7 @@ FIDELITY_POOR = (
     "The mesh looks unlike your image ({percent}% alike from its best side): try another image or a variant."
 )
 FIDELITY_UNMEASURED = "How well the mesh matches your image could not be measured."
+IMAGE_LEFT_OUT = "Kiln leaves {name} out; the others are sent."
 IMAGE_CHECK_LOST = (
     "The image check's outcome is gone (was Kiln reloaded?), so nothing was sent. Press Generate again."
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -52,6 +53,8 @@ def kiln_zip(program: Program) -> Path:
     """Kiln built by the program's own extension tool from a copy of the working tree."""
     work = program.workdir("build")
     source = work / "kiln"
+    # The manifest names Pillow wheels the build needs in the copy.
+    subprocess.run([sys.executable, str(REPO / "tools" / "fetch_wheels.py")], check=True)
     shutil.copytree(
         REPO,
         source,

@@ -110,7 +110,7 @@ def test_with_a_window_the_check_runs_off_the_main_thread_and_the_operator_comes
 
     monkeypatch.setattr(image_jobs, "follow", follow)
     monkeypatch.setattr(image_jobs, "_call_again", lambda mode, arguments: calls.append(arguments))
-    monkeypatch.setattr(generate, "blocks", lambda op=None: False)
+    monkeypatch.setattr(generate, "has_event_loop", lambda: True)
     path = write_case(CASES, "off_centre")
     assert blender.ops.kiln.generate_from_image(filepath=str(path), variants=2) == {"FINISHED"}
     assert threads == ["kiln-image-check"] and service.submit_attempts == 0
@@ -118,7 +118,7 @@ def test_with_a_window_the_check_runs_off_the_main_thread_and_the_operator_comes
     assert again["filepath"] == str(path) and again["variants"] == 2 and again["checked"]
     checked = image_jobs.peek(again["checked"])
     assert checked.preflight.said[0].code == "subject_small" and checked.request.image_sent
-    monkeypatch.setattr(generate, "blocks", lambda op=None: True)
+    monkeypatch.setattr(generate, "has_event_loop", lambda: False)
     assert blender.ops.kiln.generate_from_image(**again) == {"FINISHED"}
     assert service.submit_attempts == 2
     with pytest.raises(RuntimeError, match="image check's outcome is gone"):
@@ -165,7 +165,7 @@ def test_with_a_window_a_refusal_after_the_check_reaches_the_status_bar(
         True,
     )
     image_jobs._checked["token"] = checked
-    monkeypatch.setattr(generate, "blocks", lambda op=None: False)
+    monkeypatch.setattr(generate, "has_event_loop", lambda: True)
     messenger.take()
     path = str(write_case(CASES, "single_colour"))
     assert blender.ops.kiln.generate_from_image(filepath=path, checked="token") == {"CANCELLED"}

@@ -30,7 +30,7 @@ def test_readme_and_getting_started_link_to_the_latest_release_and_name_the_upda
     assert 'repo_url="https://${owner}.github.io/${name}/index.json"' in WORKFLOW.read_text(encoding="utf-8")
     for page in ("README.md", "docs/getting-started.md"):
         text = (ROOT / page).read_text(encoding="utf-8")
-        assert f"{website}/releases/latest" in text and "kiln-<version>.zip" in text, page
+        assert f"{website}/releases/latest" in text and "kiln-<version>-<platform>.zip" in text, page
         assert "../releases/latest" not in text, page
         assert published in text and "Add Remote Repository" in text, page
 

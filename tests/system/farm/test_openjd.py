@@ -150,6 +150,27 @@ def test_max_credits_below_the_estimate_sends_nothing(
     assert assets(output) == {} and not (output / "ledger").exists()
 
 
+def test_an_image_line_too_small_is_refused_and_the_others_are_sent(
+    openjd: Path, kiln_zip: Path, blender_exe: Path, sandbox: Any, sandbox_key: str, tmp_path: Path
+) -> None:
+    """Image lines go through Kiln's image check on the worker (its Pillow from Kiln's zip): the
+    refused one is said in the task's log and sends nothing, the other is made."""
+    from fixtures.concept_images import write_case
+
+    shutil.copy(CONCEPTS / "chair.png", tmp_path / "chair.png")
+    tiny = write_case(tmp_path, "tiny")
+    prompts = tmp_path / "images.csv"
+    prompts.write_text(f"image,name\n{tiny.name},Badge\nchair.png,Chair\n", encoding="utf-8")
+    output = tmp_path / "out"
+    job = params(prompts, output, kiln_zip, blender_exe, 2)
+
+    run = openjd_run(openjd, job, service_env(sandbox.base_url, sandbox_key))
+    assert run.returncode != 0  # a line not made fails its task, for the farm's operators to see
+    assert "0002-badge: Badge is 64 by 64 pixels" in run.stdout and "nothing was sent" in run.stdout
+    assert sandbox.submit_count == 1
+    assert sorted(assets(output)) == ["0003-chair.blend", "0003-chair.glb"]
+
+
 def task_ids(ledger: Path) -> list[str]:
     found = []
     for path in ledger.glob("*.json") if ledger.is_dir() else []:

@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from farm_tools import FARM_SCRIPT, ROOT, assets, openjd_run, service_env, summary_rows
 
+sys.path.insert(0, str(ROOT / "tools"))
+from build import this_platform
+
 pytestmark = pytest.mark.slow
 
 
@@ -63,7 +66,7 @@ def test_a_zip_that_does_not_match_the_listing_is_refused(repository: Path, tmp_
     tampered = tmp_path / "tampered"
     tampered.mkdir()
     (tampered / "index.json").write_bytes((repository / "index.json").read_bytes())
-    (zip_path,) = repository.glob("kiln-*.zip")
+    (zip_path,) = repository.glob(f"kiln-*-{this_platform().replace('-', '_')}.zip")  # what a worker takes
     data = bytearray(zip_path.read_bytes())
     data[100] ^= 0xFF
     (tampered / zip_path.name).write_bytes(bytes(data))

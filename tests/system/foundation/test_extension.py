@@ -7,7 +7,6 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ def built_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_zip_is_named_after_the_manifest_and_holds_only_the_addon(built_zip: Path) -> None:
-    assert built_zip.name == "kiln-0.1.0.zip"
+    assert built_zip.name == f"kiln-0.1.0-{build.this_platform().replace('-', '_')}.zip"
     with zipfile.ZipFile(built_zip) as archive:
         names = archive.namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names
@@ -97,8 +96,8 @@ def installed(built_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 def test_blenders_enabling_kiln_at_the_same_moment_all_enable(
     installed: Path, tmp_path: Path, blenders: int
 ) -> None:
-    """Nothing of Kiln is unpacked on enable (truststore is vendored), so nothing can race there."""
-    assert "wheels" not in tomllib.loads((ROOT / "blender_manifest.toml").read_text(encoding="utf-8"))
+    """Blender unpacks Kiln's Pillow wheel on the first enable: Blenders doing it at the same moment
+    (a farm's workers sharing one user folder) all enable (truststore is vendored: nothing else)."""
     failures = []
     for attempt in range(5):
         user = tmp_path / f"user{attempt}"

@@ -14,6 +14,7 @@ import pytest
 from studio_tools import extension_command, installed_version, kiln_source, publish, repo
 
 REPO_ID = "studio"
+PLATFORMS = ("windows-x64", "windows-arm64", "macos-arm64", "macos-x64", "linux-x64", "linux-arm64")
 
 
 def kiln_line(listing: str) -> str:
@@ -30,8 +31,10 @@ def test_make_repo_writes_a_listing_and_a_page(tmp_path: Path) -> None:
     index_json = repo.publish(tmp_path / "repo")
     names = sorted(p.name for p in index_json.parent.iterdir())
     version = repo.listed_versions(index_json)["kiln"]
-    assert names == ["index.html", "index.json", f"kiln-{version}.zip"]
-    assert f"kiln-{version}.zip" in (tmp_path / "repo" / "index.html").read_text(encoding="utf-8")
+    zips = [f"kiln-{version}-{name.replace('-', '_')}.zip" for name in PLATFORMS]  # one per platform
+    assert names == sorted(["index.html", "index.json", *zips])
+    page = (tmp_path / "repo" / "index.html").read_text(encoding="utf-8")
+    assert all(name in page for name in zips)
 
 
 def test_installs_from_a_file_url_and_lists_the_repository_version(
@@ -58,7 +61,7 @@ def test_a_published_update_is_offered_and_installed(repository: tuple[Path, str
     first = extension_command(user, add, ["install", "kiln", "--sync", "--enable"])
     assert first.returncode == 0, first.stdout + first.stderr
     publish(repo_dir, kiln_source(tmp_path, "7.0.1"))
-    assert sorted(p.name for p in repo_dir.glob("*.zip")) == ["kiln-7.0.1.zip"]
+    assert {p.name.split("-")[1] for p in repo_dir.glob("*.zip")} == {"7.0.1"}
 
     listed = extension_command(user, add, ["list", "--sync"])
     assert kiln_line(listed.stdout).startswith("kiln [outdated: 7.0.0 -> 7.0.1]"), listed.stdout
