@@ -29,6 +29,7 @@ SHIPPED_TOP_LEVEL = {
     "options.py",
     "preferences.py",
     "registration.py",
+    "service_choices.py",
     "ui_text.py",
     "README.md",
     "LICENSE",
