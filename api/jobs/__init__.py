@@ -5,7 +5,8 @@ Blender-free on purpose (``api/`` never imports bpy). One module per idea, botto
 * ``model`` — what a job is: its request, its state, its files; ``details`` — what Copy Details
   says of one.
 * ``disk`` — disk trouble as sentences; ``owner`` — which process works on a job.
-* ``store`` — the SQLite file every Kiln process shares, with ``store_files`` (damage judged before
+* ``store`` — the SQLite file every Kiln process shares, its rows; ``store_file`` (opening it, judging
+  it, recovering it), with ``store_files`` (damage judged before
   SQLite opens it), ``store_sharing`` (one recovery at a time, never under a process that has it
   open), ``recovery`` (backups, old lists), ``store_salvage`` (what a kept store gives back) over
   ``wal`` (SQLite's write-ahead log, read by Kiln) and ``leaf_pages`` (rows off table pages), and
@@ -85,7 +86,7 @@ if TYPE_CHECKING:
     from .details import job_details
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
     from .scheduler import OFFLINE_NOTE
-    from .store import STORE_FILE
+    from .store_file import STORE_FILE
 
 #: Loaded on first use: the engine (threads, SQLite, the HTTP steps) is not needed to register the
 #: add-on or to build a request, and a `blender -b` script that never generates never pays for it.
@@ -96,7 +97,7 @@ _LAZY = {
     "JobEngine": ".engine",
     "RetryPolicy": "..service.retrying",
     "OFFLINE_NOTE": ".scheduler",
-    "STORE_FILE": ".store",
+    "STORE_FILE": ".store_file",
 }
 
 
