@@ -29,7 +29,7 @@ IN_VIEW3D = "with in_view3d('WINDOW'):\n    "
 ACTIVE = "('submitting', 'queued', 'running', 'downloading')"
 SLOW = 0.02  # a text job takes minutes unless the test finishes it
 PROMPTS = ["a brass telescope", "a mossy stone lantern", "a red fire hydrant"]
-#: N+1's schema step, put into its store.py after WAL mode is set.
+#: N+1's schema step, put into its store_file.py after WAL mode is set.
 STORE_ANCHOR = (
     '            db.execute("PRAGMA synchronous=FULL")  # a recorded task id survives a power cut too\n'
 )
@@ -49,9 +49,11 @@ result = True
 
 
 def with_schema_step(source: Path) -> None:
-    store = source / "api" / "jobs" / "store.py"
+    store = source / "api" / "jobs" / "store_file.py"
     text = store.read_text(encoding="utf-8")
-    assert STORE_ANCHOR in text and "SCHEMA_VERSION = 1\n" in text, "store.py changed: update the test's step"
+    assert STORE_ANCHOR in text and "SCHEMA_VERSION = 1\n" in text, (
+        "store_file.py changed: update the test's step"
+    )
     text = text.replace("SCHEMA_VERSION = 1\n", "SCHEMA_VERSION = 2\n").replace(
         STORE_ANCHOR, STORE_ANCHOR + STORE_STEP
     )
