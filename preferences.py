@@ -391,8 +391,9 @@ def credentials(context: bpy.types.Context | None = None, service: str = "") -> 
 
 
 def chosen_service(context: bpy.types.Context | None = None) -> str:
-    """The service the artist chose in the preferences (where jobs go unless told otherwise)."""
-    return service_id(get(context).service)
+    """The service the artist chose in the preferences (where jobs go unless told otherwise); while
+    none is chosen, a pipeline's (``service_access.service_for_jobs``), else "": Kiln asks which."""
+    return service_access.service_for_jobs(get(context).service)
 
 
 def agent_folder(chosen: str) -> Path:
