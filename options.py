@@ -49,7 +49,7 @@ class Option:
     def property(self, **behaviour: Any) -> Any:
         """The bpy property; ``behaviour`` adds what is not a declaration (update, get, set, options)."""
         given: dict[str, Any] = {"name": self.label.name, "description": self.label.tip, **behaviour}
-        if self.choices_now is not None:  # no service is chosen for the artist: a function's enum takes a number
+        if self.choices_now is not None:  # none chosen for the artist; a function's enum takes a number
             return EnumProperty(items=self.choices_now, default=NOT_CHOSEN_NUMBER, **given)
         if self.choices:
             return EnumProperty(items=self.enum_items(), default=str(self.default), **given)

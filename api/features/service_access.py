@@ -2,8 +2,9 @@
 
 ``credentials``: the environment (the names its ``ServiceInfo`` gives) over the preferences, then a
 known service's documented API origin or a local server's usual address when neither names one; a
-service that takes no key is given none. ``service_for_jobs``: where a job naming no service goes. ``poll_interval``: the environment's pace
-(``ENV_POLL_INTERVAL``) when every service Kiln may ask is on this machine.
+service that takes no key is given none. ``service_for_jobs``: where a job naming no service goes.
+``poll_interval``: the environment's pace (``ENV_POLL_INTERVAL``) when every service Kiln may ask is
+on this machine.
 """
 
 from __future__ import annotations

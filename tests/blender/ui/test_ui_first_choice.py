@@ -1,0 +1,64 @@
+"""A fresh Kiln asks which service first: nothing is chosen for the artist, and the Sidebar lists
+every registered service (local ones included) with one line on what it costs and needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from recording_layout import draw
+
+
+@pytest.fixture
+def fresh_choice(blender: Any, ui: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The preferences' service as a fresh Kiln has it (never set), no pipeline's variables."""
+    for name in ("KILN_API_KEY", "KILN_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    prefs = ui.preferences.get()
+    prefs.property_unset("service")
+    yield blender
+    prefs.property_unset("service")
+
+
+def test_a_fresh_kiln_lists_every_service_and_chooses_none(
+    fresh_choice: Any, ui: Any, kiln_module: Any
+) -> None:
+    services = kiln_module("api.services")
+    bpy = fresh_choice
+    assert ui.preferences.get().service == services.NOT_CHOSEN
+    assert ui.preferences.chosen_service() == ""
+    layout = draw(ui.generate.KILN_PT_generate, bpy.context)
+    assert "Choose the service Kiln sends your work to:" in layout.text()
+    offered = [button.props.service for button in layout.operators("kiln.choose_service")]
+    assert offered == list(services.service_ids())
+    assert {"INTERFACE", "RODIN", "FAL", "COMFYUI"} <= set(offered)
+    for sid in offered:
+        assert services.info(sid).cost_line() in layout.text()
+    assert "runs on your studio's server, no credits, no key" in layout.text()
+    assert "needs an API key; paid in dollars" in layout.text()
+    assert not [op for op in layout.operator_ids() if op.startswith("kiln.generate_from_")]
+
+
+def test_a_script_with_no_service_is_refused_in_a_sentence(fresh_choice: Any) -> None:
+    bpy = fresh_choice
+    bpy.context.scene.kiln.prompt = "a red chair"
+    with pytest.raises(RuntimeError, match=r"Choose a service in Kiln's Sidebar or pass service="):
+        bpy.ops.kiln.generate_from_text(prompt="a red chair")
+
+
+def test_choosing_a_service_sets_the_preference(fresh_choice: Any, ui: Any) -> None:
+    bpy = fresh_choice
+    assert bpy.ops.kiln.choose_service(service="RODIN") == {"FINISHED"}
+    assert ui.preferences.get().service == "RODIN"
+    assert ui.preferences.chosen_service() == "RODIN"
+    layout = draw(ui.generate.KILN_PT_generate, bpy.context)
+    assert not layout.operators("kiln.choose_service")
+    assert [op for op in layout.operator_ids() if op.startswith("kiln.generate_from_")]
+
+
+def test_a_pipelines_variables_still_send_to_the_custom_service(
+    fresh_choice: Any, ui: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("KILN_BASE_URL", "https://kiln.example.com")
+    assert ui.preferences.chosen_service() == "INTERFACE"
