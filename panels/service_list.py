@@ -19,8 +19,7 @@ def draw_service_chooser(layout: bpy.types.UILayout, context: bpy.types.Context)
         found = info(sid)
         choice = box.column(align=True)
         name, _tooltip, _values = found.choice_words()
-        button = choice.operator(
-            "kiln.choose_service", text=text(name), icon="DESKTOP" if found.local else "WORLD"
-        )
+        said = text(words.USE_SERVICE, service=text(name))
+        button = choice.operator("kiln.choose_service", text=said, icon="DESKTOP" if found.local else "WORLD")
         button.service = sid
         wrapped_label(choice, context, text(found.cost_line()), boxes=1)

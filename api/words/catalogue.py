@@ -1372,6 +1372,7 @@ OPTION_SERVICE_NOT_CHOSEN = Label(
 )
 #: The Sidebar's setup box while no service is chosen: each service, with one line on what it costs and needs.
 SETUP_CHOOSE_SERVICE = "Choose the service Kiln sends your work to:"
+USE_SERVICE = "Use {service}"
 SERVICE_COSTS_LOCAL = "runs on your studio's server, no credits, no key"
 SERVICE_COSTS_KEY_CREDITS = "needs an API key; paid in its credits"
 SERVICE_COSTS_KEY_DOLLARS = "needs an API key; paid in dollars"
