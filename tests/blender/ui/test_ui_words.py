@@ -124,7 +124,8 @@ class World:
 
     def remember(self) -> None:
         """What the artist may read as it is (prompts, jobs', objects', collections' and services' names)
-        and what only the details may carry (jobs' and tasks' ids, Kiln's own folders), as jobs come and go."""
+        and what only the details may carry (jobs' and tasks' ids, Kiln's own folders),
+        as jobs come and go."""
         self.hidden |= {str(self.folder), str(self.ui.preferences.cache_dir())}
         engine = self.ui.runtime.engine_if_started()
         for job in engine.jobs() if engine is not None else []:
