@@ -27,7 +27,7 @@ from .api.features.connection_check import current as connection_check
 from .api.features.credits import takes_text_cost
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
 from .api.service.origin import host_label
-from .api.services import info, old_records_service, service_id, service_ids
+from .api.services import info, is_registered, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -256,6 +256,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         """Which service first, then its key (and its address where Kiln does not know it), with what
         to do while either is missing."""
         col.prop(self, "service")
+        if not is_registered(self.service):  # none chosen yet: no key or address of a service not chosen
+            return
         chosen = self.credentials()
         service = info(chosen.service)
         if service.local:  # a studio's own server: no key asked, where its jobs run said

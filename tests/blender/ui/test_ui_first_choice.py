@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from recording_layout import draw
+from recording_layout import draw, draw_preferences
 
 
 @pytest.fixture
@@ -62,3 +62,10 @@ def test_a_pipelines_variables_still_send_to_the_custom_service(
 ) -> None:
     monkeypatch.setenv("KILN_BASE_URL", "https://kiln.example.com")
     assert ui.preferences.chosen_service() == "INTERFACE"
+
+
+def test_the_preferences_ask_for_no_key_while_no_service_is_chosen(fresh_choice: Any, ui: Any) -> None:
+    layout = draw_preferences(ui.preferences)
+    assert "service" in layout.props()
+    assert "api_key" not in layout.props() and "service_address" not in layout.props()
+    assert not layout.operators("kiln.test_connection")
