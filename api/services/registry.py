@@ -80,7 +80,7 @@ def old_records_service() -> str:
 
 
 def first_service() -> str:
-    """What a fresh Kiln offers first where nothing is chosen: the first registered service."""
+    """The first registered service (the farm's where none is named; a fresh Kiln chooses none)."""
     with _lock:
         return next(iter(_entries), "")
 
