@@ -316,6 +316,10 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
     bl_parent_id = "KILN_PT_generate"
     bl_options = {"DEFAULT_CLOSED"}
 
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return bool(preferences.chosen_service(context))  # a service's options once one is chosen
+
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         assert layout is not None
