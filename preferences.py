@@ -445,10 +445,19 @@ classes = (KilnServiceAddress, KilnPreferences)
 _register_classes, _unregister_classes = classes_factory(classes)
 
 
+def keep_an_earlier_setup(prefs: KilnPreferences) -> None:
+    """A fresh Kiln chooses no service, but a setup made before services were chosen keeps its one:
+    no service stored and the one Service Address an earlier Kiln kept (``base_url``) is the old
+    records' service, chosen (a service stored is kept as it is)."""
+    if not prefs.is_property_set("service") and prefs.base_url.strip() and old_records_service():
+        prefs.service = old_records_service()
+
+
 def register() -> None:
     for home in key_homes.values():
         home.forget()
     _register_classes()
+    keep_an_earlier_setup(get())
     logging.getLogger(__package__).setLevel(get().log_level)
 
 

@@ -71,3 +71,20 @@ def test_the_preferences_ask_for_no_key_while_no_service_is_chosen(fresh_choice:
     assert "service" in layout.props()
     assert "api_key" not in layout.props() and "service_address" not in layout.props()
     assert not layout.operators("kiln.test_connection")
+
+
+def test_an_earlier_setup_of_the_custom_service_keeps_it(fresh_choice: Any, ui: Any) -> None:
+    """An artist who gave the Service Address with an earlier Kiln (no service stored) keeps the
+    custom service; a fresh Kiln with no address chooses none; a service stored is kept."""
+    prefs = ui.preferences.get()
+    ui.preferences.keep_an_earlier_setup(prefs)
+    assert prefs.service == "NOT_CHOSEN"
+    prefs.base_url = "https://kiln.example.com"
+    try:
+        ui.preferences.keep_an_earlier_setup(prefs)
+        assert prefs.service == "INTERFACE"
+        prefs.service = "TRIPO"
+        ui.preferences.keep_an_earlier_setup(prefs)
+        assert prefs.service == "TRIPO"
+    finally:
+        prefs.property_unset("base_url")
