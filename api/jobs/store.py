@@ -173,10 +173,6 @@ class JobStore(StoreFile):
         if not self.read_only:
             self.db.execute("DELETE FROM owners WHERE pid = ? AND started = ?", (owner.pid, owner.started))
 
-    def _next_rev(self) -> int:
-        self.db.execute("UPDATE meta SET value = value + 1 WHERE key = 'rev'")
-        return int(self.db.execute("SELECT value FROM meta WHERE key = 'rev'").fetchone()[0])
-
     def _writable(self) -> None:
         if self.read_only:
             raise StoreError(

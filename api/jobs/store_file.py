@@ -328,6 +328,11 @@ class StoreFile:
                 f" (it was damaged: {found.damage})" if found.damage else "",
             )
 
+    def _next_rev(self) -> int:
+        """The next revision, from the counter every process shares (inside the caller's transaction)."""
+        self.db.execute("UPDATE meta SET value = value + 1 WHERE key = 'rev'")
+        return int(self.db.execute("SELECT value FROM meta WHERE key = 'rev'").fetchone()[0])
+
     def insert_records(
         self,
         records: Iterable[dict[str, Any]],
