@@ -2,13 +2,15 @@
 
 The engine builds an :class:`Order` from a job's request on a worker; each service module turns
 it into its own wire. Options a service lacks never reach it: they are refused before a job is
-recorded (``refusal``).
+recorded (``refusal``). A re-texture's mesh is read once for every service (``model_bytes``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from ..errors import InputError
 from ..words import Message, message
 from ..words import catalogue as words
 from .capabilities import OPTION_NAMES, Capabilities
@@ -68,3 +70,23 @@ def refusal(capabilities: Capabilities, service_name: str, order: Order) -> Mess
         if name in order.options and name not in offered:
             return message(words.SERVICE_LACKS_OPTION, service=service_name, option=name)
     return None
+
+
+def model_bytes(order: Order, service_name: str, max_bytes: int) -> bytes:
+    """A re-texture's mesh (the GLB Kiln exported), or a sentence when it is larger than the service
+    takes (``max_bytes``), unreadable or not a GLB; nothing is sent then."""
+    try:
+        size = Path(order.model_path).stat().st_size
+        if size > max_bytes:
+            raise InputError(
+                words.RETEXTURE_TOO_LARGE,
+                service=service_name,
+                size=f"{size / 1e6:.0f} MB",
+                limit=f"{max_bytes / 1e6:.0f} MB",
+            )
+        data = Path(order.model_path).read_bytes()
+    except (OSError, ValueError, TypeError):
+        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh cannot be read") from None
+    if data[:4] != b"glTF":
+        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh is not a GLB file")
+    return data

@@ -31,7 +31,7 @@ from ...service.models import Result, Task, TaskStatus
 from ...service.origin import host_label
 from ...words import Message, message
 from ...words import catalogue as words
-from ..order import Order, refusal
+from ..order import Order, model_bytes, refusal
 from . import (
     DEFAULT_ADDRESS,
     FACE_COUNT_RANGE,
@@ -50,7 +50,6 @@ from .model_field import save_model_field
 __all__ = ["Client"]
 
 _STATUS_WORD = re.compile(rb'"status"\s*:\s*"([A-Za-z_]{1,32})"')
-_GLB_MAGIC = b"glTF"
 
 
 class Client(ServiceClient):
@@ -70,7 +69,7 @@ class Client(ServiceClient):
         if order.kind == "retexture":
             if newer:  # 2.1's GenerationRequest has no mesh field: it would make a new shape
                 raise InputError(words.HUNYUAN3D_NO_RETEXTURE, service=INFO.name)
-            body["mesh"] = _base64_mesh(order.model_path)
+            body["mesh"] = base64.b64encode(model_bytes(order, INFO.name, MAX_MESH_BYTES)).decode("ascii")
             body["texture"] = True
         else:
             texture = _flag(order.options.get("texture", True))
@@ -233,25 +232,6 @@ def _base64_image(path: str, kind: str) -> str:
         data = read_image_file(Path(path))
     except (ValueError, TypeError):
         raise InputError(words.IMAGE_PATH_UNUSABLE) from None
-    return base64.b64encode(data).decode("ascii")
-
-
-def _base64_mesh(path: str) -> str:
-    """The exported GLB to texture, as base64 (2.0 ``generate``: ``trimesh.load(…, file_type='glb')``)."""
-    try:
-        size = Path(path).stat().st_size
-        if size > MAX_MESH_BYTES:
-            raise InputError(
-                words.RETEXTURE_TOO_LARGE,
-                service=INFO.name,
-                size=f"{size / 1e6:.0f} MB",
-                limit=f"{MAX_MESH_BYTES / 1e6:.0f} MB",
-            )
-        data = Path(path).read_bytes()
-    except (OSError, ValueError, TypeError):
-        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh cannot be read") from None
-    if data[:4] != _GLB_MAGIC:
-        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh is not a GLB")
     return base64.b64encode(data).decode("ascii")
 
 

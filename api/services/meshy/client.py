@@ -42,7 +42,7 @@ from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_se
 from ...service.models import Task, TaskStatus
 from ...words import Message, message
 from ...words import catalogue as words
-from ..order import Order, given_views, refusal
+from ..order import Order, given_views, model_bytes, refusal
 from . import (
     BALANCE_PATH,
     CODE_INSUFFICIENT_CREDITS,
@@ -159,7 +159,9 @@ class Client(ServiceClient):
     def _retexture(self, order: Order, idempotency_key: str) -> Task:
         """POST retexture: the mesh as a data URI (``model_url``), its style as ``text_style_prompt``
         or ``image_style_url`` (docs.meshy.ai/api/retexture), ``enable_pbr`` where chosen."""
-        body: dict[str, Any] = {"model_url": _model_uri(order.model_path)}
+        # The retexture page's data URI (``application/octet-stream``).
+        mesh = base64.b64encode(model_bytes(order, INFO.name, RETEXTURE_MAX_BYTES)).decode("ascii")
+        body: dict[str, Any] = {"model_url": "data:application/octet-stream;base64," + mesh}
         if order.image_path:
             body["image_style_url"] = self._image_ref(None, order.image_path)
         else:
@@ -316,23 +318,6 @@ def _mesh_fields(options: Mapping[str, object]) -> dict[str, Any]:
     if fields:
         fields["should_remesh"] = True
     return fields
-
-
-def _model_uri(path: str) -> str:
-    """The exported mesh as the data URI the retexture page gives (``application/octet-stream``)."""
-    try:
-        size = Path(path).stat().st_size
-        if size > RETEXTURE_MAX_BYTES:
-            raise InputError(
-                words.RETEXTURE_TOO_LARGE,
-                service=INFO.name,
-                size=f"{size / 1e6:.0f} MB",
-                limit=f"{RETEXTURE_MAX_BYTES / 1e6:.0f} MB",
-            )
-        data = Path(path).read_bytes()
-    except (OSError, ValueError, TypeError):
-        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh cannot be read") from None
-    return "data:application/octet-stream;base64," + base64.b64encode(data).decode("ascii")
 
 
 def _flag(options: Mapping[str, object], name: str, default: bool) -> bool:

@@ -40,7 +40,7 @@ from ...service.ids import shown_task_id, task_id_problem, url_segment
 from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...words import Message, message, shorten
 from ...words import catalogue as words
-from ..order import Order, refusal
+from ..order import Order, model_bytes, refusal
 from . import (
     BALANCE_PATH,
     CODE_OK,
@@ -151,7 +151,9 @@ class Client(ServiceClient):
     def _retexture(self, order: Order, idempotency_key: str) -> Task:
         """Stage 0: upload the mesh and import it; stage 1: texture the import (:mod:`.retexture`)."""
         if order.stage == 0:
-            token = self._upload(retexture.read_mesh(order.model_path), "model.glb", "glb")
+            token = self._upload(
+                model_bytes(order, INFO.name, retexture.RETEXTURE_MAX_BYTES), "model.glb", "glb"
+            )
             return self._submit(retexture.IMPORT_PATH, {"json": {"input": token}}, idempotency_key, None)
         if order.image_path.strip() or order.image_url.strip():
             style = {"image": self._image(order.image_path, order.image_url)}
@@ -213,7 +215,7 @@ class Client(ServiceClient):
         """POST a file (multipart ``file``) to /v3/files and read ``data.file_token`` (SDK upload_file).
 
         Free: not a paid call. Kiln's images and meshes are under the SDK's 50 MB multipart limit
-        (the meshes by :func:`.retexture.read_mesh`), so Kiln never needs the presigned upload.
+        (the meshes by :func:`~api.services.order.model_bytes`), so Kiln never needs the presigned upload.
         """
         url = self.base_url + UPLOAD_PATH
         if not name.isprintable() or len(name) > 200:

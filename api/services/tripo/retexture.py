@@ -13,7 +13,6 @@ upload is never needed.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ...checks.inputs import check_prompt
@@ -31,25 +30,6 @@ TEXTURE_PATH = "/v3/models/texture"
 TEXTURE_MODEL = "v2.5-20250123"
 GLB_MIME = "model/gltf-binary"
 RETEXTURE_MAX_BYTES = MULTIPART_MAX_BYTES
-
-
-def read_mesh(path: str) -> bytes:
-    """The exported GLB's bytes, or a sentence when it is too large for the upload or unreadable."""
-    try:
-        size = Path(path).stat().st_size
-        if size > RETEXTURE_MAX_BYTES:
-            raise InputError(
-                words.RETEXTURE_TOO_LARGE,
-                service=INFO.name,
-                size=f"{size / 1e6:.0f} MB",
-                limit=f"{RETEXTURE_MAX_BYTES / 1e6:.0f} MB",
-            )
-        data = Path(path).read_bytes()
-    except (OSError, ValueError, TypeError):
-        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh cannot be read") from None
-    if data[:4] != b"glTF":
-        raise InputError(words.RETEXTURE_EXPORT_FAILED, details="the exported mesh is not a GLB file")
-    return data
 
 
 def style_prompt(order: Order) -> str:
