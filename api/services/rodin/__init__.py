@@ -189,9 +189,9 @@ INFO = ServiceInfo(
         image_alpha=True,  # use_original_alpha keeps a PNG's own transparency
         idempotency=False,  # no idempotency header is documented
         cancel=False,  # no cancel call is documented
-        # Check Status asks by the subscription key only its submit answered; a task id alone cannot
-        # be followed (Download Results takes the uuid, but says nothing of a task still running).
-        follows_by_id=False,
+        # Check Status asks by the subscription key only its submit answered; a task id alone is
+        # asked of Download Results (it takes the uuid): a GLB in its list is done, none yet running.
+        follows_by_id=True,
         balance=True,  # Check Balance
         webhooks=False,  # none documented
         # Generate Texture ("/api/v2/rodin_texture_only") would re-texture a mesh; Kiln does not send

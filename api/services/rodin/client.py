@@ -194,13 +194,17 @@ class Client(ServiceClient):
 
         Check Status: the task is done only when all its jobs are Done, failed when any failed
         (or was cancelled); an unknown word keeps it running. Download Results is asked at once
-        when Done, so the task comes back COMPLETED with its links (which expire).
+        when Done, so the task comes back COMPLETED with its links (which expire). A task id alone
+        (Add Job by ID: no subscription key) is asked of Download Results only: a GLB is done.
         """
         problem = task_id_problem(task_id)
         if problem is not None:
             raise InputError(words.TASK_ID_UNUSABLE, details=problem, task=shown_task_id(task_id))
         task_id = str(task_id)
-        if not isinstance(handle, str) or not handle or task_id_problem(handle) is not None:
+        if handle == "":  # no GLB yet: still running, asked again at the next poll
+            waiting = Task(task_id, TaskStatus.RUNNING, "", progress=0.0)
+            return self._with_files(waiting, cancel, not_yet=waiting).redacted(self._key)
+        if not isinstance(handle, str) or task_id_problem(handle) is not None:
             raise InputError(words.RODIN_NO_SUBSCRIPTION_KEY, details=f"task {task_id}", service=INFO.name)
         url = self.base_url + STATUS_PATH
         body = {"subscription_key": handle}
@@ -251,8 +255,9 @@ class Client(ServiceClient):
         raw = STATE_GENERATING if generating else next(s for s in states if s.lower() != STATE_DONE.lower())
         return Task(task_id, TaskStatus.RUNNING, raw, progress=progress, handle=handle)
 
-    def _with_files(self, task: Task, cancel: threading.Event | None) -> Task:
-        """Download Results: the GLB (PBR first) and the preview; no GLB yet keeps the task running.
+    def _with_files(self, task: Task, cancel: threading.Event | None, not_yet: Task | None = None) -> Task:
+        """Download Results: the GLB (PBR first) and the preview; no GLB yet keeps the task running
+        (``not_yet``, or Done at 99 %).
 
         The page warns that an early call "may return … an incomplete list of files", so a list
         without a GLB is read as "not quite done" and asked again at the next poll.
@@ -273,7 +278,7 @@ class Client(ServiceClient):
         files = _files(data.get("list"))
         mesh = _pick(files, (".glb",), ("pbr", "textured", "shaded", ""))
         if mesh is None:
-            return Task(task.id, TaskStatus.RUNNING, STATE_DONE, progress=99.0, handle=task.handle)
+            return not_yet or Task(task.id, TaskStatus.RUNNING, STATE_DONE, progress=99.0, handle=task.handle)
         preview = _pick(files, _PREVIEW_SUFFIXES, ("preview", ""))
         result = Result(mesh_url=mesh, preview_image_url=preview, format=GEOMETRY_FORMAT)
         return Task(

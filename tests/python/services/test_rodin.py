@@ -219,12 +219,22 @@ def test_a_subscription_key_the_service_does_not_know(client: Any) -> None:
     assert caught.value.message.name == "SERVICE_FORGOT_JOB" and "TASK_NOT_FOUND" in caught.value.details
 
 
-def test_a_job_without_its_subscription_key_is_not_asked_about(sandbox: Sandbox, client: Any) -> None:
-    before = len(sandbox.requests)
-    with pytest.raises(InputError) as caught:
+def test_a_task_id_alone_resolves_to_its_mesh(sandbox: Sandbox, client: Any) -> None:
+    """Add Job by ID: a pasted task id, no subscription key; Download Results says when it is done."""
+    assert RODIN.capabilities.follows_by_id
+    made = client.submit(Order(kind="text", prompt="a lamp [late-files]"), idempotency_key="by-id-1")
+    statuses_before = sum(1 for r in sandbox.requests if r.path == "/api/v2/status")
+    task = client.get_task(made.id, handle="")
+    assert task.status is TaskStatus.RUNNING and task.result is None  # no GLB in the list yet
+    done = finish(client, task)
+    assert done.status is TaskStatus.COMPLETED and done.result.mesh_url.endswith("base_basic_pbr.glb")
+    assert sum(1 for r in sandbox.requests if r.path == "/api/v2/status") == statuses_before  # never asked
+
+
+def test_a_task_id_the_service_does_not_know(client: Any) -> None:
+    with pytest.raises(NotFoundError) as caught:
         client.get_task("8a0d4c55-0000-4000-8000-000000000000", handle="")
-    assert caught.value.message.name == "RODIN_NO_SUBSCRIPTION_KEY"
-    assert len(sandbox.requests) == before
+    assert caught.value.message.name == "SERVICE_FORGOT_JOB" and "TASK_NOT_FOUND" in caught.value.details
 
 
 def test_the_sandboxs_faults_reach_rodins_paths(sandbox: Sandbox, client: Any) -> None:
