@@ -140,20 +140,39 @@ def test_add_job_by_id_follows_the_task_on_its_service(
     assert len(_submits(server)) == 1
 
 
-def test_add_job_by_id_says_why_where_the_service_cannot_be_asked_by_id(
+def test_add_job_by_id_on_rodin_brings_the_mesh_in_with_no_new_task(
     stand_in: Any, blender: Any, kiln_module: Any
 ) -> None:
-    """Rodin is asked about a job by what only its first answer gave: the call says so in a sentence,
-    and the panel's button is greyed out with that reason as its tooltip."""
+    """A Rodin task id alone (no subscription key) is asked of Rodin's Download Results."""
     server = stand_in("RODIN")
-    with pytest.raises(RuntimeError, match="cannot be added there by its ID"):
-        blender.ops.kiln.resume_task(task_id="abc-123", service="RODIN")
-    assert server.requests == []
-    operator = blender.types.KILN_OT_resume_task
-    props = SimpleNamespace(is_property_set=lambda name: name == "service", service="RODIN")
-    assert "cannot be added there by its ID" in operator.description(blender.context, props)
-    props.service = "TRIPO"
-    assert "by its ID" in operator.description(blender.context, props)
+    assert blender.ops.kiln.generate_from_text(prompt="a lamp", service="RODIN") == {"FINISHED"}
+    engine = kiln_module("session.runtime").engine()
+    task_id = engine.jobs()[-1].task_id
+    assert blender.ops.kiln.resume_task(task_id=task_id, name="the lamp again", service="RODIN") == {
+        "FINISHED"
+    }
+    added = engine.jobs()[-1]
+    assert added.request.service_id == "RODIN" and added.state.value == "imported"
+    assert len([r for r in server.requests if r.method == "POST" and r.path == "/api/v2/rodin"]) == 1
+
+
+def test_add_job_by_id_says_why_where_the_service_cannot_be_asked_by_id(
+    blender: Any, fresh_jobs: Path, kiln_module: Any
+) -> None:
+    """A service asked about a job only by what its first answer gave: the call says so in a sentence,
+    and the operator's tooltip gives that reason."""
+    services = kiln_module("api.services")
+    services.register_service("TOYNOID", "toy_service_no_by_id", package="")
+    try:
+        with pytest.raises(RuntimeError, match="cannot be added there by its ID"):
+            blender.ops.kiln.resume_task(task_id="abc-123", service="TOYNOID")
+        operator = blender.types.KILN_OT_resume_task
+        props = SimpleNamespace(is_property_set=lambda name: name == "service", service="TOYNOID")
+        assert "cannot be added there by its ID" in operator.description(blender.context, props)
+        props.service = "RODIN"
+        assert "cannot be added" not in operator.description(blender.context, props)
+    finally:
+        services.unregister_service("TOYNOID")
 
 
 def test_cancel_on_meshy_asks_first_and_says_what_it_does_to_the_credits(

@@ -288,15 +288,18 @@ def test_a_stopped_job_whose_task_runs_on_offers_resume_beside_retry(
 
 
 def test_add_job_by_id_is_greyed_out_where_the_chosen_service_cannot_be_asked_by_id(
-    service: Any, blender: Any, ui: Any
+    service: Any, blender: Any, ui: Any, kiln_module: Any
 ) -> None:
     submit(blender, "a lamp")
     prefs = ui.preferences.get()
+    registry = kiln_module("api.services")
+    registry.register_service("TOYNOID", "toy_service_no_by_id", package="")
     try:
-        for chosen, offered in (("INTERFACE", True), ("RODIN", False)):
+        for chosen, offered in (("INTERFACE", True), ("RODIN", True), ("TOYNOID", False)):
             prefs.service = chosen
             layout = draw_synced(blender, ui)
             (button,) = layout.operators("kiln.resume_task")
             assert button.enabled is offered, chosen
     finally:
         prefs.service = "INTERFACE"
+        registry.unregister_service("TOYNOID")
