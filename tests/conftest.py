@@ -169,7 +169,10 @@ def _empty(folder: Path) -> None:
 def service(
     blender: Any, fresh_jobs: Path, sandbox: Any, sandbox_key: str, monkeypatch: pytest.MonkeyPatch
 ) -> Any:
-    """Kiln pointed at a running sandbox (through the environment, as a pipeline would)."""
+    """Kiln pointed at a running sandbox (through the environment, as a pipeline would), with the
+    service a fresh Kiln offers chosen (a test before may have chosen another and not put it back)."""
     monkeypatch.setenv("KILN_BASE_URL", sandbox.base_url)
     monkeypatch.setenv("KILN_API_KEY", sandbox_key)
+    services = sys.modules[f"{ADDON_MODULE}.api.services"]
+    sys.modules[f"{ADDON_MODULE}.preferences"].get().service = services.first_service()
     return sandbox
