@@ -71,7 +71,7 @@ def test_demo_writes_the_blend_the_picture_and_the_summary(blender: Any, tmp_pat
     assert summary["imported"] == 11 and summary["failed"] == 0
     for row in summary["jobs"]:
         assert row["task_id"] in result.stdout and f"{row['triangles']:,} triangles" in result.stdout
-    assert "8 of 8 jobs imported" in result.stdout
+    assert "11 of 11 jobs imported" in result.stdout
     assert all(f"{name} stand-in at" in result.stdout for name in ("Tripo", "Meshy", "Rodin"))
     assert png_size(out / "kiln-demo.png") == (960, 540)
     task_ids = kiln_task_ids(blender, out / "kiln-demo.blend")
