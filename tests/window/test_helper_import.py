@@ -111,8 +111,8 @@ RHYTHM_TRIANGLES = 400_000
 
 @pytest.mark.xfail(
     reason="issue 47's bound does not hold yet: alone on two cores, idle p99 16 ms, while a 400k-triangle "
-    "job runs p99 98 ms against 52 (max 566 ms); the helper runs niced, so the gaps come from the "
-    "window's own process (workers under the GIL: download, checks) — open in issue 47",
+    "job runs p99 98 ms against 52 (max 566 ms); whether the gaps are the helper's or the window's "
+    "own workers' (download and checks under the GIL) is not measured yet — open in issue 47",
     strict=False,
 )
 def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
