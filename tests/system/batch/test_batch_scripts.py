@@ -67,7 +67,8 @@ def test_demo_writes_the_blend_the_picture_and_the_summary(blender: Any, tmp_pat
     result = run_child([str(ROOT / "examples" / "demo.py"), "--out", str(out), "--speed", "20"], cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
-    # 5 on the custom service, a prompt on each other cloud service, the image on fal.ai and each studio server
+    # 5 on the custom service, a prompt on each other cloud service, the image on fal.ai and each studio
+    # server
     assert summary["imported"] == 11 and summary["failed"] == 0
     for row in summary["jobs"]:
         assert row["task_id"] in result.stdout and f"{row['triangles']:,} triangles" in result.stdout
