@@ -18,7 +18,7 @@ import numpy as np
 
 from ..api import fs
 from ..api.features.quality import sheet
-from ..api.features.quality.report import QualityReport
+from ..api.features.quality.findings import QualityReport
 from ..api.features.quality.review import review_html
 from ..api.isolation import review_picture
 from ..api.jobs import Job, JobState

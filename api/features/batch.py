@@ -30,8 +30,8 @@ from ..services import info, is_registered, old_records_service, service_id, ser
 from ..words import Message, english, shorten
 from ..words import catalogue as words
 from ..words import message as msg
+from .quality.findings import QualityReport
 from .quality.options import RowOptions, parse_row
-from .quality.report import QualityReport
 
 CSV_COLUMNS = ("prompt", "image", "resolution", "name", "service", "triangles", "lods", "export")
 #: Blender names hold 63 bytes; keep room for a " 12" suffix.

@@ -23,7 +23,7 @@ UV_OVERLAP_SHARE = 0.02
 
 
 class Findings(Protocol):
-    """What a verdict reads of a report (``report.QualityReport`` has it; this module stays below it)."""
+    """What a verdict reads of a report (``findings.QualityReport`` has it; this module stays below it)."""
 
     triangles: int
     inverted_faces: int

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -9,8 +12,9 @@ import pytest
 
 from api.errors import InputError
 from api.features.quality import naming, topology, uv, verdict
+from api.features.quality.findings import QualityReport
 from api.features.quality.options import GameOptions, parse_lods
-from api.features.quality.report import Inventory, MeshArrays, QualityReport, build_report
+from api.features.quality.report import Inventory, MeshArrays, build_report
 
 
 def square(x: float, y: float, size: float) -> np.ndarray:
@@ -55,6 +59,20 @@ def test_a_report_survives_json_and_says_itself_in_one_line() -> None:
     assert again == report and again.summary() == "check · 12,034 triangles · 1 part"
     with pytest.raises(ValueError):
         QualityReport.from_json("[1, 2]")
+
+
+def test_a_report_is_read_back_without_loading_numpy() -> None:
+    """The artist's Blender reads a report on its UI thread (the Sidebar's line): loading numpy there
+    stalls the window for a fifth of a second, and some Blenders' Pythons lack it."""
+    code = (
+        "import sys\n"
+        "from api.features.quality.findings import QualityReport\n"
+        "QualityReport.from_json(QualityReport(triangles=3).to_json()).summary()\n"
+        "assert 'numpy' not in sys.modules, 'numpy was loaded'\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_lod_ratios_are_falling_shares_and_bad_ones_get_a_sentence() -> None:

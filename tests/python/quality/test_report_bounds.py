@@ -15,14 +15,8 @@ import numpy as np
 import pytest
 
 from api.features.quality import budget, topology, uv, verdict
-from api.features.quality.report import (
-    FAILED,
-    OUT_OF_TIME,
-    Inventory,
-    MeshArrays,
-    QualityReport,
-    build_report,
-)
+from api.features.quality.findings import QualityReport
+from api.features.quality.report import FAILED, OUT_OF_TIME, Inventory, MeshArrays, build_report
 
 TRIANGLES = 100_000
 #: Seconds a 100k-triangle report may take in these tests: a guard, not a target (about 0.3 s here).
