@@ -305,7 +305,9 @@ def labeled_prop(layout: bpy.types.UILayout, context: Any, data: Any, prop: str,
 
 
 def tag_redraw(area_type: str = "VIEW_3D") -> None:
-    """Ask every area of a kind (3D Views by default, for the Sidebar) to draw again.
+    """Ask Kiln's regions of every area of a kind to draw again: a 3D View's Sidebar only (its
+    viewport, which a dense scene makes slow to draw, shows nothing of Kiln's), every region of
+    another editor (the preferences).
 
     For changes made outside a draw: job rows, progress, a connection test's answer.
     """
@@ -316,5 +318,11 @@ def tag_redraw(area_type: str = "VIEW_3D") -> None:
         if window.screen is None:
             continue
         for area in window.screen.areas:
-            if area.type == area_type:
+            if area.type != area_type:
+                continue
+            if area_type != "VIEW_3D":
                 area.tag_redraw()
+                continue
+            for region in area.regions:
+                if region.type == "UI":
+                    region.tag_redraw()
