@@ -107,14 +107,36 @@ def test_a_large_textured_mesh_goes_through_the_helper_program_without_freezing_
 #: timer's p99 gap stays within twice its idle p99 plus 20 ms (the helper runs at a lower priority).
 RHYTHM_FACTOR, RHYTHM_SLACK_MS = 2.0, 20.0
 RHYTHM_TRIANGLES = 400_000
+#: Blender's own work after a start (in 5.2 its online Essentials asset library, which fails here
+#: without a network and shuts its downloader down on the main thread, then says so in the status
+#: bar) is over once a stretch this long passes with no gap over QUIET_GAP_MS.
+QUIET_SECONDS, QUIET_GAP_MS, SETTLE_SECONDS = 2.0, 50.0, 60.0
 
 
-@pytest.mark.xfail(
-    reason="issue 47's bound does not hold yet: alone on two cores, idle p99 16 ms, while a 400k-triangle "
-    "job runs p99 98 ms against 52 (max 566 ms); whether the gaps are the helper's or the window's "
-    "own workers' (download and checks under the GIL) is not measured yet — open in issue 47",
-    strict=False,
-)
+def _settle(window: Window) -> None:
+    """Wait until Blender's start-up work is over, so the idle rhythm is Blender's at rest."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while time.monotonic() < deadline:
+        window.call("gap_meter.start()")
+        time.sleep(QUIET_SECONDS)
+        if window.call("result = gap_meter.stop()")["max"] <= QUIET_GAP_MS:
+            return
+    pytest.fail(f"the window never had {QUIET_SECONDS} s without a gap over {QUIET_GAP_MS} ms")
+
+
+def _watch(program: Program, user: Path, window: Window, until: str, seconds: float) -> set[str]:
+    """What the test does while the meter runs, the same in both phases (its calls run on the UI
+    thread too): every half second, ask the window ``until`` and list the helper programs."""
+    helpers: set[str] = set()
+    deadline = time.monotonic() + seconds
+    while not window.call(f"result = {until}"):
+        if time.monotonic() >= deadline:
+            break
+        helpers |= helper_processes(program, user)
+        time.sleep(0.5)
+    return helpers
+
+
 def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
     program: Program,
     user: Path,
@@ -130,22 +152,20 @@ def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     open_kiln_tab(window)
     window.call("bpy.context.preferences.addons[MODULE].preferences.auto_import = False")
+    _settle(window)
+    ready = "[j for j in kiln_jobs() if j['state'] == 'ready']"
 
     window.call("gap_meter.start()")
-    time.sleep(IDLE_SECONDS)
+    _watch(program, user, window, ready, IDLE_SECONDS)
     idle = window.call("result = gap_meter.stop()")
 
     window.call("gap_meter.start()")
     prompt = f"textured test grid of {RHYTHM_TRIANGLES} triangles"
     window.call(f"with in_view3d('WINDOW'):\n    bpy.ops.kiln.generate_from_text(prompt={prompt!r})")
-    helpers: set[str] = set()
-    deadline = time.monotonic() + 300
-    while not window.call("result = [j for j in kiln_jobs() if j['state'] == 'ready']"):
-        assert time.monotonic() < deadline, "the mesh was not ready within 300 s"
-        helpers |= helper_processes(program, user)
-        time.sleep(0.5)
+    helpers = _watch(program, user, window, ready, 300)
     busy = window.call("result = gap_meter.stop()")
 
+    assert window.call(f"result = {ready}"), "the mesh was not ready within 300 s"
     assert helpers, "no helper Blender program ran during the job"
     report = {"triangles": RHYTHM_TRIANGLES, "idle": idle, "during_job": busy}
     SHOTS.mkdir(parents=True, exist_ok=True)
