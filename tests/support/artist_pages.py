@@ -37,6 +37,7 @@ DEVELOPER_PAGES: tuple[str, ...] = (
     "docs/performance.md",
     "docs/provenance.md",
     "docs/scripting.md",
+    "docs/services-for-developers.md",
     "docs/studio.md",
     "docs/translating.md",
     "docs/trust.md",
