@@ -65,6 +65,8 @@ MACHINE_ROOM: dict[str, str] = {
     r"(?i)\b(?:exceptions?|stack traces?)\b": "what went wrong",
     r"(?i)\b(?:endpoints?|payloads?|status codes?)\b": "the service's answer",
     r"\b(?:DPAPI|secret-tool)\b": "platforms.md's plain words",
+    r"(?i)\b(?:idempotenc\w*|base64|Authorization|accessors?|bufferView)\b": "a developer page",
+    r"(?i)\b(?:task|request) ids?\b": "the job's ID",
 }
 #: A web address, which may hold any word (https://kiln-3d.github.io/kiln/index.json).
 ADDRESS = re.compile(r"\b(?:https?|file)://[^\s)>\]`\"”]+")
