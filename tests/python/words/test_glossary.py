@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from artist_pages import artist_pages, artist_text
 
 from api.words import Label, Plural, catalogue, translations
 
@@ -40,8 +41,6 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "triangles": (r"\btris?\b",),
 }
 
-#: The pages an artist reads (developer pages are linked from Development only).
-ARTIST_PAGES = ("README.md", "docs/getting-started.md", "docs/artists.md", "docs/troubleshooting.md")
 
 #: Settings and buttons whose name, translated, every sentence that names them must use.
 NAMED: tuple[str, ...] = (
@@ -103,9 +102,10 @@ def test_the_catalogue_calls_each_thing_by_one_name() -> None:
     assert found == []
 
 
-@pytest.mark.parametrize("page", ARTIST_PAGES)
-def test_the_artists_pages_call_each_thing_by_the_panels_name(page: str) -> None:
-    text = re.sub(r"`[^`]*`", "", (ROOT / page).read_text(encoding="utf-8"))  # code is code
+@pytest.mark.parametrize("page", artist_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_artists_pages_call_each_thing_by_the_panels_name(page: Path) -> None:
+    """Every page ``artist_pages.ARTIST_PAGES`` names (the services' pages among them)."""
+    text = re.sub(r"`[^`]*`", "", artist_text(page))  # code is code
     found = [
         f"line {n}: {said}" for n, line in enumerate(text.splitlines(), 1) for said in second_names(line)
     ]
