@@ -65,7 +65,7 @@ STANDS = (
     Stand("MESHY", "Meshy", "meshy", "msy_live_windowmeshy000", "KILN_MESHY_API_KEY",
           "KILN_MESHY_BASE_URL", "price unknown", "https://www.meshy.ai/settings/api"),
     Stand("RODIN", "Hyper3D Rodin", "rodin", "rodin_live_windowrodin00", "KILN_RODIN_API_KEY",
-          "KILN_RODIN_BASE_URL", "price unknown", "https://hyper3d.ai/api-dashboard"),
+          "KILN_RODIN_BASE_URL", "0.5 credits", "https://hyper3d.ai/api-dashboard"),
 )  # fmt: skip
 BY_ID = {stand.service: stand for stand in STANDS}
 

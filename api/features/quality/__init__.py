@@ -5,6 +5,7 @@ Plain Python and numpy. ``finishing/game_ready.py`` (in the helper Blender, or t
 arrays, asks these modules what to report and change, and does the Blender work itself.
 
 * ``report`` — the report of a result: what was measured, built from the measures below.
+* ``findings`` — the report as a result carries it: plain data, read back without numpy.
 * ``topology`` — holes, flipped faces, loose parts: a mesh's connectivity.
 * ``uv`` — UV coverage and overlap.
 * ``budget`` — how long the report may take: a time that grows with the triangles, never the UVs.

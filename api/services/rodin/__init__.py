@@ -60,8 +60,8 @@ MAX_IMAGES = 5
 # Rodin Generation: "Base Cost: 0.5 credit per generation for either Sketch and Regular tier";
 # Gen-2 Generation: "Base Cost: 0.5 credit per generation"; both: "HighPack: additional 1 credit".
 # Detail and Smooth (Overview and the skill guide list them) have no price on any page.
-# Kiln's ``Tier.credits`` counts whole credits, so half a credit cannot be shown as a price: every
-# tier is "of unknown price" to Kiln (never taken as free); the published figures stay here.
+# Each tier carries its published price as it is (0.5 credits); Detail and Smooth stay of unknown
+# price (never taken as free).
 
 TIER_GEN2 = "Gen-2"
 TIER_REGULAR = "Regular"
@@ -93,9 +93,6 @@ PUBLISHED_CREDITS = {
     TIER_REGULAR: 0.5,
     TIER_SKETCH: 0.5,
 }
-#: The one whole-credit price: ``Tier.credits`` counts whole credits, so it is the only Rodin tier with
-#: a price Kiln shows; the half-credit tiers keep ``credits`` None ("not published" to Kiln, never free).
-EXTREME_HIGH_CREDITS = 1
 
 #: quality_override's range. The reference gives no bounds; these are the face counts Rodin's own
 #: ComfyUI nodes offer (comfy_api_nodes/nodes_rodin.py: 2K Raw … 500K Raw, 4K … 50K Quad).
@@ -149,16 +146,16 @@ RETIRED_WORDS = ("retired", "deprecated", "no longer available", "no longer supp
 #: Every tier takes text and images alike (Overview; the Gen-2.5 page: "For Text-to-3D generation:
 #: null" images, prompt required). Gen-2.5 first, the current generation.
 _TIERS = (
-    Tier(TIER_25_EXTREME_LOW, words.RODIN_TIER_25_EXTREME_LOW),
-    Tier(TIER_25_LOW, words.RODIN_TIER_25_LOW),
-    Tier(TIER_25_MEDIUM, words.RODIN_TIER_25_MEDIUM),
-    Tier(TIER_25_HIGH, words.RODIN_TIER_25_HIGH),
-    Tier(TIER_25_EXTREME_HIGH, words.RODIN_TIER_25_EXTREME_HIGH, EXTREME_HIGH_CREDITS),
-    Tier(TIER_GEN2, words.RODIN_TIER_GEN2),
-    Tier(TIER_REGULAR, words.RODIN_TIER_REGULAR),
+    Tier(TIER_25_EXTREME_LOW, words.RODIN_TIER_25_EXTREME_LOW, PUBLISHED_CREDITS[TIER_25_EXTREME_LOW]),
+    Tier(TIER_25_LOW, words.RODIN_TIER_25_LOW, PUBLISHED_CREDITS[TIER_25_LOW]),
+    Tier(TIER_25_MEDIUM, words.RODIN_TIER_25_MEDIUM, PUBLISHED_CREDITS[TIER_25_MEDIUM]),
+    Tier(TIER_25_HIGH, words.RODIN_TIER_25_HIGH, PUBLISHED_CREDITS[TIER_25_HIGH]),
+    Tier(TIER_25_EXTREME_HIGH, words.RODIN_TIER_25_EXTREME_HIGH, PUBLISHED_CREDITS[TIER_25_EXTREME_HIGH]),
+    Tier(TIER_GEN2, words.RODIN_TIER_GEN2, PUBLISHED_CREDITS[TIER_GEN2]),
+    Tier(TIER_REGULAR, words.RODIN_TIER_REGULAR, PUBLISHED_CREDITS[TIER_REGULAR]),
     Tier(TIER_DETAIL, words.RODIN_TIER_DETAIL),
     Tier(TIER_SMOOTH, words.RODIN_TIER_SMOOTH),
-    Tier(TIER_SKETCH, words.RODIN_TIER_SKETCH),
+    Tier(TIER_SKETCH, words.RODIN_TIER_SKETCH, PUBLISHED_CREDITS[TIER_SKETCH]),
 )
 
 INFO = ServiceInfo(

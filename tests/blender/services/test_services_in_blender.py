@@ -217,13 +217,13 @@ def test_each_key_is_seen_by_its_own_service_only(
         assert all("authorization" not in r.headers for r in files)
 
 
-#: What Generate says a prompt costs on each service at its default tier (Rodin publishes half
-#: credits, which Kiln does not round, and Meshy no price of meshy-7.1: unknown, never free).
+#: What Generate says a prompt costs on each service at its default tier (Rodin's half credit as it
+#: is; Meshy publishes no price of meshy-7.1: unknown, never free).
 BUTTONS = {
     "INTERFACE": "price unknown",
     "TRIPO": "20 credits",
     "MESHY": "price unknown",
-    "RODIN": "price unknown",
+    "RODIN": "0.5 credits",
 }
 
 
@@ -299,14 +299,14 @@ def test_test_connection_names_the_service_and_its_balance(
 @pytest.mark.parametrize(
     ("service", "said"),
     [
-        ("RODIN", "Send 3 jobs? Their price is unknown."),
+        ("MESHY", "Send 3 jobs? Their price is unknown."),
         ("INTERFACE", "Send 3 jobs? Their price is unknown: set the Text Job Price in Kiln's preferences"),
     ],
 )
 def test_a_run_of_unknown_price_points_at_the_text_job_price_only_where_it_gives_one(
     blender: Any, fresh_jobs: Path, kiln_module: Any, service: str, said: str
 ) -> None:
-    """Hyper3D Rodin publishes no price Kiln can show and no setting of Kiln's gives one; the custom
+    """Meshy publishes no price of meshy-7.1 and no setting of Kiln's gives one; the custom
     service's text price is the artist's Text Job Price."""
     from types import SimpleNamespace
 

@@ -352,7 +352,7 @@ def test_what_kiln_shows_of_rodin() -> None:
     assert RODIN.api_origin == "https://api.hyper3d.com"
     assert caps.takes("text") and caps.takes("image") and caps.max_views == 5
     assert caps.options == {"pbr", "quad", "polygons"} and caps.balance and not caps.cancel
-    assert caps.price("text") is None  # half a credit: never shown as free
+    assert caps.price("text") == 0.5  # half a credit, shown as it is
 
 
 def test_a_missing_view_in_the_middle_is_left_out(sandbox: Sandbox, client: Any, tmp_path: Path) -> None:
@@ -363,9 +363,9 @@ def test_a_missing_view_in_the_middle_is_left_out(sandbox: Sandbox, client: Any,
     assert fields["images"] == 2 and "condition_mode" not in fields  # Gen-2.5 (the default) has none
 
 
-def test_rodin_offers_its_gen_2_5_tiers_first_with_the_published_whole_credit_price() -> None:
-    """The Gen-2.5 Generation page: five tiers, 0.5 credit each but Extreme-High 1.0 (Kiln shows whole
-    credits only: the half-credit tiers have no price shown, never "free")."""
+def test_rodin_offers_its_gen_2_5_tiers_first_with_their_published_prices() -> None:
+    """The Gen-2.5 Generation page: five tiers, 0.5 credit each but Extreme-High 1.0, shown as
+    published; Detail and Smooth have no published price (unknown, never "free")."""
     caps = RODIN.capabilities
     offered = [tier.id for tier in caps.tiers("text")]
     assert offered[:5] == [
@@ -378,7 +378,8 @@ def test_rodin_offers_its_gen_2_5_tiers_first_with_the_published_whole_credit_pr
     assert offered[5:] == ["Gen-2", "Regular", "Detail", "Smooth", "Sketch"]
     assert [tier.id for tier in caps.tiers("image")] == offered
     assert caps.default_tier("text") == caps.default_tier("image") == "Gen-2.5-Medium"
-    assert caps.price("text", "Gen-2.5-Extreme-High") == 1 and caps.price("image", "Gen-2.5-High") is None
+    assert caps.price("text", "Gen-2.5-Extreme-High") == 1 and caps.price("image", "Gen-2.5-High") == 0.5
+    assert caps.price("text", "Detail") is None and caps.price("image", "Smooth") is None
 
 
 @pytest.mark.parametrize("tier", [tier.id for tier in RODIN.capabilities.tiers("text")])

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from api.features import ledger, secrets, service_access
-from api.features.credits import request_cost
+from api.features.credits import request_cost, request_price
 from api.features.library_index import request_key
 from api.jobs import Job, JobRequest, JobState, ServiceConfig
 from api.jobs.engine import JobEngine
@@ -49,7 +49,8 @@ def test_a_price_is_the_services_own_or_unknown_never_free() -> None:
     assert request_cost(text.to_service("TRIPO")) == 20
     assert request_cost(text.to_service("TRIPO"), text_cost=3) == 20, "the artist's text price is INTERFACE's"
     assert request_cost(text.to_service("MESHY")) is None  # meshy-7.1, the default: no published price
-    assert request_cost(text.to_service("RODIN")) is None  # half credits are not rounded to a price
+    assert request_price(text.to_service("RODIN")) == 0.5, "a fraction is the price as published"
+    assert request_cost(text.to_service("RODIN")) == 1, "an agent's whole-credit budget counts it up"
     image = JobRequest(kind="image", image_url="https://x.example/a.png", resolution=1024)
     assert request_cost(image) == 2 and request_cost(image.to_service("TRIPO")) == 30
 
