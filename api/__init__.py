@@ -11,7 +11,7 @@ included (``tests/python/foundation/test_import_order.py`` holds the same list a
   unchanged).
 * ``checks/`` — what is checked before anyone trusts it: GLB structure, what the artist typed or
   picked, prompt files from any system.
-* ``service/`` — what keeps the artist safe on any service's wire, written once: the plumbing
+* ``http/`` — what keeps the artist safe on any service's wire, written once: the plumbing
   every client stands on (one exchange, the key only to the API origin, deadlines, capped reading,
   the one retry policy), the wire models, task ids, redaction, trust. It uses the checks because a
   client refuses bad input before anything is sent.

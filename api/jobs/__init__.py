@@ -58,7 +58,7 @@ a store of a newer schema is only read.
 
 Who retries what
 ----------------
-Written once, in :mod:`api.service.retrying`: the engine builds its ``RetryPolicy``, hands it to the
+Written once, in :mod:`api.http.retrying`: the engine builds its ``RetryPolicy``, hands it to the
 client it makes, and its scheduler is the one place a request is made again.
 """
 
@@ -82,7 +82,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ..service.retrying import RetryPolicy
+    from ..http.retrying import RetryPolicy
     from .details import job_details
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
     from .scheduler import OFFLINE_NOTE
@@ -95,7 +95,7 @@ _LAZY = {
     "EngineNotRunning": ".engine",
     "JobElsewhere": ".engine",
     "JobEngine": ".engine",
-    "RetryPolicy": "..service.retrying",
+    "RetryPolicy": "..http.retrying",
     "OFFLINE_NOTE": ".scheduler",
     "STORE_FILE": ".store_file",
 }

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from .. import fs
 from ..errors import InputError, KilnError
+from ..http.retrying import DEFAULT_POLICY, RetryPolicy
 from ..isolation import ImportHelper
-from ..service.retrying import DEFAULT_POLICY, RetryPolicy
 from ..services import info
 from ..words import Message, as_message, message
 from ..words import catalogue as words

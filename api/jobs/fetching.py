@@ -16,8 +16,8 @@ from ..checks import fidelity
 from ..checks.fidelity import Fidelity
 from ..checks.glb import GlbInfo, check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
+from ..http.models import Task, TaskStatus
 from ..isolation import IsolationError
-from ..service.models import Task, TaskStatus
 from ..words import catalogue as words
 from ..words import message
 from .disk import StoreError, ensure_folder

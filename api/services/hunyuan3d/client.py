@@ -1,6 +1,6 @@
 """Hunyuan3D's own server (``api_server.py``, 2.0 and 2.1): send, follow, fetch the model it returns.
 
-The rules every client keeps are :class:`api.service.client.ServiceClient`'s; the server checks no
+The rules every client keeps are :class:`api.http.client.ServiceClient`'s; the server checks no
 key, so none is sent. Sources in :mod:`api.services.hunyuan3d`.
 
 A job: ``GET /health`` tells a 2.1 server (200) from a 2.0 one (404) before anything is paid for;
@@ -24,11 +24,11 @@ from typing import Any
 
 from ...checks.inputs import read_image_file
 from ...errors import InputError, KilnError, NetworkError
-from ...service.client import MAX_DOWNLOAD_BYTES, ServiceClient
-from ...service.guard import Guard, guarding
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus
-from ...service.origin import host_label
+from ...http.client import MAX_DOWNLOAD_BYTES, ServiceClient
+from ...http.guard import Guard, guarding
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import Result, Task, TaskStatus
+from ...http.origin import host_label
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, model_bytes, refusal

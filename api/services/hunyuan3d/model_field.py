@@ -3,7 +3,7 @@
 ``GET /status/{uid}`` answers ``{"status": "completed", "model_base64": "…"}`` (2.0, 2.1): the GLB
 itself, base64 inside JSON, tens of megabytes with texture. Reading it whole would hold it twice in
 memory and past any answer cap, so the field is found in the stream and decoded piece by piece into
-``<dest>.part``, capped, checked, then renamed (as :mod:`api.service.download` does for a file).
+``<dest>.part``, capped, checked, then renamed (as :mod:`api.http.download` does for a file).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import BinaryIO
 
 from ... import fs
 from ...errors import InvalidMeshError, NetworkError, ServiceError, StorageError
-from ...service.download import DOWNLOAD_CHUNK
-from ...service.origin import host_label
-from ...service.transport import Transport
+from ...http.download import DOWNLOAD_CHUNK
+from ...http.origin import host_label
+from ...http.transport import Transport
 from ...words import catalogue as words
 
 #: Bytes of the answer kept while the field is looked for (2.1 puts ``model_base64`` before

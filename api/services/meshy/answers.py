@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason
 from . import DONE_STATES, FAILED_STATES, QUEUED_STATES, RUNNING_STATES, STATE_CANCELED
 
 _MAX_STATE_CHARS = 64

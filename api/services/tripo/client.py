@@ -1,7 +1,7 @@
 """Tripo's wire (API v3): upload, create a task, poll it, read the balance.
 
 The rules every client keeps (deadlines, size caps, one attempt per call, the key only to the API
-origin, only Kiln errors leave) are :class:`api.service.client.ServiceClient`'s. This module adds
+origin, only Kiln errors leave) are :class:`api.http.client.ServiceClient`'s. This module adds
 what the official SDK ``tripo3d`` 1.0.0 does on the wire (sources in :mod:`api.services.tripo`):
 one path per kind of job under ``/v3/generation``, every answer an envelope ``{"code": 0, "data":
 {…}}``, an image named by a plain string (an uploaded ``file_token`` or a web address), and a
@@ -34,10 +34,10 @@ import requests
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import check_prompt, check_web_url, read_image_file
 from ...errors import BadRequestError, InputError, KilnError, NotFoundError, ServiceError
-from ...service.answers import error_for, parse_json
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.answers import error_for, parse_json
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...words import Message, message, shorten
 from ...words import catalogue as words
 from ..order import Order, model_bytes, refusal

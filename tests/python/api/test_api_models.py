@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from api.errors import KilnError, TaskFailedError
-from api.service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from api.http.models import Result, Task, TaskStatus, describe_error, plain_reason
 
 
 @pytest.mark.parametrize(

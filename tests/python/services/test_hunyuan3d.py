@@ -17,9 +17,9 @@ from concepts import CONCEPTS
 
 from api.checks.glb import check_glb
 from api.errors import InputError, NetworkError
+from api.http.models import Task, TaskStatus
 from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig
 from api.jobs.model import Account
-from api.service.models import Task, TaskStatus
 from api.services import Order, make_client
 from api.services.hunyuan3d.client import Client
 from api.services.hunyuan3d.model_field import _decode

@@ -28,7 +28,7 @@ from api.errors import (
     RateLimitError,
     ServiceError,
 )
-from api.service.models import Task, TaskStatus
+from api.http.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.meshy import INFO
 from api.services.meshy.answers import task_from

@@ -255,7 +255,7 @@ class Task:
     def from_json(cls, data: object) -> Task:
         """Parse a task object; raises ValueError only when there is no usable ``id``.
 
-        The id is checked by :mod:`api.service.ids` and kept as sent (it goes back, quoted, in a URL); every
+        The id is checked by :mod:`api.http.ids` and kept as sent (it goes back, quoted, in a URL); every
         other field of an odd type, size or value becomes None instead of an error.
         """
         if not isinstance(data, Mapping):
