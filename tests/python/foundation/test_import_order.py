@@ -29,7 +29,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("api", "api.words", "api.errors", "api.paths", "api.fs", "api.version", "api.lazy", "api.vendor"),
     ),
     ("checks", ("api.checks",)),
-    ("the service", ("api.http",)),
+    ("the HTTP under every service", ("api.http",)),
     ("the services", ("api.services",)),
     ("the helper Blender", ("api.isolation",)),
     ("the job engine", ("api.jobs",)),
