@@ -13,8 +13,9 @@ Blender-free on purpose (``api/`` never imports bpy). One module per idea, botto
   ``store_words`` (what the artist reads about it); ``writer`` — the store thread.
 * ``book`` — the job table in memory; ``deadlines`` — time limits during a request.
 * ``import_prep`` — whether a mesh goes through the helper Blender, and its preparation there.
-* ``orders`` — what a request asks its service to make, and whether that service takes it (light:
-  the Sidebar asks it while drawing).
+* ``service_side`` — a job as its service sees it: the order it sends (``api.services.order``), whether
+  that service takes it, whether a cancel reaches it there, whether its task can be asked about again
+  (light: the Sidebar asks it while drawing).
 * ``step_context`` — what a worker step may use, and the ways a step ends; ``sending`` (the send
   step), ``fetching`` (the poll and download steps), ``cancelling`` (asking a service to cancel,
   where it can); ``steps`` — the one that runs each.

@@ -42,9 +42,9 @@ from .model import (
     new_job_id,
     sentence,
 )
-from .orders import cancels_on_service, refusal_of
 from .owner import this_process
 from .scheduler import Scheduler
+from .service_side import cancels_on_service, refusal_of
 from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread

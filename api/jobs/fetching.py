@@ -23,7 +23,7 @@ from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
 from .model import Job, JobKind, JobState, cache_name, sentence
-from .orders import order_of
+from .service_side import order_of
 from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from ..words import Message, message
 from ..words import catalogue as words
 from .disk import StoreError
 from .model import Job, JobKind, JobState, sentence
-from .orders import order_of
+from .service_side import order_of
 from .step_context import Step, WorkerStep, restart_clock, unexpected, wait_recorded
 from .store import Conflict
 
