@@ -50,7 +50,7 @@ from ..errors import (
 from ..version import kiln_version
 from ..words import catalogue as words
 from .answers import parse_json
-from .download import stream_to_file
+from .download import BodyWriter, copy_body, stream_to_file
 from .guard import Guard, guarding
 from .ids import shown_task_id, task_id_problem
 from .models import Task
@@ -177,7 +177,14 @@ class ServiceClient:
         def once() -> Path:
             with guarding(Guard(None, self.download_floor, cancel=cancel)):
                 return stream_to_file(
-                    self._http, url, dest, progress, max_bytes, check, lambda: self._check_cancel(cancel)
+                    self._http,
+                    url,
+                    dest,
+                    progress,
+                    max_bytes,
+                    check,
+                    lambda: self._check_cancel(cancel),
+                    self._body_for(url),
                 )
 
         return self._once(f"download from {host_label(url)}", once, cancel)
@@ -196,6 +203,10 @@ class ServiceClient:
         raise InputError(words.SERVICE_CANNOT_CANCEL, details=f"task {shown_task_id(task_id)}", service=name)
 
     # ------------------------------------------------------------------ plumbing
+
+    def _body_for(self, url: str) -> BodyWriter:
+        """How the answer at ``url`` becomes the file: as it is, unless a service wraps its meshes."""
+        return copy_body
 
     def _check_cancel(self, cancel: threading.Event | None) -> None:
         if any(e is not None and e.is_set() for e in (self._cancel_event, cancel)):
