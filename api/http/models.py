@@ -194,6 +194,15 @@ def _as_float(value: object) -> float | None:
     return None
 
 
+def task_progress(value: object, status: TaskStatus) -> float | None:
+    """A task's progress in percent from the service's value (a number, or its text as "42" or "42%"),
+    held to 0–100; a completed task is at 100 whatever it said. None: the service did not say."""
+    if status is TaskStatus.COMPLETED:
+        return 100.0
+    progress = _as_float(value)
+    return None if progress is None else min(100.0, max(0.0, progress))
+
+
 def _as_datetime(value: object) -> datetime | None:
     """ISO 8601 (``Z`` or offset); a naive timestamp is taken as UTC, as the spec says UTC."""
     if not isinstance(value, str) or len(value) > _MAX_NUMBER_CHARS:
@@ -265,11 +274,7 @@ class Task:
         task_id = check_task_id(data["id"])
         raw_status = _as_str(data.get("status"), _MAX_NUMBER_CHARS) or ""
         status = TaskStatus.normalise(raw_status)
-        progress = _as_float(data.get("progress"))
-        if progress is not None:
-            progress = min(100.0, max(0.0, progress))
-        if status is TaskStatus.COMPLETED and progress is None:
-            progress = 100.0
+        progress = task_progress(data.get("progress"), status)
         links = data.get("links")
         error_value = data.get("error")
         error = describe_error(error_value) if status is TaskStatus.FAILED or error_value else None

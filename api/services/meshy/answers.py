@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason, task_progress
 from . import DONE_STATES, FAILED_STATES, QUEUED_STATES, RUNNING_STATES, STATE_CANCELED
 
 _MAX_STATE_CHARS = 64
@@ -34,11 +34,7 @@ def task_from(task_id: str, handle: str, data: Mapping[str, Any]) -> Task:
     else:
         # Not on Meshy's pages: the general synonyms, and anything unknown keeps the task running.
         status = TaskStatus.normalise(raw)
-    progress = number(data.get("progress"))
-    if progress is not None:
-        progress = min(100.0, max(0.0, progress))
-    if status is TaskStatus.COMPLETED and progress is None:
-        progress = 100.0
+    progress = task_progress(data.get("progress"), status)
     urls = data.get("model_urls")
     mesh_url = _text(urls.get("glb"), _MAX_URL_CHARS) if isinstance(urls, Mapping) else None
     preview_url = _text(data.get("thumbnail_url"), _MAX_URL_CHARS)

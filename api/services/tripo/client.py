@@ -37,7 +37,7 @@ from ...errors import BadRequestError, InputError, KilnError, NotFoundError, Ser
 from ...http.answers import error_for, parse_json
 from ...http.client import MAX_ERROR_BYTES, ServiceClient
 from ...http.ids import shown_task_id, task_id_problem, url_segment
-from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason, task_progress
 from ...words import Message, message, shorten
 from ...words import catalogue as words
 from ..order import Order, model_bytes, refusal
@@ -297,11 +297,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
         status = TaskStatus.QUEUED
     else:  # running, unknown, or a word the SDK does not list
         status = TaskStatus.RUNNING
-    progress = _number(data.get("progress"))
-    if progress is not None:
-        progress = min(100.0, max(0.0, progress))
-    if status is TaskStatus.COMPLETED:
-        progress = 100.0
+    progress = task_progress(data.get("progress"), status)
     result = None
     output = data.get("output")
     if status is TaskStatus.COMPLETED and isinstance(output, Mapping):
