@@ -174,17 +174,21 @@ def _as_str(value: object, limit: int = _MAX_TEXT_CHARS) -> str | None:
 
 def _as_int(value: object) -> int | None:
     """A whole number within ±2^31 (counts, seconds, resolutions); anything else becomes None."""
-    number = _as_float(value) if not isinstance(value, int) or isinstance(value, bool) else value
+    number = finite_number(value) if not isinstance(value, int) or isinstance(value, bool) else value
     if number is None or abs(number) > _MAX_INT:
         return None
     return round(number)
 
 
-def _as_float(value: object) -> float | None:
+def finite_number(value: object) -> float | None:
+    """A finite number from a service (or its text, as ``"42"`` or ``"42%"``), else None: never an
+    error, whatever the type or size (an integer too large for a float is None too)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
+    if isinstance(value, int):
+        return float(value) if abs(value) < 2**53 else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     if isinstance(value, str) and len(value) <= _MAX_NUMBER_CHARS:
         try:
             number = float(value.strip().rstrip("%"))
@@ -199,7 +203,7 @@ def task_progress(value: object, status: TaskStatus) -> float | None:
     held to 0–100; a completed task is at 100 whatever it said. None: the service did not say."""
     if status is TaskStatus.COMPLETED:
         return 100.0
-    progress = _as_float(value)
+    progress = finite_number(value)
     return None if progress is None else min(100.0, max(0.0, progress))
 
 

@@ -39,7 +39,7 @@ from ...errors import (
 from ...http.answers import error_for, parse_json, server_words
 from ...http.client import MAX_ERROR_BYTES, ServiceClient
 from ...http.ids import check_task_id, shown_task_id, task_id_problem, url_segment
-from ...http.models import Task, TaskStatus
+from ...http.models import Task, TaskStatus, finite_number
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, given_views, model_bytes, refusal
@@ -69,7 +69,7 @@ from . import (
     TOPOLOGY_QUAD,
     TOPOLOGY_TRIANGLE,
 )
-from .answers import number, task_from, with_handle
+from .answers import task_from, with_handle
 
 __all__ = ["Client"]
 
@@ -260,7 +260,7 @@ class Client(ServiceClient):
         url = self.base_url + BALANCE_PATH
         data = self._json_call("balance", lambda: self._http.get(url), cancel=cancel)
         value = data.get("balance") if isinstance(data, Mapping) else None
-        left = number(value)
+        left = finite_number(value)
         return None if left is None or left < 0 else int(left)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> Message:

@@ -37,7 +37,15 @@ from ...errors import BadRequestError, InputError, KilnError, NotFoundError, Ser
 from ...http.answers import error_for, parse_json
 from ...http.client import MAX_ERROR_BYTES, ServiceClient
 from ...http.ids import shown_task_id, task_id_problem, url_segment
-from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason, task_progress
+from ...http.models import (
+    Result,
+    Task,
+    TaskStatus,
+    describe_error,
+    finite_number,
+    plain_reason,
+    task_progress,
+)
 from ...words import Message, message, shorten
 from ...words import catalogue as words
 from ..order import Order, model_bytes, refusal
@@ -307,7 +315,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
             fmt = "glb" if mesh and urlsplit(mesh).path.lower().endswith(".glb") else None
             result = Result(mesh_url=mesh, preview_image_url=preview, format=fmt)
     failed = status is TaskStatus.FAILED
-    left = _number(data.get("running_left_time"))
+    left = finite_number(data.get("running_left_time"))
     return Task(
         id=task_id,
         status=status,
@@ -350,23 +358,9 @@ def _failure(word: str, data: Mapping[str, Any]) -> str:
     return describe_error("; ".join(parts))
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    if isinstance(value, str) and len(value) < 32:
-        try:
-            number = float(value.strip())
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
-
-
 def _whole(value: object) -> int | None:
     """Credits as a whole number (the SDK types the balance as a float), rounded down; None if odd."""
-    number = _number(value)
+    number = finite_number(value)
     if number is None or not 0 <= number < 2**53:
         return None
     return math.floor(number)

@@ -121,6 +121,7 @@ def test_progress_is_clamped_and_defaults_to_100_when_completed() -> None:
     assert Task.from_json({"id": "a", "progress": -3}).progress == 0.0
     assert Task.from_json({"id": "a", "status": "done"}).progress == 100.0
     assert Task.from_json({"id": "a", "status": "done", "progress": 40}).progress == 100.0, "done is done"
+    assert Task.from_json({"id": "a", "progress": 10**400}).progress is None, "too large: not said"
 
 
 def test_naive_timestamp_is_taken_as_utc() -> None:
