@@ -25,8 +25,8 @@ from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
 from .api.features.credits import takes_text_cost
+from .api.http.origin import host_label
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
-from .api.service.origin import host_label
 from .api.services import info, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label

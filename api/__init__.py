@@ -11,9 +11,9 @@ included (``tests/python/foundation/test_import_order.py`` holds the same list a
   unchanged).
 * ``checks/`` — what is checked before anyone trusts it: GLB structure, what the artist typed or
   picked, prompt files from any system.
-* ``service/`` — what keeps the artist safe on any service's wire, written once: the plumbing
-  every client stands on (one exchange, the key only to the API origin, deadlines, capped reading,
-  the one retry policy), the wire models, task ids, redaction, trust. It uses the checks because a
+* ``http/`` — the HTTP every service's client stands on, and what keeps the artist safe on it, written
+  once: the plumbing (one exchange, the key only to the API origin, deadlines, capped reading, the
+  one retry policy), the wire models, task ids, redaction, trust. It uses the checks because a
   client refuses bad input before anything is sent.
 * ``services/`` — the 3D generation services Kiln speaks to, behind one interface: one package per
   service holding every constant of it (the interface document's service, Tripo, Meshy, Rodin), one

@@ -217,7 +217,7 @@ class OutcomeUnknownError(KilnError):
     service that honours it answer with the original task instead of charging twice.
     ``task_id`` is the id the service's answer carried when one could be read from an answer
     Kiln could not otherwise use (checked like any task id: safe to record and to poll), else None.
-    ``refused_id`` is an id the answer carried that Kiln refuses to use (:mod:`api.service.ids`), escaped
+    ``refused_id`` is an id the answer carried that Kiln refuses to use (:mod:`api.http.ids`), escaped
     for display: never polled, but kept (and in the details) so the artist can quote it to the service.
     """
 

@@ -43,7 +43,7 @@ class _ConnectionCounter(logging.Handler):
 def timed_client_factory(marks: dict[str, dict[str, float]]) -> Any:
     """Kiln's own client, noting (monotonic clock) when a task is seen done and how long downloads take."""
     client_module = addon.module("api.services.interface.client")
-    completed = addon.module("api.service.models").TaskStatus.COMPLETED
+    completed = addon.module("api.http.models").TaskStatus.COMPLETED
     lock = threading.Lock()
 
     class TimedClient(client_module.Client):  # type: ignore[misc, name-defined]

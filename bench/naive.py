@@ -19,7 +19,7 @@ def run(sandbox: Any, key: str, poll_interval: float) -> dict[str, float]:
     import bpy
 
     client = addon.module("api.services.interface.client").Client(sandbox.base_url, key)
-    completed = addon.module("api.service.models").TaskStatus.COMPLETED
+    completed = addon.module("api.http.models").TaskStatus.COMPLETED
     stalls = []
     with tempfile.TemporaryDirectory(prefix="kiln-bench-naive-") as tmp:
         for i in range(JOBS):

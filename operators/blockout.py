@@ -15,7 +15,7 @@ from bpy.props import StringProperty
 
 from ..api.errors import KilnError
 from ..api.jobs import JobRequest
-from ..api.jobs.orders import refusal_of
+from ..api.jobs.service_side import refusal_of
 from ..api.words import catalogue as words
 from ..language import report, tip
 from ..options import declare

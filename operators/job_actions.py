@@ -11,7 +11,7 @@ from bpy.props import StringProperty
 from ..api.errors import KilnError
 from ..api.jobs import Job, JobKind, JobRequest, JobState
 from ..api.jobs.disk import ensure_folder
-from ..api.jobs.orders import cancels_on_service
+from ..api.jobs.service_side import cancels_on_service
 from ..api.services import info
 from ..api.words import catalogue as words
 from ..language import report, said, tip

@@ -13,7 +13,7 @@ from bpy.props import StringProperty
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
 from ..api.jobs import JobRequest
-from ..api.jobs.orders import refusal_of
+from ..api.jobs.service_side import refusal_of
 from ..api.words import catalogue as words
 from ..options import declare
 from ..session import retexture, spending

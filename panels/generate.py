@@ -19,8 +19,8 @@ from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.features import service_access
 from ..api.features.credits import takes_text_cost
-from ..api.jobs.orders import request_order
-from ..api.service.origin import host_label
+from ..api.http.origin import host_label
+from ..api.jobs.service_side import request_order
 from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words

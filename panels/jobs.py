@@ -17,7 +17,7 @@ import bpy
 
 from .. import preferences
 from ..api.jobs import Job, JobKind, JobState
-from ..api.jobs.orders import cancels_on_service, resumable
+from ..api.jobs.service_side import cancels_on_service, resumable
 from ..api.services import info
 from ..api.words import Message
 from ..api.words import catalogue as words

@@ -17,7 +17,7 @@ import bpy
 
 from ..api.errors import InputError, KilnError
 from ..api.features.quality.options import GameOptions
-from ..api.jobs.orders import refusal_of
+from ..api.jobs.service_side import refusal_of
 from ..api.words import catalogue as words
 from ..language import said
 from . import batches, image_lines, library, spending, state, watcher

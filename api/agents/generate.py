@@ -17,7 +17,7 @@ from ..checks.inputs import MAX_PROMPT_CHARS, MAX_URL_CHARS, check_prompt
 from ..errors import InputError, KilnError
 from ..features.credits import request_cost
 from ..jobs import JobRequest
-from ..jobs.orders import refusal_of
+from ..jobs.service_side import refusal_of
 from ..services import Tier, info, old_records_service, service_ids
 from . import images, words
 from .arguments import ArgumentError, Arguments, Choice, Field, Flag, Number, Text

@@ -2,7 +2,7 @@
 
 Every module of the room logs through :data:`log` rather than a logger of its own: a filter on a
 logger is not inherited by the loggers below it, so one logger is the one place the mask is sure
-to apply. Masking uses the service room's :func:`~api.service.redact.redact` (the forms of a secret
+to apply. Masking uses the HTTP room's :func:`~api.http.redact.redact` (the forms of a secret
 Kiln can predict: as is, URL- or JSON-escaped, or cut short at the end of a line).
 """
 
@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Iterable
 
-from ..service.redact import redact
+from ..http.redact import redact
 
 log = logging.getLogger(__package__ or "kiln.agents")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import KilnError
-from ..service.redact import redact
+from ..http.redact import redact
 from . import words
 from .budget import BudgetLimits
 from .host import AgentHost

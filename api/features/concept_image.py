@@ -92,10 +92,10 @@ def _check(request: JobRequest, prepare: bool, uploads: Path) -> Checked:
 
 def fetch(url: str, folder: Path) -> Path:
     """The image at ``url`` saved in ``folder`` (checked as a picked file is), never with a service's key."""
-    from ..service.client import DEFAULT_USER_AGENT
-    from ..service.download import stream_to_file
-    from ..service.origin import is_local_host
-    from ..service.transport import Transport
+    from ..http.client import DEFAULT_USER_AGENT
+    from ..http.download import stream_to_file
+    from ..http.origin import is_local_host
+    from ..http.transport import Transport
 
     host = urlsplit(url).hostname or ""
     base = _LOCAL_NO_SERVICE if is_local_host(host) else _NO_SERVICE

@@ -13,8 +13,9 @@ Blender-free on purpose (``api/`` never imports bpy). One module per idea, botto
   ``store_words`` (what the artist reads about it); ``writer`` — the store thread.
 * ``book`` — the job table in memory; ``deadlines`` — time limits during a request.
 * ``import_prep`` — whether a mesh goes through the helper Blender, and its preparation there.
-* ``orders`` — what a request asks its service to make, and whether that service takes it (light:
-  the Sidebar asks it while drawing).
+* ``service_side`` — a job as its service sees it: the order it sends (``api.services.order``), whether
+  that service takes it, whether a cancel reaches it there, whether its task can be asked about again
+  (light: the Sidebar asks it while drawing).
 * ``step_context`` — what a worker step may use, and the ways a step ends; ``sending`` (the send
   step), ``fetching`` (the poll and download steps), ``cancelling`` (asking a service to cancel,
   where it can); ``steps`` — the one that runs each.
@@ -58,7 +59,7 @@ a store of a newer schema is only read.
 
 Who retries what
 ----------------
-Written once, in :mod:`api.service.retrying`: the engine builds its ``RetryPolicy``, hands it to the
+Written once, in :mod:`api.http.retrying`: the engine builds its ``RetryPolicy``, hands it to the
 client it makes, and its scheduler is the one place a request is made again.
 """
 
@@ -82,7 +83,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ..service.retrying import RetryPolicy
+    from ..http.retrying import RetryPolicy
     from .details import job_details
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
     from .scheduler import OFFLINE_NOTE
@@ -95,7 +96,7 @@ _LAZY = {
     "EngineNotRunning": ".engine",
     "JobElsewhere": ".engine",
     "JobEngine": ".engine",
-    "RetryPolicy": "..service.retrying",
+    "RetryPolicy": "..http.retrying",
     "OFFLINE_NOTE": ".scheduler",
     "STORE_FILE": ".store_file",
 }

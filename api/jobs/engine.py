@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from .. import fs
 from ..errors import InputError, KilnError
+from ..http.retrying import DEFAULT_POLICY, RetryPolicy
 from ..isolation import ImportHelper
-from ..service.retrying import DEFAULT_POLICY, RetryPolicy
 from ..services import info
 from ..words import Message, as_message, message
 from ..words import catalogue as words
@@ -42,9 +42,9 @@ from .model import (
     new_job_id,
     sentence,
 )
-from .orders import cancels_on_service, refusal_of
 from .owner import this_process
 from .scheduler import Scheduler
+from .service_side import cancels_on_service, refusal_of
 from .steps import STEP_FOR_STATE, Step, restart_clock
 from .store import JobStore
 from .writer import StoreThread

@@ -16,14 +16,14 @@ from ..checks import fidelity
 from ..checks.fidelity import Fidelity
 from ..checks.glb import GlbInfo, check_glb, check_preview
 from ..errors import CancelledError, InvalidMeshError, KilnError, NotFoundError
+from ..http.models import Task, TaskStatus
 from ..isolation import IsolationError
-from ..service.models import Task, TaskStatus
 from ..words import catalogue as words
 from ..words import message
 from .disk import StoreError, ensure_folder
 from .import_prep import prepare_import
 from .model import Job, JobKind, JobState, cache_name, sentence
-from .orders import order_of
+from .service_side import order_of
 from .step_context import Step, WorkerStep
 
 if TYPE_CHECKING:

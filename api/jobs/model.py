@@ -216,7 +216,7 @@ class Job:
     group: str = ""
     state: JobState = JobState.SUBMITTING
     task_id: str = ""
-    #: An id the service answered that Kiln refused to follow (:mod:`api.service.ids`), escaped for display:
+    #: An id the service answered that Kiln refused to follow (:mod:`api.http.ids`), escaped for display:
     #: never polled, kept so the artist can quote it to the service's support.
     refused_task_id: str = ""
     idempotency_key: str = field(default_factory=lambda: uuid.uuid4().hex)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import KilnError
+from ..http.retrying import RetryPolicy
 from ..isolation import ImportHelper
-from ..service.retrying import RetryPolicy
 from ..services import info, make_client, old_records_service, service_id
 from ..words import catalogue as words
 from ..words import message

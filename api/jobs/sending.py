@@ -1,6 +1,6 @@
 """Sending a job: a free slot, the job on disk as "being sent", one request, the task id on disk.
 
-A send is repeated only when the service surely made no task (``api.service.retrying``); anything else that
+A send is repeated only when the service surely made no task (``api.http.retrying``); anything else that
 goes wrong after the request left — an error, an answer Kiln cannot read, an exception nobody
 foresaw — is "outcome unknown", keeping whatever task id could be read. The slot is always freed.
 """
@@ -14,12 +14,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CancelledError, KilnError, OutcomeUnknownError
-from ..service.models import Task
+from ..http.models import Task
 from ..words import Message, message
 from ..words import catalogue as words
 from .disk import StoreError
 from .model import Job, JobKind, JobState, sentence
-from .orders import order_of
+from .service_side import order_of
 from .step_context import Step, WorkerStep, restart_clock, unexpected, wait_recorded
 from .store import Conflict
 

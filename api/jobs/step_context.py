@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import KilnError
+from ..http.retrying import RetryPolicy
 from ..isolation import ImportHelper
-from ..service.retrying import RetryPolicy
 from ..words import Entry, Message, message
 from ..words import catalogue as words
 from .book import JobBook

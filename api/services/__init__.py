@@ -11,7 +11,7 @@ reads the registry. Modules of the room, bottom first: ``capabilities`` (what a 
 ``registry`` (which services there are), ``order`` (what is asked of it, and
 what it refuses), ``base`` (the interface its clients implement).
 
-Stands on :mod:`api.service` (transport, origin guard, caps, the retry policy, trust, redaction),
+Stands on :mod:`api.http` (transport, origin guard, caps, the retry policy, trust, redaction),
 written once for all services. The job engine stands on this room.
 """
 

@@ -1,10 +1,10 @@
 """The one interface every service implements (the job engine, the connection check and the balance
 use nothing else).
 
-The safety every service shares is written once, under it, in :mod:`api.service`: the transport
+The safety every service shares is written once, under it, in :mod:`api.http`: the transport
 (the key only to the service's own API origin, on every hop), deadlines and size caps, the one
 retry policy, tolerant parsing, redaction. A service's ``Client`` subclasses
-:class:`api.service.client.ServiceClient`, which holds that plumbing, and adds its wire.
+:class:`api.http.client.ServiceClient`, which holds that plumbing, and adds its wire.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from ..service.models import Task
+from ..http.models import Task
 from ..words import Message
 from .info import ServiceInfo
 from .order import Order

@@ -1,7 +1,7 @@
 """Third-party code shipped inside Kiln, unchanged, each package with its own LICENSE.
 
 ``truststore`` 0.10.5 (MIT, https://github.com/sethmlarson/truststore): HTTPS verified against the
-operating system's trust store (used by :mod:`api.service.trust`). It lives here rather than as a
+operating system's trust store (used by :mod:`api.http.trust`). It lives here rather than as a
 wheel in the manifest because Blender unpacks an extension's wheels into one shared folder
 (``extensions/.local``) without guarding against another Blender doing the same at that moment:
 two Blenders enabling Kiln for the first time together could fail with ``FileExistsError``.

@@ -1,7 +1,7 @@
 """ComfyUI's wire: check the workflow against the server, upload, queue, follow, fetch, cancel.
 
 The rules every client keeps (deadlines, size caps, one attempt per call, only Kiln errors leave)
-are :class:`api.service.client.ServiceClient`'s; ComfyUI takes no key, so none is sent (a token,
+are :class:`api.http.client.ServiceClient`'s; ComfyUI takes no key, so none is sent (a token,
 where a proxy in front wants one, goes only over HTTPS or loopback). Sources in
 :mod:`api.services.comfyui`.
 
@@ -26,12 +26,12 @@ import requests
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import read_image_file
 from ...errors import BadRequestError, InputError, KilnError, ServiceError
-from ...service.answers import error_for, parse_json
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.guard import Guard, guarding
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error
-from ...service.origin import host_label
+from ...http.answers import error_for, parse_json
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.guard import Guard, guarding
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import Result, Task, TaskStatus, describe_error
+from ...http.origin import host_label
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, refusal

@@ -1,7 +1,7 @@
 """fal.ai's queue wire: submit to a model's path, read its status, fetch its result, cancel it.
 
 The rules every client keeps (deadlines, size caps, one attempt per call, the key only to the API
-origin, only Kiln errors leave) are :class:`api.service.client.ServiceClient`'s. This module adds
+origin, only Kiln errors leave) are :class:`api.http.client.ServiceClient`'s. This module adds
 what the official ``fal-client`` 1.0.3 does on the queue (sources in :mod:`api.services.fal`):
 
 * submit: ``POST {queue}/{app_id}`` with the model's input as JSON → ``request_id`` (and the three
@@ -34,10 +34,10 @@ import requests
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import check_web_url, read_image_file
 from ...errors import AuthError, CreditsError, InputError, KilnError, NotFoundError, ServiceError
-from ...service.answers import error_for
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.answers import error_for
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, refusal

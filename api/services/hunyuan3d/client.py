@@ -1,6 +1,6 @@
 """Hunyuan3D's own server (``api_server.py``, 2.0 and 2.1): send, follow, fetch the model it returns.
 
-The rules every client keeps are :class:`api.service.client.ServiceClient`'s; the server checks no
+The rules every client keeps are :class:`api.http.client.ServiceClient`'s; the server checks no
 key, so none is sent. Sources in :mod:`api.services.hunyuan3d`.
 
 A job: ``GET /health`` tells a 2.1 server (200) from a 2.0 one (404) before anything is paid for;
@@ -15,20 +15,20 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ...checks.inputs import read_image_file
 from ...errors import InputError, KilnError, NetworkError
-from ...service.client import MAX_DOWNLOAD_BYTES, ServiceClient
-from ...service.guard import Guard, guarding
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus
-from ...service.origin import host_label
+from ...http.client import ServiceClient
+from ...http.download import BodyWriter, copy_body
+from ...http.guard import Guard, guarding
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import Result, Task, TaskStatus
+from ...http.origin import host_label
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, model_bytes, refusal
@@ -45,7 +45,7 @@ from . import (
     STATUS_PATH,
     STATUS_PREFIX_BYTES,
 )
-from .model_field import save_model_field
+from .model_field import model_field
 
 __all__ = ["Client"]
 
@@ -115,38 +115,11 @@ class Client(ServiceClient):
         # never failed (it cannot say so): the engine's time limit ends it.
         return Task(id=task_id, status=TaskStatus.RUNNING, raw_status=word or "processing")
 
-    def download(
-        self,
-        url: str,
-        dest: str | os.PathLike[str],
-        *,
-        progress: Callable[[int, int | None], object] | None = None,
-        max_bytes: int = MAX_DOWNLOAD_BYTES,
-        check: Callable[[Path], object] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Path:
+    def _body_for(self, url: str) -> BodyWriter:
         """The model inside the status answer, decoded as it streams; any other link as a file."""
-        url = self._download_url(url)
-        if not url.startswith(self.base_url + STATUS_PATH + "/"):
-            return super().download(
-                url, dest, progress=progress, max_bytes=max_bytes, check=check, cancel=cancel
-            )
-        target = Path(dest)
-
-        def once() -> Path:
-            with guarding(Guard(None, self.download_floor, cancel=cancel)):
-                return save_model_field(
-                    self._http,
-                    url,
-                    target,
-                    MODEL_FIELD,
-                    progress,
-                    max_bytes,
-                    check,
-                    lambda: self._check_cancel(cancel),
-                )
-
-        return self._once(f"download from {host_label(url)}", once, cancel)
+        if url.startswith(self.base_url + STATUS_PATH + "/"):
+            return model_field(MODEL_FIELD)
+        return copy_body
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> Message:
         """``GET /health`` (2.1), else a status ask (2.0 answers any uid "processing"): both free."""

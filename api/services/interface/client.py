@@ -1,9 +1,9 @@
 """The wire of the service of Kiln's interface document (``service-interface.md``): its calls.
 
 The rules every service's client keeps (deadlines, one attempt per call, the key kept home, only
-Kiln errors leave) are :class:`api.service.client.ServiceClient`'s; this module adds the paths and
+Kiln errors leave) are :class:`api.http.client.ServiceClient`'s; this module adds the paths and
 fields of the interface document. Where the document says "not shown", the parsing is tolerant
-(:mod:`api.service.models`).
+(:mod:`api.http.models`).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import Any
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import check_image_bytes, check_prompt, check_web_url, read_image_file
 from ...errors import InputError, KilnError, NotFoundError, ServiceError
-from ...service.answers import parse_json
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.guard import Guard, guarding
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Task
-from ...service.origin import host_label
+from ...http.answers import parse_json
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.guard import Guard, guarding
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import Task
+from ...http.origin import host_label
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order

@@ -8,11 +8,18 @@ is "not said", never an error. The states are Meshy's MCP server's (``dist/const
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.models import (
+    Result,
+    Task,
+    TaskStatus,
+    describe_error,
+    finite_number,
+    plain_reason,
+    task_progress,
+)
 from . import DONE_STATES, FAILED_STATES, QUEUED_STATES, RUNNING_STATES, STATE_CANCELED
 
 _MAX_STATE_CHARS = 64
@@ -34,15 +41,11 @@ def task_from(task_id: str, handle: str, data: Mapping[str, Any]) -> Task:
     else:
         # Not on Meshy's pages: the general synonyms, and anything unknown keeps the task running.
         status = TaskStatus.normalise(raw)
-    progress = number(data.get("progress"))
-    if progress is not None:
-        progress = min(100.0, max(0.0, progress))
-    if status is TaskStatus.COMPLETED and progress is None:
-        progress = 100.0
+    progress = task_progress(data.get("progress"), status)
     urls = data.get("model_urls")
     mesh_url = _text(urls.get("glb"), _MAX_URL_CHARS) if isinstance(urls, Mapping) else None
     preview_url = _text(data.get("thumbnail_url"), _MAX_URL_CHARS)
-    faces = number(data.get("face_count"))
+    faces = finite_number(data.get("face_count"))
     result = None
     if mesh_url or preview_url:
         result = Result(
@@ -86,19 +89,3 @@ def _text(value: object, limit: int) -> str | None:
     if not isinstance(value, str) or len(value) > limit:
         return None
     return value.strip() or None
-
-
-def number(value: object) -> float | None:
-    """A finite number (or its text, as ``"42"``), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str) and len(value) <= 32:
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, int) and abs(value) < 2**53:
-        return float(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return value
-    return None

@@ -1,7 +1,7 @@
 """The wire of Meshy (its ``openapi``, at the origin its package names): its calls, fields, states and errors.
 
 The rules every service's client keeps (deadlines, one attempt per call, the key kept home, only
-Kiln errors leave) are :class:`api.service.client.ServiceClient`'s; this module adds Meshy's paths
+Kiln errors leave) are :class:`api.http.client.ServiceClient`'s; this module adds Meshy's paths
 and fields as its API reference names them (https://docs.meshy.ai/api/text-to-3d,
 ``/api/image-to-3d``, ``/api/multi-image-to-3d``, ``/api/errors``), with Meshy's MCP server
 (``meshy-dev/meshy-mcp-server``, ``src/tools/*.ts``) as the witness where the pages are silent.
@@ -36,10 +36,10 @@ from ...errors import (
     ServiceError,
     ServiceMovedError,
 )
-from ...service.answers import error_for, parse_json, server_words
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.ids import check_task_id, shown_task_id, task_id_problem, url_segment
-from ...service.models import Task, TaskStatus
+from ...http.answers import error_for, parse_json, server_words
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.ids import check_task_id, shown_task_id, task_id_problem, url_segment
+from ...http.models import Task, TaskStatus, finite_number
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, given_views, model_bytes, refusal
@@ -69,7 +69,7 @@ from . import (
     TOPOLOGY_QUAD,
     TOPOLOGY_TRIANGLE,
 )
-from .answers import number, task_from, with_handle
+from .answers import task_from, with_handle
 
 __all__ = ["Client"]
 
@@ -260,7 +260,7 @@ class Client(ServiceClient):
         url = self.base_url + BALANCE_PATH
         data = self._json_call("balance", lambda: self._http.get(url), cancel=cancel)
         value = data.get("balance") if isinstance(data, Mapping) else None
-        left = number(value)
+        left = finite_number(value)
         return None if left is None or left < 0 else int(left)
 
     def check_connection(self, *, cancel: threading.Event | None = None) -> Message:

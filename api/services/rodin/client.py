@@ -1,7 +1,7 @@
 """The wire of Hyper3D Rodin (API v2): a generation, its status, its files, the balance.
 
 The rules every service's client keeps (deadlines, one attempt per call, the key kept home, only
-Kiln errors leave) are :class:`api.service.client.ServiceClient`'s; this module adds Rodin's paths
+Kiln errors leave) are :class:`api.http.client.ServiceClient`'s; this module adds Rodin's paths
 and fields, as Rodin's API Specification pages (cited in its package) give them (each constant in
 :mod:`api.services.rodin` names its page).
 
@@ -38,12 +38,12 @@ from ...errors import (
     ServiceError,
     ServiceMovedError,
 )
-from ...service.answers import error_for, parse_json, parse_retry_after
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.ids import check_task_id, shown_task_id, task_id_problem
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
-from ...service.origin import loggable
-from ...service.redact import redact
+from ...http.answers import error_for, parse_json, parse_retry_after
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.ids import check_task_id, shown_task_id, task_id_problem
+from ...http.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.origin import loggable
+from ...http.redact import redact
 from ...words import Message, message
 from ...words import catalogue as words
 from ..order import Order, given_views, refusal

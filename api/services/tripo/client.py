@@ -1,7 +1,7 @@
 """Tripo's wire (API v3): upload, create a task, poll it, read the balance.
 
 The rules every client keeps (deadlines, size caps, one attempt per call, the key only to the API
-origin, only Kiln errors leave) are :class:`api.service.client.ServiceClient`'s. This module adds
+origin, only Kiln errors leave) are :class:`api.http.client.ServiceClient`'s. This module adds
 what the official SDK ``tripo3d`` 1.0.0 does on the wire (sources in :mod:`api.services.tripo`):
 one path per kind of job under ``/v3/generation``, every answer an envelope ``{"code": 0, "data":
 {…}}``, an image named by a plain string (an uploaded ``file_token`` or a web address), and a
@@ -34,10 +34,18 @@ import requests
 from ...checks.glb import IMAGE_MIME, image_kind
 from ...checks.inputs import check_prompt, check_web_url, read_image_file
 from ...errors import BadRequestError, InputError, KilnError, NotFoundError, ServiceError
-from ...service.answers import error_for, parse_json
-from ...service.client import MAX_ERROR_BYTES, ServiceClient
-from ...service.ids import shown_task_id, task_id_problem, url_segment
-from ...service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from ...http.answers import error_for, parse_json
+from ...http.client import MAX_ERROR_BYTES, ServiceClient
+from ...http.ids import shown_task_id, task_id_problem, url_segment
+from ...http.models import (
+    Result,
+    Task,
+    TaskStatus,
+    describe_error,
+    finite_number,
+    plain_reason,
+    task_progress,
+)
 from ...words import Message, message, shorten
 from ...words import catalogue as words
 from ..order import Order, model_bytes, refusal
@@ -297,11 +305,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
         status = TaskStatus.QUEUED
     else:  # running, unknown, or a word the SDK does not list
         status = TaskStatus.RUNNING
-    progress = _number(data.get("progress"))
-    if progress is not None:
-        progress = min(100.0, max(0.0, progress))
-    if status is TaskStatus.COMPLETED:
-        progress = 100.0
+    progress = task_progress(data.get("progress"), status)
     result = None
     output = data.get("output")
     if status is TaskStatus.COMPLETED and isinstance(output, Mapping):
@@ -311,7 +315,7 @@ def _task_from_poll(task_id: str, data: Mapping[str, Any]) -> Task:
             fmt = "glb" if mesh and urlsplit(mesh).path.lower().endswith(".glb") else None
             result = Result(mesh_url=mesh, preview_image_url=preview, format=fmt)
     failed = status is TaskStatus.FAILED
-    left = _number(data.get("running_left_time"))
+    left = finite_number(data.get("running_left_time"))
     return Task(
         id=task_id,
         status=status,
@@ -354,23 +358,9 @@ def _failure(word: str, data: Mapping[str, Any]) -> str:
     return describe_error("; ".join(parts))
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    if isinstance(value, str) and len(value) < 32:
-        try:
-            number = float(value.strip())
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
-
-
 def _whole(value: object) -> int | None:
     """Credits as a whole number (the SDK types the balance as a float), rounded down; None if odd."""
-    number = _number(value)
+    number = finite_number(value)
     if number is None or not 0 <= number < 2**53:
         return None
     return math.floor(number)

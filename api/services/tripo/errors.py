@@ -22,8 +22,8 @@ from ...errors import (
     ServiceError,
     ServiceMovedError,
 )
-from ...service.answers import parse_retry_after
-from ...service.redact import redact
+from ...http.answers import parse_retry_after
+from ...http.redact import redact
 from ...words import Entry, shorten
 from ...words import catalogue as words
 from . import (

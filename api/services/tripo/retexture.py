@@ -17,7 +17,7 @@ from typing import Any
 
 from ...checks.inputs import check_prompt
 from ...errors import InputError
-from ...service.ids import shown_task_id, task_id_problem
+from ...http.ids import shown_task_id, task_id_problem
 from ...words import catalogue as words
 from ..order import Order
 from . import INFO, MAX_PROMPT_CHARS, MULTIPART_MAX_BYTES

@@ -96,7 +96,7 @@ def test_a_stopped_job_comes_back_with_resume_and_no_second_task(
     stopped = engine.get(job.id)
     assert stopped.state.value == "cancelled"
     assert "Resume brings its mesh in at no extra cost" in str(stopped.note_message)
-    assert kiln_module("api.jobs.orders").resumable(stopped)
+    assert kiln_module("api.jobs.service_side").resumable(stopped)
     assert blender.ops.kiln.resume_job(job_id=job.id) == {"FINISHED"}
     assert blender.ops.kiln.wait_jobs(job_ids=job.id) == {"FINISHED"}
     assert engine.get(job.id).state.value == "imported"
@@ -112,7 +112,7 @@ def test_a_job_cancelled_on_meshy_offers_no_resume(stand_in: Any, blender: Any, 
     assert wait_for(lambda: bool(engine.get(job.id).task_id))
     assert blender.ops.kiln.cancel_job(job_id=job.id) == {"FINISHED"}
     assert wait_for(lambda: "Cancelled on Meshy" in engine.get(job.id).note)
-    assert not kiln_module("api.jobs.orders").resumable(engine.get(job.id))
+    assert not kiln_module("api.jobs.service_side").resumable(engine.get(job.id))
 
 
 @pytest.mark.parametrize("chosen", [True, False])

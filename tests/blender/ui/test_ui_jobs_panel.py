@@ -250,7 +250,7 @@ def test_a_mesh_that_could_not_be_used_offers_resume_free_beside_retry(
     assert engine.wait([job_id], timeout=60)
     job = engine.get(job_id)
     assert job.state.value == "failed" and job.error_message is not None
-    assert job.error_message.name in kiln_module("api.jobs.orders").RESUMABLE_ENDINGS, job.error_message
+    assert job.error_message.name in kiln_module("api.jobs.service_side").RESUMABLE_ENDINGS, job.error_message
     assert "Resume" in str(job.error_message)
     layout = draw_synced(blender, ui)
     ops = layout.operator_ids()

@@ -50,9 +50,9 @@ from api.errors import (
     TLSError,
     UnsafeAddressError,
 )
-from api.service.answers import parse_retry_after
-from api.service.models import TaskStatus
-from api.service.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
+from api.http.answers import parse_retry_after
+from api.http.models import TaskStatus
+from api.http.retrying import DEFAULT_POLICY, RetryPolicy, SubmitVerdict
 from api.services.interface.client import Client
 from api.words import english_message
 
@@ -482,7 +482,7 @@ def test_rate_limit_with_http_date_retry_after(stub: LocalServer) -> None:
 
 
 # --------------------------------------------------------------------------- retry rules
-# The client makes one attempt per call and asks its retry policy (api.service.retrying) only whether a
+# The client makes one attempt per call and asks its retry policy (api.http.retrying) only whether a
 # failed submit may have made a task. Whether and when to go again is the policy's, asked by the
 # engine (tests/python/jobs): here each failure is produced for real and the policy's answer checked.
 
@@ -1025,7 +1025,7 @@ def test_key_never_appears_in_logs_exceptions_or_repr(
                     texts.append(all_texts(exc))
     assert len(texts) >= 12
     assert "urllib3" in {r.name.split(".")[0] for r in caplog.records}  # the debug logs were really on
-    assert "api.service.transport" in {r.name for r in caplog.records}  # Kiln's own debug logs too
+    assert "api.http.transport" in {r.name for r in caplog.records}  # Kiln's own debug logs too
     assert KEY not in caplog.text
     assert all(KEY not in r.getMessage() for r in caplog.records)
     assert [t for t in texts if KEY in t] == []

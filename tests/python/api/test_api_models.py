@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from api.errors import KilnError, TaskFailedError
-from api.service.models import Result, Task, TaskStatus, describe_error, plain_reason
+from api.http.models import Result, Task, TaskStatus, describe_error, plain_reason
 
 
 @pytest.mark.parametrize(
@@ -120,6 +120,8 @@ def test_progress_is_clamped_and_defaults_to_100_when_completed() -> None:
     assert Task.from_json({"id": "a", "progress": 140}).progress == 100.0
     assert Task.from_json({"id": "a", "progress": -3}).progress == 0.0
     assert Task.from_json({"id": "a", "status": "done"}).progress == 100.0
+    assert Task.from_json({"id": "a", "status": "done", "progress": 40}).progress == 100.0, "done is done"
+    assert Task.from_json({"id": "a", "progress": 10**400}).progress is None, "too large: not said"
 
 
 def test_naive_timestamp_is_taken_as_utc() -> None:

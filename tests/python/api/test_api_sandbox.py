@@ -42,8 +42,8 @@ from api.errors import (
     ServiceError,
     TaskFailedError,
 )
-from api.service.models import Task, TaskStatus
-from api.service.retrying import RetryPolicy
+from api.http.models import Task, TaskStatus
+from api.http.retrying import RetryPolicy
 from api.services.interface.client import Client
 from sandbox.server import Sandbox
 

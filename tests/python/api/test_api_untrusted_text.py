@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from api.checks.inputs import url_problem
-from api.service.ids import MAX_TASK_ID_CHARS, check_task_id, shown_task_id, task_id_problem, url_segment
-from api.service.origin import address_problem, connect_origin
-from api.service.redact import redact
+from api.http.ids import MAX_TASK_ID_CHARS, check_task_id, shown_task_id, task_id_problem, url_segment
+from api.http.origin import address_problem, connect_origin
+from api.http.redact import redact
 from api.words import catalogue as words
 
 KEY = "sbx_live_UNTRUSTEDsecret0123456789"

@@ -29,7 +29,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("api", "api.words", "api.errors", "api.paths", "api.fs", "api.version", "api.lazy", "api.vendor"),
     ),
     ("checks", ("api.checks",)),
-    ("the service", ("api.service",)),
+    ("the HTTP under every service", ("api.http",)),
     ("the services", ("api.services",)),
     ("the helper Blender", ("api.isolation",)),
     ("the job engine", ("api.jobs",)),
@@ -214,7 +214,7 @@ def addon_graph() -> dict[str, set[str]]:
 def test_the_graph_sees_the_whole_addon_and_its_deferred_imports(addon_graph: dict[str, set[str]]) -> None:
     assert {
         "",
-        "api.service.client",
+        "api.http.client",
         "api.jobs.engine",
         "session.watcher",
         "panels.jobs",
@@ -223,7 +223,7 @@ def test_the_graph_sees_the_whole_addon_and_its_deferred_imports(addon_graph: di
     assert not any(name.split(".")[0] in DEV_ONLY for name in addon_graph)
     assert "api.services.base" in addon_graph["api.jobs.sending"]  # under TYPE_CHECKING
     assert "api.jobs.engine" in addon_graph["api.jobs"]  # handed to importlib.import_module
-    assert "api.service.retrying" in addon_graph["api.jobs"]  # the same, two levels up
+    assert "api.http.retrying" in addon_graph["api.jobs"]  # the same, two levels up
 
 
 def test_no_import_cycle_anywhere_in_the_addon(addon_graph: dict[str, set[str]]) -> None:

@@ -9,7 +9,7 @@ from hostile_kit import assert_sentence, client_for, task
 from hostile_server import HostileServer, json_answer, raw
 
 from api.errors import KilnError, NetworkError, OutcomeUnknownError, ServiceError
-from api.service.models import TaskStatus
+from api.http.models import TaskStatus
 
 POLL = "/v1/3d/tasks/task_1"
 SUBMIT = "/v1/3d/text-to-3d"

@@ -17,9 +17,9 @@ from concepts import CONCEPTS
 from api.checks.glb import check_glb
 from api.errors import InputError, NetworkError
 from api.features.credits import estimate
+from api.http.models import Task, TaskStatus
 from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig
 from api.jobs.model import Account
-from api.service.models import Task, TaskStatus
 from api.services import Order, info, make_client
 from api.services.comfyui import TIER_HUNYUAN3D_21, TIER_TRELLIS_2
 from api.services.comfyui.client import Client

@@ -27,9 +27,9 @@ from api.errors import (
     OutcomeUnknownError,
     RateLimitError,
 )
+from api.http.models import Task, TaskStatus
 from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig
 from api.jobs.model import Account
-from api.service.models import Task, TaskStatus
 from api.services import Order, make_client
 from api.services.fal import INFO, MODELS
 from api.services.fal.client import Client, _task_from_status, _with_result

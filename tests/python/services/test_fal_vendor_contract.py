@@ -34,7 +34,7 @@ KEY = "fal_live_falcontract000"
 KILN_ONLY_FIELDS: dict[str, str] = {}
 #: Header names Kiln sends that the vendor's client does not, each with why it is kept.
 KILN_ONLY = {
-    "idempotency-key": "every Kiln submit carries one (api/service/client.py); fal ignores it, and "
+    "idempotency-key": "every Kiln submit carries one (api/http/client.py); fal ignores it, and "
     "Capabilities.idempotency is False, so Kiln never relies on it",
 }
 #: Headers any HTTP client sends by itself (not the wire of fal's queue).

@@ -16,10 +16,11 @@ import pytest
 from concepts import CONCEPTS
 
 from api.checks.glb import check_glb
-from api.errors import InputError, NetworkError
+from api.errors import InputError, InvalidMeshError, NetworkError
+from api.http.download import Sink
+from api.http.models import Task, TaskStatus
 from api.jobs import JobEngine, JobRequest, JobState, ServiceConfig
 from api.jobs.model import Account
-from api.service.models import Task, TaskStatus
 from api.services import Order, make_client
 from api.services.hunyuan3d.client import Client
 from api.services.hunyuan3d.model_field import _decode
@@ -85,6 +86,31 @@ def test_an_image_job_on_a_21_server_lands_textured(sandbox: Sandbox, tmp_path: 
     assert not [r for r in sandbox.requests if "authorization" in r.headers], "Hunyuan3D is sent no key"
 
 
+def test_the_model_in_the_status_answer_keeps_every_guarantee_of_a_download(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The cap, the check before the rename and the part file's removal hold for the decoded model
+    as for any file: one envelope (``api.http.download.stream_to_file``) serves both."""
+    with client_of(sandbox) as client:
+        task = client.submit(Order(kind="image", image_path=CHAIR), idempotency_key=uuid.uuid4().hex)
+        url = finished(client, task).result.mesh_url  # type: ignore[union-attr]
+        assert url and "/status/" in url
+        seen: list[tuple[int, int | None]] = []
+        with pytest.raises(InvalidMeshError) as too_large:
+            client.download(url, tmp_path / "big.glb", max_bytes=1000, progress=lambda *a: seen.append(a))
+        assert too_large.value.user_message and seen[0] == (0, None) and all(d <= 1000 for d, _ in seen)
+
+        def refuse(part: Path) -> None:
+            assert part.name == "refused.glb.part" and part.read_bytes()[:4] == b"glTF"
+            raise InvalidMeshError(problem="refused by the check")
+
+        with pytest.raises(InvalidMeshError):
+            client.download(url, tmp_path / "refused.glb", check=refuse)
+        whole = client.download(url, tmp_path / "whole.glb", check=check_glb)
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["whole.glb"], "nothing half-written is left"
+    assert whole.read_bytes()[:4] == b"glTF"
+
+
 def test_an_image_job_on_a_20_server_lands_and_a_mesh_is_retextured(older: Sandbox, tmp_path: Path) -> None:
     glb = tmp_path / "object.glb"
     with client_of(older) as client:
@@ -145,16 +171,16 @@ def test_the_model_is_decoded_from_the_status_answer_across_any_chunking() -> No
     for size in (1, 7, 100, len(answer)):
         out = io.BytesIO()
         chunks = [answer[i : i + size] for i in range(0, len(answer), size)]
-        _decode(chunks, "model_base64", out, None, 1 << 20, lambda: None, "http://127.0.0.1:8081/status/x")
+        _decode(chunks, "model_base64", Sink(out, "http://127.0.0.1:8081/status/x", 1 << 20, None))
         assert out.getvalue() == model
     with pytest.raises(NetworkError):
-        _decode([answer[:-40]], "model_base64", io.BytesIO(), None, 1 << 20, lambda: None, "http://h/s")
+        _decode([answer[:-40]], "model_base64", Sink(io.BytesIO(), "http://h/s", 1 << 20, None))
     other_first = {"status": "completed", "initial_model_base64": base64.b64encode(b"x" * 200_000).decode()}
     other_first["model_base64"] = base64.b64encode(model).decode()
     out = io.BytesIO()
     text = json.dumps(other_first).encode()
     chunks = [text[i : i + 4096] for i in range(0, len(text), 4096)]
-    _decode(chunks, "model_base64", out, None, 1 << 20, lambda: None, "http://h/s")
+    _decode(chunks, "model_base64", Sink(out, "http://h/s", 1 << 20, None))
     assert out.getvalue() == model, "the field is found in any order"
 
 

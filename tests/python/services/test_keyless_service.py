@@ -14,7 +14,7 @@ import pytest
 
 from api.errors import InputError
 from api.features import service_access
-from api.service.client import ServiceClient
+from api.http.client import ServiceClient
 from api.services import register_service, unregister_service
 from api.services.interface import INFO as CUSTOM
 

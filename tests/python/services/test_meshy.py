@@ -28,7 +28,7 @@ from api.errors import (
     RateLimitError,
     ServiceError,
 )
-from api.service.models import Task, TaskStatus
+from api.http.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.meshy import INFO
 from api.services.meshy.answers import task_from
@@ -269,6 +269,8 @@ def test_odd_fields_are_taken_tolerantly() -> None:
     )
     assert task.status is TaskStatus.COMPLETED and task.progress == 100.0 and task.result is None
     assert task_from("t1", "text", {"status": ["x"], "progress": 1e400}).status is TaskStatus.RUNNING
+    huge = task_from("t1", "text", {"status": "IN_PROGRESS", "progress": 10**400, "face_count": 10**400})
+    assert huge.progress is None, "an integer too large for a float is not said, never an OverflowError"
 
 
 def test_states_reached_on_the_stand_in(client: Client, sandbox: Sandbox) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from api.errors import KilnError, ServiceMovedError
 from api.jobs import Job, JobRequest
-from api.jobs.orders import refusal_of
+from api.jobs.service_side import refusal_of
 from api.services import Order, make_client
 from fixtures.concept_images import write_concept
 from sandbox.server import Sandbox

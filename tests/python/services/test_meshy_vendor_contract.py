@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from api.service.models import Task
+from api.http.models import Task
 from api.services import Order, make_client
 from api.services.meshy.client import Client
 from fixtures.concept_images import write_concept

@@ -31,7 +31,7 @@ from api.errors import (
     RateLimitError,
     ServiceError,
 )
-from api.service.models import TaskStatus
+from api.http.models import TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.rodin.client import Client, _files, _pick
 from sandbox.server import Sandbox

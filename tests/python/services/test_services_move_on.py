@@ -7,7 +7,7 @@ import datetime
 from dataclasses import replace
 
 from api.errors import NotFoundError, ServiceMovedError
-from api.service.answers import error_for
+from api.http.answers import error_for
 from api.services import Capabilities, Order, Tier, refusal
 from api.words import catalogue as words
 

@@ -14,7 +14,7 @@ from api.features.library_index import request_key
 from api.jobs import Job, JobRequest, JobState, ServiceConfig
 from api.jobs.engine import JobEngine
 from api.jobs.model import Account
-from api.jobs.orders import refusal_of
+from api.jobs.service_side import refusal_of
 from api.services import all_services, info, old_records_service, service_id, service_ids
 
 SERVICE_IDS = service_ids()

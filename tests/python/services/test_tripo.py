@@ -27,7 +27,7 @@ from api.errors import (
     ServiceError,
     ServiceMovedError,
 )
-from api.service.models import Task, TaskStatus
+from api.http.models import Task, TaskStatus
 from api.services import Order, info, make_client, refusal
 from api.services.tripo import (
     CODE_STATUS,

@@ -17,8 +17,8 @@ import pytest
 
 from api.checks.glb import check_glb
 from api.errors import BadRequestError, InputError, NotFoundError, ServiceMovedError
+from api.http.models import Task, TaskStatus
 from api.jobs import Account, JobEngine, JobState, ServiceConfig
-from api.service.models import Task, TaskStatus
 from api.services import Order, make_client
 from api.services.tripo import HANDLE_V3
 from api.services.tripo.client import Client

@@ -28,7 +28,7 @@ os.environ.setdefault("TRIPO_DISABLE_GEO_DETECTION", "1")  # the SDK looks up th
 
 from tripo3d import TaskStatus, TripoAPIError, TripoClient
 
-from api.service.models import Task
+from api.http.models import Task
 from api.services import Order, make_client
 from fixtures.concept_images import write_concept
 from sandbox.server import Sandbox
@@ -40,8 +40,8 @@ KILN_ONLY: dict[tuple[str, str], str] = {}
 
 #: Headers Kiln sends that the SDK does not (they are not JSON fields, listed for the record).
 KILN_ONLY_HEADERS = {
-    "idempotency-key": "every Kiln submit carries one (api/service/client.py); Tripo ignores it",
-    "accept-encoding": "requests asks for gzip; an answer is still capped as read (api/service/transport.py)",
+    "idempotency-key": "every Kiln submit carries one (api/http/client.py); Tripo ignores it",
+    "accept-encoding": "requests asks for gzip; an answer is still capped as read (api/http/transport.py)",
 }
 
 _TASK = re.compile(r"/v3/tasks/[^/]+$")

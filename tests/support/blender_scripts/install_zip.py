@@ -42,7 +42,7 @@ def main() -> None:
     if MODULE not in bpy.context.preferences.addons:
         raise SystemExit(f"{MODULE} is not enabled after install")
     # truststore is vendored inside Kiln: nothing is unpacked into Blender's shared wheel folder.
-    context = importlib.import_module(f"{MODULE}.api.service.trust").system_trust()
+    context = importlib.import_module(f"{MODULE}.api.http.trust").system_trust()
     if context is None or not type(context).__module__.startswith(f"{MODULE}.api.vendor.truststore"):
         raise SystemExit(f"HTTPS does not use Kiln's vendored truststore: {context!r}")
     local = Path(bpy.utils.user_resource("EXTENSIONS", path=".local"))

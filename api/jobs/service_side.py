@@ -1,6 +1,7 @@
-"""What a request asks its service to make, and whether that service takes it: plain values, light
-enough for the Sidebar to ask while it draws (the engine's heavier steps are not loaded for it),
-whether cancelling a job reaches its service, and whether a settled job can be asked about again."""
+"""A job as its service sees it: the order a request sends (:class:`api.services.order.Order`), whether
+that service takes it, whether cancelling reaches it there, and whether a settled job's task can be
+asked about again. Plain values, light enough for the Sidebar to ask while it draws (the engine's
+heavier steps are not loaded for it)."""
 
 from __future__ import annotations
 

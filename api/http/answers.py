@@ -2,7 +2,7 @@
 
 Everything here works on bytes already read (capped by the transport), so a huge, deeply nested
 or oddly typed answer becomes a ValueError or a Kiln error with a sentence, never another
-exception. Service words pass through :func:`api.service.redact.redact` before they reach an
+exception. Service words pass through :func:`api.http.redact.redact` before they reach an
 error's details (never its sentence: they are the service's, untrusted and in English).
 """
 

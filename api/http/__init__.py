@@ -1,4 +1,4 @@
-"""What keeps the artist safe on any service's wire, written once for every service.
+"""The HTTP under every service's client, and what keeps the artist safe on it, written once.
 
 ``client`` is the plumbing every service's client stands on (``ServiceClient``: one attempt per
 call, a paid submit whose outcome is unknown said so, downloads; each service's wire is its package

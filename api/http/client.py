@@ -1,11 +1,11 @@
 """The plumbing under every service's client: one exchange, the key kept home, one attempt per call.
 
-Rules this module keeps for every service, and why (the transport rules sit beside it in :mod:`api.service`):
+Rules this module keeps for every service, and why (the transport rules sit beside it in :mod:`api.http`):
 
 * **Deadlines always**: each API call has a total deadline (connection plus whole answer) and
   reads at most ``max_answer_bytes``; a download is cut when its throughput stays below a floor.
 * **One attempt per call; never charged twice.** Whether and when to try again is the retry
-  policy's (:mod:`api.service.retrying`, handed in as ``retry``; the job engine is what tries again).
+  policy's (:mod:`api.http.retrying`, handed in as ``retry``; the job engine is what tries again).
   A submit carries an ``Idempotency-Key`` (the caller's, reused when it sends again). When the
   policy says a failed submit may have made a task — anything after the request left other than
   an outright refusal or a 4xx, including a 2xx answer Kiln cannot read — the client raises
@@ -13,8 +13,8 @@ Rules this module keeps for every service, and why (the transport rules sit besi
 * **The key goes only to the service's API origin**, judged per hop on the URL urllib3 will connect
   to; never to a download host; it never appears in logs, exception text or ``repr``, and service
   text is redacted of it.
-* **Service strings never become anything but data**: task ids are checked by :mod:`api.service.ids`,
-  addresses by :mod:`api.service.origin`, answers parsed by :mod:`api.service.answers`.
+* **Service strings never become anything but data**: task ids are checked by :mod:`api.http.ids`,
+  addresses by :mod:`api.http.origin`, answers parsed by :mod:`api.http.answers`.
 * **Only Kiln errors leave**: every public call raises a :class:`KilnError` with a sentence, or
   returns; no RecursionError, OverflowError, UnicodeError or OSError from odd service data escapes.
 * **Thread safety**: one client may be shared by worker threads (see :class:`.transport.Transport`).
@@ -50,7 +50,7 @@ from ..errors import (
 from ..version import kiln_version
 from ..words import catalogue as words
 from .answers import parse_json
-from .download import stream_to_file
+from .download import BodyWriter, copy_body, stream_to_file
 from .guard import Guard, guarding
 from .ids import shown_task_id, task_id_problem
 from .models import Task
@@ -177,7 +177,14 @@ class ServiceClient:
         def once() -> Path:
             with guarding(Guard(None, self.download_floor, cancel=cancel)):
                 return stream_to_file(
-                    self._http, url, dest, progress, max_bytes, check, lambda: self._check_cancel(cancel)
+                    self._http,
+                    url,
+                    dest,
+                    progress,
+                    max_bytes,
+                    check,
+                    lambda: self._check_cancel(cancel),
+                    self._body_for(url),
                 )
 
         return self._once(f"download from {host_label(url)}", once, cancel)
@@ -196,6 +203,10 @@ class ServiceClient:
         raise InputError(words.SERVICE_CANNOT_CANCEL, details=f"task {shown_task_id(task_id)}", service=name)
 
     # ------------------------------------------------------------------ plumbing
+
+    def _body_for(self, url: str) -> BodyWriter:
+        """How the answer at ``url`` becomes the file: as it is, unless a service wraps its meshes."""
+        return copy_body
 
     def _check_cancel(self, cancel: threading.Event | None) -> None:
         if any(e is not None and e.is_set() for e in (self._cancel_event, cancel)):

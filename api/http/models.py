@@ -174,17 +174,21 @@ def _as_str(value: object, limit: int = _MAX_TEXT_CHARS) -> str | None:
 
 def _as_int(value: object) -> int | None:
     """A whole number within ±2^31 (counts, seconds, resolutions); anything else becomes None."""
-    number = _as_float(value) if not isinstance(value, int) or isinstance(value, bool) else value
+    number = finite_number(value) if not isinstance(value, int) or isinstance(value, bool) else value
     if number is None or abs(number) > _MAX_INT:
         return None
     return round(number)
 
 
-def _as_float(value: object) -> float | None:
+def finite_number(value: object) -> float | None:
+    """A finite number from a service (or its text, as ``"42"`` or ``"42%"``), else None: never an
+    error, whatever the type or size (an integer too large for a float is None too)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
+    if isinstance(value, int):
+        return float(value) if abs(value) < 2**53 else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     if isinstance(value, str) and len(value) <= _MAX_NUMBER_CHARS:
         try:
             number = float(value.strip().rstrip("%"))
@@ -192,6 +196,15 @@ def _as_float(value: object) -> float | None:
             return None
         return number if math.isfinite(number) else None
     return None
+
+
+def task_progress(value: object, status: TaskStatus) -> float | None:
+    """A task's progress in percent from the service's value (a number, or its text as "42" or "42%"),
+    held to 0–100; a completed task is at 100 whatever it said. None: the service did not say."""
+    if status is TaskStatus.COMPLETED:
+        return 100.0
+    progress = finite_number(value)
+    return None if progress is None else min(100.0, max(0.0, progress))
 
 
 def _as_datetime(value: object) -> datetime | None:
@@ -255,7 +268,7 @@ class Task:
     def from_json(cls, data: object) -> Task:
         """Parse a task object; raises ValueError only when there is no usable ``id``.
 
-        The id is checked by :mod:`api.service.ids` and kept as sent (it goes back, quoted, in a URL); every
+        The id is checked by :mod:`api.http.ids` and kept as sent (it goes back, quoted, in a URL); every
         other field of an odd type, size or value becomes None instead of an error.
         """
         if not isinstance(data, Mapping):
@@ -265,11 +278,7 @@ class Task:
         task_id = check_task_id(data["id"])
         raw_status = _as_str(data.get("status"), _MAX_NUMBER_CHARS) or ""
         status = TaskStatus.normalise(raw_status)
-        progress = _as_float(data.get("progress"))
-        if progress is not None:
-            progress = min(100.0, max(0.0, progress))
-        if status is TaskStatus.COMPLETED and progress is None:
-            progress = 100.0
+        progress = task_progress(data.get("progress"), status)
         links = data.get("links")
         error_value = data.get("error")
         error = describe_error(error_value) if status is TaskStatus.FAILED or error_value else None
