@@ -24,6 +24,7 @@ never imports them.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -54,10 +55,14 @@ def register() -> None:
     watcher.add_duty(_serve)
 
 
-def unregister() -> None:
-    from . import access, serving, settings
+#: What each loaded module of the room lets go of on unregister (one never loaded holds nothing).
+_RELEASES = (("serving", "shutdown"), ("access", "forget"), ("settings", "forget_environment"))
 
+
+def unregister() -> None:
+    """Let go of what the loaded modules hold; loads none (their files may be gone: an update)."""
     watcher.remove_duty(_serve)
-    serving.shutdown()
-    access.forget()
-    settings.forget_environment()
+    for name, release in _RELEASES:
+        module = sys.modules.get(f"{__name__}.{name}")
+        if module is not None:
+            getattr(module, release)()
