@@ -17,6 +17,7 @@ Timers never fire in background mode; there the operators wait and import themse
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,10 @@ BUSY_SECONDS = 0.25
 #: Seconds between beats otherwise: cheap, and no job goes unnoticed for long.
 IDLE_SECONDS = 1.0
 UNEXPECTED_ERROR = words.WATCHER_UNEXPECTED
+#: Seconds between the Sidebar's redraws for what jobs did (a sentence redraws at the next beat): each
+#: redraw costs the window a frame (on a laptop without a GPU, a tenth of a second), and a service is
+#: asked every 2-3 s, so its news comes no faster; changes that come together are drawn together.
+REDRAW_SECONDS = 2.0
 
 #: Work rooms above this one do on each beat, on the main thread (the agents' calls): each returns
 #: how many seconds it wants at most until the next beat, or None when it does not mind.
@@ -72,6 +77,25 @@ def _do_duties() -> list[float]:
         if seconds is not None:
             soon.append(seconds)
     return soon
+
+
+class _Redraws:
+    """When the Sidebar is asked to draw again for what jobs did: the first change after a quiet while
+    at once, the changes that follow it together at most every REDRAW_SECONDS; a sentence at once."""
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.last = 0.0
+
+    def after(self, changed: bool, said: bool) -> None:
+        self.waiting = self.waiting or changed
+        now = time.monotonic()
+        if said or (self.waiting and now - self.last >= REDRAW_SECONDS):
+            tag_redraw()
+            self.waiting, self.last = False, now
+
+
+_redraws = _Redraws()
 
 
 def _importable_here(job: Job) -> bool:
@@ -146,8 +170,7 @@ def tick(context: bpy.types.Context) -> list[Report]:
         from . import batches  # loaded by the first batch
 
         messages += batches.conclude_settled(engine, auto_import)
-    if events or messages:
-        tag_redraw()
+    _redraws.after(bool(events), bool(messages))
     return messages
 
 

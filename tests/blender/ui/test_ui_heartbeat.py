@@ -141,3 +141,25 @@ def test_in_background_mode_the_operators_wait_and_import_themselves(
     (resumed,) = [job for job in engine.jobs() if job.request.name == "Resumed stone"]
     assert resumed.state.value == "imported"
     assert {obj["kiln_task_id"] for obj in kiln_objects(blender)} == {task_id}
+
+
+def test_the_sidebar_redraws_for_jobs_at_most_every_few_seconds_and_at_once_for_a_sentence(ui: Any) -> None:
+    """Each redraw costs the window a frame: the first change after a quiet while is drawn at once,
+    the changes that follow together, REDRAW_SECONDS later (the beat after); a sentence at once."""
+    redraws = ui.watcher._Redraws()
+    redraws.after(True, False)
+    first = redraws.last
+    assert first > 0 and not redraws.waiting, "the first change is drawn at once"
+    redraws.after(True, False)
+    redraws.after(False, False)
+    assert redraws.last == first and redraws.waiting, "the next change waits for the rest"
+    redraws.last -= ui.watcher.REDRAW_SECONDS
+    redraws.after(False, False)
+    assert redraws.last > first - ui.watcher.REDRAW_SECONDS and not redraws.waiting, "drawn a beat later"
+    redraws.after(False, False)
+    assert not redraws.waiting, "nothing changed: nothing waits"
+    redraws.last = just_drawn = redraws.last + 100.0  # as if drawn a moment ago
+    redraws.after(True, False)
+    assert redraws.last == just_drawn and redraws.waiting
+    redraws.after(False, True)
+    assert redraws.last != just_drawn and not redraws.waiting, "a sentence is drawn at once"
