@@ -26,7 +26,6 @@ from ..drawing import (
     button_rows,
     buttons_row,
     fit,
-    tag_redraw,
     text_room,
     unit,
     wrapped_label,
@@ -34,7 +33,7 @@ from ..drawing import (
 from ..language import said, text
 from ..main_thread import cancel, later
 from ..service_choices import service_words
-from ..session import results_here, runtime, spending
+from ..session import results_here, runtime, spending, watcher
 from ..session.quality_report import job_report
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import agents, quality, thumbnails
@@ -119,7 +118,7 @@ def _sync_later() -> None:
     jobs = _jobs()
     if wm is not None and sync_rows(wm, jobs, roster):
         thumbnails.forget_jobs_except({job.id for job in jobs})
-        tag_redraw()
+        watcher.redraw_now()
 
 
 def _request_sync(wm: bpy.types.WindowManager, roster: tuple[int, int]) -> None:

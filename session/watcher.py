@@ -89,13 +89,20 @@ class _Redraws:
 
     def after(self, changed: bool, said: bool) -> None:
         self.waiting = self.waiting or changed
-        now = time.monotonic()
-        if said or (self.waiting and now - self.last >= REDRAW_SECONDS):
-            tag_redraw()
-            self.waiting, self.last = False, now
+        if said or (self.waiting and time.monotonic() - self.last >= REDRAW_SECONDS):
+            self.now()
+
+    def now(self) -> None:
+        tag_redraw()
+        self.waiting, self.last = False, time.monotonic()
 
 
 _redraws = _Redraws()
+
+
+def redraw_now() -> None:
+    """Redraw the Sidebar at once (its rows came or went); what jobs do next waits its turn."""
+    _redraws.now()
 
 
 def _importable_here(job: Job) -> bool:
