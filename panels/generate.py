@@ -40,6 +40,7 @@ from .props import (
     tier_is_resolution,
     tier_setting,
 )
+from .service_list import draw_service_chooser
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -107,6 +108,9 @@ class KILN_PT_generate(bpy.types.Panel):
         assert layout is not None
         settings = scene_settings(context)
         service = preferences.chosen_service(context)
+        if not service:  # Generate is offered once a service is chosen
+            draw_service_chooser(layout, context)
+            return
         labeled_prop(layout, context, preferences.get(context), "service", text(words.OPTION_SERVICE.name))
         _draw_where_it_runs(layout, context, service)
         layout.row().prop(settings, "mode", expand=True)
@@ -274,6 +278,8 @@ def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacki
     col.alert = True
     wrapped_label(col, context, text(words.SETUP_HEADING), icon="ERROR", boxes=1)
     inner = box.column()
+    if lacking.unchosen:
+        draw_service_chooser(inner, context)
     if lacking.key:
         wrapped_label(inner, context, text(words.SETUP_ADD_KEY), icon="KEYINGSET", boxes=1)
     if lacking.address:
@@ -309,6 +315,10 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
     bl_label = words.PANEL_ADVANCED
     bl_parent_id = "KILN_PT_generate"
     bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return bool(preferences.chosen_service(context))  # a service's options once one is chosen
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
