@@ -447,10 +447,15 @@ _register_classes, _unregister_classes = classes_factory(classes)
 
 def keep_an_earlier_setup(prefs: KilnPreferences) -> None:
     """A fresh Kiln chooses no service, but a setup made before services were chosen keeps its one:
-    no service stored and the one Service Address an earlier Kiln kept (``base_url``) is the old
-    records' service, chosen (a service stored is kept as it is)."""
-    if not prefs.is_property_set("service") and prefs.base_url.strip() and old_records_service():
-        prefs.service = old_records_service()
+    with no service stored, the one Service Address an earlier Kiln kept (``base_url``) or a
+    pipeline's variables (``service_access.service_for_jobs``) make the old records' service chosen,
+    so the Sidebar's menu names where jobs go (a service stored is kept as it is)."""
+    if prefs.is_property_set("service"):
+        return
+    pipelines = service_access.service_for_jobs(prefs.service)
+    earlier = old_records_service() if prefs.base_url.strip() else pipelines
+    if earlier:
+        prefs.service = earlier
 
 
 def register() -> None:

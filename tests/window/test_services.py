@@ -3,8 +3,9 @@ own (issue 39): the Generate panel of each service ready, with its price on Gene
 box while it has no key (pictures for docs/images/, each checked for what it names), then a job
 through Tripo end to end, chosen as an artist chooses it.
 
-One Blender for the whole file, set up with the custom service chosen (a fresh Kiln chooses none; the
-first-screen chooser is test_pictures'): the service is chosen in the Generate panel's own menu with real
+One Blender for the whole file, started as a studio's launcher starts it (the services' addresses in
+the environment, the custom service's among them: Kiln starts with it chosen; a fresh Kiln without them
+chooses none, test_pictures' first screen): the service is chosen in the Generate panel's own menu with real
 input (a click, then the letter the menu underlines), the key given as Kiln's preferences take it,
 the prompt typed, Generate clicked. What the panel says is read from its real redraw (the texts it
 gave Blender, ``tests/support/language_texts.py``), its buttons by what Ctrl+C over them copies, and
@@ -94,7 +95,7 @@ def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]
         blender.start()
         # Editors side by side: the Sidebar's own background under its panels (pictures.py cuts there).
         blender.call("bpy.context.preferences.system.use_region_overlap = False")
-        blender.call(f"{PREFS}.service = 'INTERFACE'")  # a service chosen, as a setup has it
+        assert blender.call(f"result = {PREFS}.service") == "INTERFACE"  # KILN_BASE_URL chose it
         open_kiln_tab(blender)
         support = program.workdir("support") / "support"
         shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))

@@ -88,3 +88,18 @@ def test_an_earlier_setup_of_the_custom_service_keeps_it(fresh_choice: Any, ui: 
         assert prefs.service == "TRIPO"
     finally:
         prefs.property_unset("base_url")
+
+
+def test_a_pipelines_variables_at_start_choose_the_custom_service(
+    fresh_choice: Any, ui: Any, monkeypatch: Any
+) -> None:
+    """A studio's launcher that sets KILN_BASE_URL starts Kiln with the custom service chosen: the
+    Sidebar's menu names the service its jobs go to (no "Choose a Service" above a live Generate)."""
+    prefs = ui.preferences.get()
+    monkeypatch.setenv("KILN_BASE_URL", "https://kiln.example.com")
+    ui.preferences.keep_an_earlier_setup(prefs)
+    assert prefs.service == "INTERFACE"
+    prefs.property_unset("service")
+    monkeypatch.setenv("KILN_BASE_URL", "  ")  # a variable set to nothing names nothing
+    ui.preferences.keep_an_earlier_setup(prefs)
+    assert prefs.service == "NOT_CHOSEN"
