@@ -306,7 +306,15 @@ def _open_kiln_preferences(layout: bpy.types.UILayout, label: str, icon: IconIte
     ).module = preferences.KilnPreferences.bl_idname
 
 
-class KILN_PT_generate_advanced(bpy.types.Panel):
+class AfterAServiceIsChosen:
+    """Generate's subpanels: each is about a chosen service's jobs, so none shows before one is."""
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return bool(preferences.chosen_service(context))
+
+
+class KILN_PT_generate_advanced(AfterAServiceIsChosen, bpy.types.Panel):
     """What is rarely needed: a long prompt from a Text block, a batch from a file, the service's options"""
 
     bl_space_type = "VIEW_3D"
@@ -315,10 +323,6 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
     bl_label = words.PANEL_ADVANCED
     bl_parent_id = "KILN_PT_generate"
     bl_options = {"DEFAULT_CLOSED"}
-
-    @classmethod
-    def poll(cls, context: bpy.types.Context) -> bool:
-        return bool(preferences.chosen_service(context))  # a service's options once one is chosen
 
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
@@ -337,7 +341,7 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         layout.operator("kiln.generate_batch", text=text(words.BATCH_FROM_FILE), icon="FILE_TEXT")
 
 
-class KILN_PT_blockout(bpy.types.Panel):
+class KILN_PT_blockout(AfterAServiceIsChosen, bpy.types.Panel):
     """Replace selected placeholders with generated meshes, fitted in their place"""
 
     bl_space_type = "VIEW_3D"
@@ -402,7 +406,7 @@ def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> No
     row.operator("kiln.variant_keep", text=text(words.KEEP), icon="CHECKMARK")
 
 
-class KILN_PT_retexture(bpy.types.Panel):
+class KILN_PT_retexture(AfterAServiceIsChosen, bpy.types.Panel):
     """New textures for the selected mesh, on a service that can re-texture"""
 
     bl_space_type = "VIEW_3D"

@@ -1018,6 +1018,8 @@ KEEP = "Keep"
 
 PANEL_JOBS = "Jobs"
 NO_JOBS_YET = "No jobs yet: press Generate above."
+#: The Jobs panel's first line while no service is chosen (Generate is offered once one is).
+NO_JOBS_NO_SERVICE = "No jobs yet: choose a service above."
 IMPORT_AGAIN = "Import Again"
 
 # ------------------------------------------------------------------------------ job actions

@@ -162,6 +162,7 @@ def test_a_first_mesh_from_nothing_configured(
         assert f"Use {name}" in texts and line in said, (name, line, texts)
     assert not [t for t in texts if t.startswith("Generate")], texts
     assert cut_texts(window) == []
+    assert "No jobs yet: choose a service above." in drawn(window, "KILN_PT_jobs")
     sidebar_picture(window, "sidebar-first-screen")
     copies = copies_down(window, window.call("result = sidebar()"))
     offered = [copy for copy in copies if "kiln.choose_service" in copy]
@@ -176,6 +177,7 @@ def test_a_first_mesh_from_nothing_configured(
     texts = drawn(window)
     assert "Before Kiln can make a mesh:" in texts and "Get a Tripo API Key" in texts, texts
     assert not [t for t in texts if t.startswith("Use ")], texts
+    assert "No jobs yet: press Generate above." in drawn(window, "KILN_PT_jobs")
 
     # Nothing configured: one box names the key and online access, with what fixes each (the page
     # where Tripo makes keys, Kiln's preferences, Blender's own switch).

@@ -38,7 +38,8 @@ def test_a_fresh_kiln_lists_every_service_and_chooses_none(
     assert "runs on your studio's server, no credits, no key" in layout.text()
     assert "needs an API key; paid in dollars" in layout.text()
     assert not [op for op in layout.operator_ids() if op.startswith("kiln.generate_from_")]
-    assert not ui.generate.KILN_PT_generate_advanced.poll(bpy.context)  # no service's options yet
+    for subpanel in ("generate_advanced", "blockout", "retexture"):  # nothing of a service's yet
+        assert not getattr(ui.generate, f"KILN_PT_{subpanel}").poll(bpy.context), subpanel
 
 
 def test_a_script_with_no_service_is_refused_in_a_sentence(fresh_choice: Any) -> None:
@@ -56,7 +57,8 @@ def test_choosing_a_service_sets_the_preference(fresh_choice: Any, ui: Any) -> N
     layout = draw(ui.generate.KILN_PT_generate, bpy.context)
     assert not layout.operators("kiln.choose_service")
     assert [op for op in layout.operator_ids() if op.startswith("kiln.generate_from_")]
-    assert ui.generate.KILN_PT_generate_advanced.poll(bpy.context)
+    for subpanel in ("generate_advanced", "blockout", "retexture"):
+        assert getattr(ui.generate, f"KILN_PT_{subpanel}").poll(bpy.context), subpanel
 
 
 def test_a_pipelines_variables_still_send_to_the_custom_service(
