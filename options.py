@@ -20,7 +20,7 @@ from .api.jobs import ServiceConfig
 from .api.services import info, old_records_service
 from .api.words import Label
 from .api.words import catalogue as words
-from .service_choices import service_items
+from .service_choices import NOT_CHOSEN_NUMBER, service_items
 
 Value = bool | int | float | str
 
@@ -49,8 +49,8 @@ class Option:
     def property(self, **behaviour: Any) -> Any:
         """The bpy property; ``behaviour`` adds what is not a declaration (update, get, set, options)."""
         given: dict[str, Any] = {"name": self.label.name, "description": self.label.tip, **behaviour}
-        if self.choices_now is not None:  # the first choice is the default: a function's enum takes no name
-            return EnumProperty(items=self.choices_now, **given)
+        if self.choices_now is not None:  # none chosen for the artist; a function's enum takes a number
+            return EnumProperty(items=self.choices_now, default=NOT_CHOSEN_NUMBER, **given)
         if self.choices:
             return EnumProperty(items=self.enum_items(), default=str(self.default), **given)
         given["default"] = self.default

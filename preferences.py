@@ -27,7 +27,7 @@ from .api.features.connection_check import current as connection_check
 from .api.features.credits import takes_text_cost
 from .api.http.origin import host_label
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
-from .api.services import info, old_records_service, service_id, service_ids
+from .api.services import info, is_registered, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -256,6 +256,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         """Which service first, then its key (and its address where Kiln does not know it), with what
         to do while either is missing."""
         col.prop(self, "service")
+        if not is_registered(self.service):  # none chosen yet: no key or address of a service not chosen
+            return
         chosen = self.credentials()
         service = info(chosen.service)
         if service.local:  # a studio's own server: no key asked, where its jobs run said
@@ -391,8 +393,9 @@ def credentials(context: bpy.types.Context | None = None, service: str = "") -> 
 
 
 def chosen_service(context: bpy.types.Context | None = None) -> str:
-    """The service the artist chose in the preferences (where jobs go unless told otherwise)."""
-    return service_id(get(context).service)
+    """The service the artist chose in the preferences (where jobs go unless told otherwise); while
+    none is chosen, a pipeline's (``service_access.service_for_jobs``), else "": Kiln asks which."""
+    return service_access.service_for_jobs(get(context).service)
 
 
 def agent_folder(chosen: str) -> Path:
@@ -442,10 +445,24 @@ classes = (KilnServiceAddress, KilnPreferences)
 _register_classes, _unregister_classes = classes_factory(classes)
 
 
+def keep_an_earlier_setup(prefs: KilnPreferences) -> None:
+    """A fresh Kiln chooses no service, but a setup made before services were chosen keeps its one:
+    with no service stored, the one Service Address an earlier Kiln kept (``base_url``) or a
+    pipeline's variables (``service_access.service_for_jobs``) make the old records' service chosen,
+    so the Sidebar's menu names where jobs go (a service stored is kept as it is)."""
+    if prefs.is_property_set("service"):
+        return
+    pipelines = service_access.service_for_jobs(prefs.service)
+    earlier = old_records_service() if prefs.base_url.strip() else pipelines
+    if earlier:
+        prefs.service = earlier
+
+
 def register() -> None:
     for home in key_homes.values():
         home.forget()
     _register_classes()
+    keep_an_earlier_setup(get())
     logging.getLogger(__package__).setLevel(get().log_level)
 
 

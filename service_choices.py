@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api.services import info, service_ids
+from .api.services import NOT_CHOSEN, info, service_ids
+from .api.words import catalogue as words
 from .language import text, tip
+
+#: The stored number of "no service chosen yet", a fresh Kiln's value: far from the registry's places
+#: (0, 1, …), so a choice stored by an earlier Kiln (its place) still loads as the service it named.
+NOT_CHOSEN_NUMBER = 999
 
 #: Each list of choices handed to Blender, kept referenced while Kiln is loaded (Blender's rule).
 _kept: dict[tuple[Any, ...], list[tuple[str, str, str, int]]] = {}
@@ -23,8 +28,11 @@ def service_words(service: str) -> tuple[str, str]:
 
 
 def service_items(_self: Any = None, _context: Any = None) -> list[tuple[str, str, str, int]]:
-    """(id, name, tooltip, number) of each registered service. The number is its place in the
-    registry, which is what a stored choice keeps (a fresh Kiln's choice is the first)."""
-    made = [(sid, *service_words(sid), number) for number, sid in enumerate(service_ids())]
+    """(id, name, tooltip, number) of "Choose a Service" (no service chosen yet: a fresh Kiln's value),
+    then each registered service. A service's number is its place in the registry, which is what a
+    stored choice keeps."""
+    unchosen = words.OPTION_SERVICE_NOT_CHOSEN
+    made = [(NOT_CHOSEN, text(unchosen.name), tip(unchosen.tip), NOT_CHOSEN_NUMBER)]
+    made += [(sid, *service_words(sid), number) for number, sid in enumerate(service_ids())]
     key = tuple(made)
     return _kept.setdefault(key, made)

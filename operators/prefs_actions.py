@@ -1,4 +1,5 @@
-"""Buttons of the preferences that are not about one job: test the connection, clear the cache."""
+"""Buttons of the preferences that are not about one job: choose the service, test the connection,
+clear the cache."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import bpy
 from .. import preferences
 from ..api.features import cache
 from ..api.features.connection_check import current as connection_check
+from ..api.services import info, is_registered
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
 from ..main_thread import follow
+from ..options import declare
 from ..session import runtime
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator
@@ -22,6 +25,25 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
 
 log = logging.getLogger(__name__)
+
+
+class KILN_OT_choose_service(bpy.types.Operator):
+    """Send your jobs to this service (you can change it in the Sidebar at any time)"""
+
+    bl_idname = "kiln.choose_service"
+    bl_label = words.OP_CHOOSE_SERVICE.name
+    bl_description = words.OP_CHOOSE_SERVICE.tip
+    bl_options = {"INTERNAL"}
+
+    service: declare("service", options={"SKIP_SAVE"})  # type: ignore[valid-type]
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        if not is_registered(self.service):  # "Choose a Service" itself chooses nothing
+            return refuse(self, words.SERVICE_NOT_CHOSEN)
+        preferences.get(context).service = self.service
+        log.info("%s chosen", info(self.service).name)
+        tag_redraw()
+        return {"FINISHED"}
 
 
 class KILN_OT_test_connection(OnlineOperator):
@@ -64,4 +86,4 @@ class KILN_OT_clear_cache(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (KILN_OT_test_connection, KILN_OT_clear_cache)
+classes = (KILN_OT_choose_service, KILN_OT_test_connection, KILN_OT_clear_cache)

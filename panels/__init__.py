@@ -2,7 +2,7 @@
 
 * ``props`` — what the Sidebar remembers: the panel's inputs per scene, the list's rows.
 * ``generate`` — the Generate panel, its Advanced and Blockout subpanels; ``reuse_offer`` — its
-  "Already generated" offer.
+  "Already generated" offer; ``service_list`` — the services to choose from while none is chosen.
 * ``jobs`` — the job list and the details of the chosen job; ``thumbnails`` — their previews;
   ``quality`` — a result's quality line in the details.
 * ``agents`` — the Agents panel (who is connected, what each spent) and an agent's job's mark.

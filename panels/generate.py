@@ -40,6 +40,7 @@ from .props import (
     tier_is_resolution,
     tier_setting,
 )
+from .service_list import draw_service_chooser
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -107,6 +108,9 @@ class KILN_PT_generate(bpy.types.Panel):
         assert layout is not None
         settings = scene_settings(context)
         service = preferences.chosen_service(context)
+        if not service:  # Generate is offered once a service is chosen
+            draw_service_chooser(layout, context)
+            return
         labeled_prop(layout, context, preferences.get(context), "service", text(words.OPTION_SERVICE.name))
         _draw_where_it_runs(layout, context, service)
         layout.row().prop(settings, "mode", expand=True)
@@ -274,6 +278,8 @@ def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacki
     col.alert = True
     wrapped_label(col, context, text(words.SETUP_HEADING), icon="ERROR", boxes=1)
     inner = box.column()
+    if lacking.unchosen:
+        draw_service_chooser(inner, context)
     if lacking.key:
         wrapped_label(inner, context, text(words.SETUP_ADD_KEY), icon="KEYINGSET", boxes=1)
     if lacking.address:
@@ -300,7 +306,15 @@ def _open_kiln_preferences(layout: bpy.types.UILayout, label: str, icon: IconIte
     ).module = preferences.KilnPreferences.bl_idname
 
 
-class KILN_PT_generate_advanced(bpy.types.Panel):
+class AfterAServiceIsChosen:
+    """Generate's subpanels: each is about a chosen service's jobs, so none shows before one is."""
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return bool(preferences.chosen_service(context))
+
+
+class KILN_PT_generate_advanced(AfterAServiceIsChosen, bpy.types.Panel):
     """What is rarely needed: a long prompt from a Text block, a batch from a file, the service's options"""
 
     bl_space_type = "VIEW_3D"
@@ -327,7 +341,7 @@ class KILN_PT_generate_advanced(bpy.types.Panel):
         layout.operator("kiln.generate_batch", text=text(words.BATCH_FROM_FILE), icon="FILE_TEXT")
 
 
-class KILN_PT_blockout(bpy.types.Panel):
+class KILN_PT_blockout(AfterAServiceIsChosen, bpy.types.Panel):
     """Replace selected placeholders with generated meshes, fitted in their place"""
 
     bl_space_type = "VIEW_3D"
@@ -392,7 +406,7 @@ def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> No
     row.operator("kiln.variant_keep", text=text(words.KEEP), icon="CHECKMARK")
 
 
-class KILN_PT_retexture(bpy.types.Panel):
+class KILN_PT_retexture(AfterAServiceIsChosen, bpy.types.Panel):
     """New textures for the selected mesh, on a service that can re-texture"""
 
     bl_space_type = "VIEW_3D"

@@ -250,8 +250,9 @@ class KILN_PT_jobs(bpy.types.Panel):
         jobs = _jobs()
         _request_sync(wm, roster)
         _draw_store_problems(layout, context)
-        if not jobs:
-            wrapped_label(layout, context, text(words.NO_JOBS_YET), icon="INFO")
+        if not jobs:  # what to press first: Generate, or a service while none is chosen
+            empty = words.NO_JOBS_YET if preferences.chosen_service(context) else words.NO_JOBS_NO_SERVICE
+            wrapped_label(layout, context, text(empty), icon="INFO")
             return
         layout.row().prop(wm, "kiln_job_filter", expand=True)
         layout.template_list("KILN_UL_jobs", "", wm, "kiln_jobs", wm, "kiln_job_index", rows=LIST_ROWS)

@@ -17,7 +17,7 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import preferences
 from ..api.jobs import JobRequest
-from ..api.services import OPTION_NAMES, service_id
+from ..api.services import OPTION_NAMES, is_registered, service_id
 from ..api.words import catalogue as words
 from ..options import declare
 
@@ -147,7 +147,7 @@ class GameOutputProperties:
 
 def chosen_service(properties: Any, context: bpy.types.Context | None = None) -> str:
     """The service an operator's ``service`` argument gives, or the preferences' choice when not given."""
-    if properties.is_property_set("service"):
+    if properties.is_property_set("service") and is_registered(properties.service):
         return service_id(properties.service)
     return preferences.chosen_service(context)
 

@@ -28,16 +28,21 @@ class Missing:
     offline_mode: bool = False
     #: The service this is about (what the box names, and where its keys are made).
     service: str = ""
+    #: No service is chosen yet (and none was given): the box lists the services to choose from.
+    unchosen: bool = False
 
     def __bool__(self) -> bool:
-        return self.key or self.address or self.online
+        return self.unchosen or self.key or self.address or self.online
 
 
 def missing(context: bpy.types.Context | None = None, service: str = "") -> Missing:
     """What is missing now to reach ``service`` (the chosen one by default); nothing: ``Missing()``,
-    which is false. A service Kiln knows needs no address; one that takes no key needs none."""
-    chosen = preferences.credentials(context, service)
+    which is false. A service Kiln knows needs no address; one that takes no key needs none. While no
+    service is chosen (and none is given), the service itself is what is missing."""
     offline = not bpy.app.online_access
+    if not (service or preferences.chosen_service(context)):
+        return Missing(online=offline, offline_mode=offline and bpy.app.online_access_override, unchosen=True)
+    chosen = preferences.credentials(context, service)
     return Missing(
         key=info(chosen.service).needs_key and not chosen.api_key,
         address=not chosen.base_url,
@@ -50,7 +55,8 @@ def missing(context: bpy.types.Context | None = None, service: str = "") -> Miss
 def setup_problems(context: bpy.types.Context | None = None, service: str = "") -> list[str]:
     """Every missing thing, a catalogue sentence each (an operator refuses with them all); [] when none."""
     lacking = missing(context, service)
-    found = [words.SETUP_NO_KEY] if lacking.key else []
+    found = [words.SERVICE_NOT_CHOSEN] if lacking.unchosen else []
+    found += [words.SETUP_NO_KEY] if lacking.key else []
     found += [words.SETUP_NO_ADDRESS] if lacking.address else []
     return found + ([offline_sentence()] if lacking.online else [])
 

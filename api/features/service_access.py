@@ -2,8 +2,9 @@
 
 ``credentials``: the environment (the names its ``ServiceInfo`` gives) over the preferences, then a
 known service's documented API origin or a local server's usual address when neither names one; a
-service that takes no key is given none. ``poll_interval``: the environment's pace
-(``ENV_POLL_INTERVAL``) when every service Kiln may ask is on this machine.
+service that takes no key is given none. ``service_for_jobs``: where a job naming no service goes.
+``poll_interval``: the environment's pace (``ENV_POLL_INTERVAL``) when every service Kiln may ask is
+on this machine.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..checks.inputs import is_loopback_host
-from ..services import info
+from ..services import info, is_registered, old_records_service
 
 #: Seconds between polls of a service on this machine (the sandbox finishes a task in a tenth of a
 #: second); a service elsewhere is always polled at the preferences' pace, 2–3 s, as it asks.
@@ -58,6 +59,20 @@ def credentials(
         key_env=found.key_env,
         url_env=found.base_url_env,
     )
+
+
+def service_for_jobs(chosen: str, environ: Mapping[str, str] = os.environ) -> str:
+    """Where a job that names no service goes: the service the artist chose; while none is chosen, the
+    old records' service when its environment variables give its key or address (a pipeline's, such
+    as ``KILN_BASE_URL``, which worked before a service was chosen), else "" (Kiln asks which)."""
+    if is_registered(chosen):
+        return str(chosen).strip().upper()
+    sid = old_records_service()
+    if not sid:
+        return ""
+    found = info(sid)
+    named = (environ.get(name, "").strip() for name in (found.key_env, found.base_url_env) if name)
+    return sid if any(named) else ""
 
 
 def poll_interval(

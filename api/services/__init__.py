@@ -24,6 +24,7 @@ from ..lazy import lazy_names
 from .capabilities import OPTION_NAMES, Capabilities, Tier
 from .info import ServiceInfo
 from .registry import (
+    NOT_CHOSEN,
     all_services,
     first_service,
     info,
@@ -64,6 +65,7 @@ def make_client(service: str, base_url: str, api_key: str, **options: Any) -> Ge
 
 
 __all__ = [
+    "NOT_CHOSEN",
     "OPTION_NAMES",
     "Capabilities",
     "Order",

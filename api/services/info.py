@@ -51,6 +51,8 @@ class ServiceInfo:
     #: The words the service menu says, where the name alone does not say what the service is (the
     #: custom service's, translated); None: its name, and a tooltip made from what it needs.
     label: Label | None = None
+    #: The service bills in dollars, not credits of its own (fal.ai): said where a service is offered.
+    paid_in_dollars: bool = False
 
     def choice_words(self) -> tuple[str, str, dict[str, Any]]:
         """The service's name and tooltip in the service menu (catalogue entries and their values)."""
@@ -63,6 +65,17 @@ class ServiceInfo:
         else:
             tooltip = words.SERVICE_TIP_KEY
         return self.name, tooltip, {"service": self.name}
+
+    def cost_line(self) -> str:
+        """One line (a catalogue sentence) on what choosing this service costs and needs, for an artist
+        who has not chosen one yet."""
+        if self.local:
+            return words.SERVICE_COSTS_LOCAL
+        if not self.needs_key:
+            return words.SERVICE_COSTS_ADDRESS
+        if self.needs_address:
+            return words.SERVICE_COSTS_KEY_ADDRESS
+        return words.SERVICE_COSTS_KEY_DOLLARS if self.paid_in_dollars else words.SERVICE_COSTS_KEY_CREDITS
 
     @property
     def needs_address(self) -> bool:

@@ -26,6 +26,10 @@ class _Entry:
     package: str
 
 
+#: The preferences' service before the artist has chosen one: Kiln chooses no service for the artist.
+#: A reserved id (no service is registered as it); it names no service anywhere else.
+NOT_CHOSEN = "NOT_CHOSEN"
+
 _entries: dict[str, _Entry] = {}
 _loaded: dict[str, ServiceInfo] = {}
 _old_records: list[str] = []
@@ -44,6 +48,8 @@ def register_service(
     sid = service.strip().upper()
     if not sid or not sid.replace("_", "").isalnum():
         raise ValueError(f"A service id is letters, digits and '_': {service!r}")
+    if sid == NOT_CHOSEN:
+        raise ValueError(f"{NOT_CHOSEN} is reserved: it means no service is chosen yet")
     with _lock:
         _entries[sid] = _Entry(module, package)
         _loaded.pop(sid, None)
@@ -74,7 +80,7 @@ def old_records_service() -> str:
 
 
 def first_service() -> str:
-    """What a fresh Kiln offers first where nothing is chosen: the first registered service."""
+    """The first registered service (the farm's where none is named; a fresh Kiln chooses none)."""
     with _lock:
         return next(iter(_entries), "")
 

@@ -1018,6 +1018,8 @@ KEEP = "Keep"
 
 PANEL_JOBS = "Jobs"
 NO_JOBS_YET = "No jobs yet: press Generate above."
+#: The Jobs panel's first line while no service is chosen (Generate is offered once one is).
+NO_JOBS_NO_SERVICE = "No jobs yet: choose a service above."
 IMPORT_AGAIN = "Import Again"
 
 # ------------------------------------------------------------------------------ job actions
@@ -1366,6 +1368,24 @@ OPTION_SERVICE_INTERFACE = Label(
 SERVICE_TIP_KEY = "{service}: your {service} API key, and its credits"
 SERVICE_TIP_ADDRESS = "{service}: a server you reach at its address, with no API key"
 SERVICE_TIP_LOCAL = "{service}: a server on your own or your studio's machine, at its address; no credits"
+#: The service menu's value until the artist chooses one (Kiln chooses no service for the artist).
+OPTION_SERVICE_NOT_CHOSEN = Label(
+    "Choose a Service", "No service is chosen yet: choose the one your jobs go to"
+)
+#: The Sidebar's setup box while no service is chosen: each service, with one line on what it costs and needs.
+SETUP_CHOOSE_SERVICE = "Choose the service Kiln sends your work to:"
+USE_SERVICE = "Use {service}"
+SERVICE_COSTS_LOCAL = "runs on your studio's server, no credits, no key"
+SERVICE_COSTS_KEY_CREDITS = "needs an API key; paid in its credits"
+SERVICE_COSTS_KEY_DOLLARS = "needs an API key; paid in dollars"
+SERVICE_COSTS_KEY_ADDRESS = "needs its address and an API key; paid in its credits"
+SERVICE_COSTS_ADDRESS = "needs its address"
+SERVICE_NOT_CHOSEN = (
+    "No service is chosen yet, so nothing was sent. Choose a service in Kiln's Sidebar or pass service=…"
+)
+OP_CHOOSE_SERVICE = Label(
+    "Choose Service", "Send your jobs to this service (you can change it in the Sidebar at any time)"
+)
 OPTION_SERVICE_FAL = Label("fal.ai", "fal.ai: your fal.ai API key; fal bills each model in dollars")
 OPTION_SERVICE_COMFYUI = Label("ComfyUI", "ComfyUI on your studio's own GPU machine: no key, no credits")
 OPTION_SERVICE_HUNYUAN3D = Label(

@@ -31,7 +31,16 @@ from recording_layout import Call, Recorder
 
 PANELS = ("KILN_PT_generate", "KILN_PT_generate_advanced", "KILN_PT_blockout", "KILN_PT_jobs")
 #: Each state Kiln is measured in, in order (each builds on the one before).
-STATES = ("no key", "offline", "ready", "job waiting", "job failed", "job imported", "reuse offer")
+STATES = (
+    "no service",
+    "no key",
+    "offline",
+    "ready",
+    "job waiting",
+    "job failed",
+    "job imported",
+    "reuse offer",
+)
 PROMPT = "a weathered oak armchair with carved lion-paw legs and a faded red velvet seat cushion"
 LONG_ERROR = (
     "The service could not make a mesh from this prompt: the content filter refused it "
@@ -286,13 +295,32 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
+def _service_unset(prefs: Any) -> Callable[[], None]:
+    """The preferences' service as a fresh Kiln has it (never set); returns what puts it back."""
+    was = prefs.service if prefs.is_property_set("service") else None
+    prefs.property_unset("service")
+
+    def put_back() -> None:
+        if was is None:
+            prefs.property_unset("service")
+        else:
+            prefs.service = was
+
+    return put_back
+
+
 def set_up(state: str, bpy: Any) -> Callable[[], None]:
     """Put Kiln into ``state``; returns what undoes the parts that outlive the state."""
     settings = bpy.context.scene.kiln
     settings.mode, settings.prompt = "TEXT", PROMPT
     runtime, preferences = kiln("session.runtime"), kiln("preferences")
     os.environ["KILN_BASE_URL"] = "https://kiln.example.invalid"
+    if state == "no service":  # a fresh Kiln: the services listed, none chosen, no pipeline's variables
+        for name in ("KILN_BASE_URL", "KILN_API_KEY"):
+            os.environ.pop(name, None)
+        return _service_unset(preferences.get())
     if state == "no key":
+        preferences.get().service = "INTERFACE"  # the custom service, as KILN_BASE_URL at start chooses it
         os.environ.pop("KILN_API_KEY", None)
         preferences.get().api_key = ""
         preferences.finish_key_saves()

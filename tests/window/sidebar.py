@@ -57,6 +57,19 @@ def find_in(window: Window, rect: dict[str, int], wanted: str, step: int = 10) -
     )
 
 
+def copies_down(window: Window, rect: dict[str, int], step: int = 8) -> list[str]:
+    """Every distinct Ctrl+C copy down the middle of a screen rectangle, top to bottom: the buttons
+    and fields an artist can reach there (a button copies its Python command)."""
+    window.call("bpy.context.window_manager.clipboard = ''")
+    x = rect["x"] + rect["width"] // 2
+    found: list[str] = []
+    for y in range(rect["y"] + step, rect["y"] + rect["height"], step):
+        copy = copied_under(window, x, y)
+        if copy and copy not in found:
+            found.append(copy)
+    return found
+
+
 def find_field(window: Window, data_path: str) -> tuple[int, int]:
     """A text field, found by giving it a value nobody would type (Ctrl+C copies a field's text)."""
     marker = "kiln-window-find-me"

@@ -2,10 +2,11 @@
 names and checked for what makes it that state.
 
 One Blender goes from nothing configured to a first mesh as an artist would, on a named service (Tripo,
-its stand-in): the first screen (Custom Service, Kiln's default), Tripo picked, the setup box, online
-access ticked in it, Kiln's preferences opened from it (in sections), the key in, Test Connection, a
-prompt typed with its price, Generate, the job running, the treasure chest (the sandbox serves a model
-made in Blender) in the viewport, then a failed job with the service's reason. Another Blender, on a
+its stand-in): the first screen (no service chosen: the services listed, each with what it costs and
+needs), Tripo chosen there with a click, the setup box, online access ticked in it, Kiln's preferences
+opened from it (in sections), the key in, Test Connection, a prompt typed with its price, Generate, the
+job running, the treasure chest (the sandbox serves a model made in Blender) in the viewport, then a
+failed job with the service's reason. Another Blender, on a
 service that does not publish a text job's price, meets the first click's price question, Image mode with
 a prepared image, Advanced and Blockout open, and a batch's question. Two more make the damaged job list.
 Every Blender keeps its user folder where an artist's Linux Blender keeps it, so no picture shows a
@@ -14,6 +15,7 @@ temporary path.
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,8 +23,16 @@ from typing import Any
 
 import pytest
 from pictures import SETTING_COLUMNS, area_picture, cut_below, dialog_picture, keep_content, sidebar_picture
-from program import Display, Program, Window
-from sidebar import find_field, find_in, find_in_sidebar, open_kiln_tab, type_into_field, viewport_centre
+from program import REPO, Display, Program, Window
+from sidebar import (
+    copies_down,
+    find_field,
+    find_in,
+    find_in_sidebar,
+    open_kiln_tab,
+    type_into_field,
+    viewport_centre,
+)
 
 from fixtures.concept_images import write_concept
 from sandbox.server import Sandbox
@@ -97,8 +107,31 @@ def refusal(window: Window) -> str:
     )
 
 
+def load_support(program: Program, window: Window) -> None:
+    """The test tooling that reads what a panel drew (``tests/support``), importable in Blender."""
+    support = program.workdir("support") / "support"
+    shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
+    window.call(f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts, sidebar_measure")
+
+
+def drawn(window: Window, panel: str = "KILN_PT_generate") -> list[str]:
+    """The texts the panel gave Blender at its next real redraw (one a line as it shows them)."""
+    return list(window.wait_for(f"language_texts.next_drawn(bpy.types.{panel})", timeout=20, every=0.1))
+
+
+def cut_texts(window: Window, panel: str = "KILN_PT_generate") -> list[str]:
+    """Texts of the panel wider than the room the real Sidebar gives them."""
+    return list(
+        window.call(
+            "with in_view3d('UI'):\n"
+            f"    found = sidebar_measure.measure(bpy.types.{panel}, bpy.context)\n"
+            "result = [f'{m.kind} {m.text!r}: {m.width:.0f} > {m.room:.0f}' for m in found if m.overflows]"
+        )
+    )
+
+
 def test_a_first_mesh_from_nothing_configured(
-    open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox]
+    program: Program, open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox]
 ) -> None:
     # Tripo's stand-in on this machine, where Tripo's own address would be (a text job runs about
     # 20 s: long enough to photograph).
@@ -107,11 +140,44 @@ def test_a_first_mesh_from_nothing_configured(
     window = open_window(online=False, env=env)
     picture_ready(window)
     window.call("bpy.data.objects.remove(bpy.data.objects['Cube'])")  # the chest lands where it stood
+    load_support(program, window)
     open_kiln_tab(window)
-    # The first screen of a fresh install: Custom Service chosen (Kiln's default) and its setup box.
-    assert window.call(f"result = {PREFS}.service") == "INTERFACE"
+
+    # The first screen of a fresh install: no service chosen for the artist; the Sidebar lists every
+    # registered service (local ones included), each with one line on what it costs and needs, and
+    # offers no Generate.
+    assert window.call(f"result = {PREFS}.service") == "NOT_CHOSEN"
+    assert window.call("result = sys.modules[MODULE + '.preferences'].chosen_service()") == ""
+    services = window.call(
+        "s = sys.modules[MODULE + '.api.services']\n"
+        "result = [[sid, s.info(sid).choice_words()[0], s.info(sid).local, s.info(sid).cost_line()]"
+        " for sid in s.service_ids()]"
+    )
+    assert {"INTERFACE", "TRIPO", "MESHY", "RODIN", "FAL", "COMFYUI"} <= {sid for sid, *_ in services}
+    assert any(local for _sid, _name, local, _line in services), "no local service is registered"
+    texts = drawn(window)
+    said = " ".join(texts)  # a wrapped sentence's lines, joined again
+    assert "Choose the service Kiln sends your work to:" in said, texts
+    for _sid, name, _local, line in services:
+        assert f"Use {name}" in texts and line in said, (name, line, texts)
+    assert not [t for t in texts if t.startswith("Generate")], texts
+    assert cut_texts(window) == []
+    assert "No jobs yet: choose a service above." in drawn(window, "KILN_PT_jobs")
     sidebar_picture(window, "sidebar-first-screen")
-    window.call(f"{PREFS}.service = 'TRIPO'")  # the service the artist pays for, picked first
+    copies = copies_down(window, window.call("result = sidebar()"))
+    offered = [copy for copy in copies if "kiln.choose_service" in copy]
+    assert len(offered) == len(services), copies
+    for (sid, *_), copy in zip(services, offered, strict=True):
+        assert f"service='{sid}'" in copy, (sid, copy)
+    assert not [copy for copy in copies if "kiln.generate_from" in copy], copies
+
+    # Tripo, the service the artist pays for, chosen with a click on its button: its setup box shows.
+    window.display.click(*find_in_sidebar(window, "service='TRIPO'"))
+    window.wait_for(f"{PREFS}.service == 'TRIPO'", timeout=10)
+    texts = drawn(window)
+    assert "Before Kiln can make a mesh:" in texts and "Get a Tripo API Key" in texts, texts
+    assert not [t for t in texts if t.startswith("Use ")], texts
+    assert "No jobs yet: press Generate above." in drawn(window, "KILN_PT_jobs")
 
     # Nothing configured: one box names the key and online access, with what fixes each (the page
     # where Tripo makes keys, Kiln's preferences, Blender's own switch).

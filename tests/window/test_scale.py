@@ -23,16 +23,21 @@ def display(program: Program) -> Iterator[Display]:
 def test_ui_scale_2_in_a_small_window(
     program: Program, user: Path, display: Display, open_window: Callable[..., Window]
 ) -> None:
+    # Scale 2 and a service chosen (the custom one: its setup box asks for a key and an address, the
+    # widest box a service shows; a fresh Kiln chooses none), saved as an artist's preferences.
     program.blender(
         [
             "-b",
             "--python-expr",
-            "import bpy; bpy.context.preferences.view.ui_scale = 2.0; bpy.ops.wm.save_userpref()",
+            "import bpy; bpy.context.preferences.view.ui_scale = 2.0; "
+            "bpy.context.preferences.addons['bl_ext.user_default.kiln'].preferences.service = 'INTERFACE'; "
+            "bpy.ops.wm.save_userpref()",
         ],
         user,
     )
     window = open_window()
     assert window.call("result = bpy.context.preferences.view.ui_scale") == 2.0
+    assert window.call("result = bpy.context.preferences.addons[MODULE].preferences.service") == "INTERFACE"
     bar = open_kiln_tab(window)
     find_in_sidebar(window, "bpy.ops.kiln.", step=16)
     assert bar["width"] > 0

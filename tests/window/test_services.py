@@ -3,7 +3,9 @@ own (issue 39): the Generate panel of each service ready, with its price on Gene
 box while it has no key (pictures for docs/images/, each checked for what it names), then a job
 through Tripo end to end, chosen as an artist chooses it.
 
-One Blender for the whole file: the service is chosen in the Generate panel's own menu with real
+One Blender for the whole file, started as a studio's launcher starts it (the services' addresses in
+the environment, the custom service's among them: Kiln starts with it chosen; a fresh Kiln without them
+chooses none, test_pictures' first screen): the service is chosen in the Generate panel's own menu with real
 input (a click, then the letter the menu underlines), the key given as Kiln's preferences take it,
 the prompt typed, Generate clicked. What the panel says is read from its real redraw (the texts it
 gave Blender, ``tests/support/language_texts.py``), its buttons by what Ctrl+C over them copies, and
@@ -51,11 +53,6 @@ class Stand:
     def slug(self) -> str:
         return "custom" if self.service == "INTERFACE" else self.standin
 
-    @property
-    def letter(self) -> str:
-        """The letter the service menu underlines in the service's name (its first)."""
-        return self.name[0].lower()
-
 
 STANDS = (
     Stand("INTERFACE", "Custom Service", "interface", "sbx_live_windowcustom0000", "KILN_API_KEY",
@@ -98,6 +95,7 @@ def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]
         blender.start()
         # Editors side by side: the Sidebar's own background under its panels (pictures.py cuts there).
         blender.call("bpy.context.preferences.system.use_region_overlap = False")
+        assert blender.call(f"result = {PREFS}.service") == "INTERFACE"  # KILN_BASE_URL chose it
         open_kiln_tab(blender)
         support = program.workdir("support") / "support"
         shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
@@ -189,12 +187,38 @@ def prompt_field(window: Window) -> tuple[int, int]:
     return spot(window, "prompt", "", lambda: find_field(window, "bpy.context.scene.kiln.prompt"))
 
 
+def underlined(names: list[str], wanted: str) -> str:
+    """The letter a Blender menu of ``names`` (top to bottom) underlines in ``wanted``, picked as Blender
+    picks them (``ui_menu_block_set_keyaccels``): a first pass over the menu tries each name's first
+    letter, then the letter after each run of letters and one other character ("Hyper3D Rodin": h, d,
+    r); a second pass gives a name still without one its first letter not yet taken."""
+    taken: dict[str, str] = {}
+    for first_pass in (True, False):
+        for name in names:
+            at = 0
+            while name not in taken and at < len(name):
+                letter = name[at].lower()
+                if "a" <= letter <= "z" and letter not in taken.values():
+                    taken[name] = letter
+                elif first_pass:
+                    while at < len(name) and name[at].isalpha():
+                        at += 1
+                    at += 1
+                else:
+                    at += 1
+    return taken[wanted]
+
+
 def choose_service(window: Window, stand: Stand) -> None:
     """A click on the service menu, then the letter it underlines in the service's name (again, when
     the menu was slow to open on a busy machine and the letter came before it)."""
+    names = window.call(
+        "result = [item[1] for item in sys.modules[MODULE + '.service_choices'].service_items()]"
+    )
+    letter = underlined(names, stand.name)
     for attempt in range(3):
         window.display.click(*service_menu(window))
-        window.display.xdotool("sleep", str(0.4 + 0.4 * attempt), "key", stand.letter)
+        window.display.xdotool("sleep", str(0.4 + 0.4 * attempt), "key", letter)
         try:
             window.wait_for(f"{PREFS}.service == {stand.service!r}", timeout=3)
             return

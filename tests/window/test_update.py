@@ -132,9 +132,11 @@ def test_update_while_jobs_run_lands_each_once_then_a_rollback_changes_nothing(
 
     window = Window(program, display, user, {"KILN_AGENT_MODULE": MODULE}).start()
     try:
-        # The artist's key, service URL and library folder, in Kiln's preferences.
+        # The artist's service (the custom one), key, service URL and library folder, in Kiln's
+        # preferences.
         window.call(
-            f"p = {PREFS}\np.api_key = {sandbox_key!r}\np.base_url = {sandbox.base_url!r}\n"
+            f"p = {PREFS}\np.service = 'INTERFACE'\n"
+            f"p.api_key = {sandbox_key!r}\np.base_url = {sandbox.base_url!r}\n"
             f"p.library_dir = {program.inside(library)!r}\nbpy.ops.wm.save_userpref()\n"
             "sys.modules[MODULE + '.preferences'].finish_key_saves()"
         )
@@ -166,8 +168,12 @@ def test_update_while_jobs_run_lands_each_once_then_a_rollback_changes_nothing(
         assert sorted(obj["task_id"] for obj in meshes) == sorted(task_ids.values()), landed
         assert sandbox.submit_count == len(PROMPTS), "something was sent twice"
         assert {job["id"]: job["state"] for job in jobs(window)} == {j: "imported" for j in task_ids}
-        kept = window.call(f"p = {PREFS}\nresult = [p.api_key == {sandbox_key!r}, p.base_url, p.library_dir]")
-        assert kept == [True, sandbox.base_url, program.inside(library)], "the update lost a preference"
+        kept = window.call(
+            f"p = {PREFS}\nresult = [p.service, p.api_key == {sandbox_key!r}, p.base_url, p.library_dir]"
+        )
+        assert kept == ["INTERFACE", True, sandbox.base_url, program.inside(library)], (
+            "the update lost a preference"
+        )
         entry_files = list((library / "kiln_index").glob("*.json"))
         assert len(entry_files) == len(PROMPTS) and all('"format": 2' in p.read_text() for p in entry_files)
 

@@ -126,6 +126,7 @@ INFO = ServiceInfo(
     ),
     client_module="fal.client",
     label=words.OPTION_SERVICE_FAL,
+    paid_in_dollars=True,  # DOLLARS above: fal bills each model in US dollars
     # fal's keys are "<key id>:<key secret>" (auth.py joins FAL_KEY_ID and FAL_KEY_SECRET so): no prefix.
     key_prefix="",
 )

@@ -15,6 +15,16 @@ def draw_prefs(ui: Any) -> Recorder:
     return draw_preferences(ui.preferences)
 
 
+@pytest.fixture(autouse=True)
+def custom_service_chosen(blender: Any, ui: Any) -> Iterator[None]:
+    """These tests are about the custom service's key, address and check: it is chosen (a fresh Kiln
+    chooses none and shows no key field: ``test_ui_first_choice``)."""
+    prefs = ui.preferences.get()
+    prefs.service = "INTERFACE"
+    yield
+    prefs.property_unset("service")
+
+
 @pytest.fixture
 def check(ui: Any) -> Iterator[Any]:
     """The session's connection check, forgotten before and after."""

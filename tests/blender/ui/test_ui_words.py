@@ -123,8 +123,9 @@ class World:
         return self.ui.runtime.engine(self.bpy.context)
 
     def remember(self) -> None:
-        """What the artist may read as it is (prompts, jobs', objects' and collections' names) and what
-        only the details may carry (jobs' and tasks' ids, Kiln's own folders), as jobs come and go."""
+        """What the artist may read as it is (prompts, jobs', objects', collections' and services' names)
+        and what only the details may carry (jobs' and tasks' ids, Kiln's own folders),
+        as jobs come and go."""
         self.hidden |= {str(self.folder), str(self.ui.preferences.cache_dir())}
         engine = self.ui.runtime.engine_if_started()
         for job in engine.jobs() if engine is not None else []:
@@ -137,6 +138,9 @@ class World:
         self.hidden.discard("")
         data = self.bpy.data
         self.given |= {o.name for o in data.objects} | {c.name for c in data.collections}
+        # Each service's own name: a brand, never translated (``ServiceInfo.name``).
+        prefs = self.ui.preferences
+        self.given |= {prefs.info(sid).name for sid in prefs.service_ids()}
 
 
 # ------------------------------------------------------------------------------------------ states
