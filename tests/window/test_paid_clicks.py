@@ -163,14 +163,18 @@ def generate_button(window: Window) -> tuple[int, int]:
     return locate(window, window.call("result = sidebar()"), "bpy.ops.kiln.generate_from_text")
 
 
-def in_jobs_panel(window: Window, wanted: str) -> tuple[int, int]:
-    """A button under the Generate panel's Generate (the subpanels' and the Jobs panel's)."""
-    return locate(window, below(window, generate_button(window)[1] + 20), wanted)
+def in_jobs_panel(window: Window, wanted: str, left: bool = False) -> tuple[int, int]:
+    """A button under the Generate panel's Generate (the subpanels' and the Jobs panel's); ``left``: the
+    first of a row of them (searched down the Sidebar's left half)."""
+    rect = below(window, generate_button(window)[1] + 20)
+    if left:
+        rect = {**rect, "width": rect["width"] // 2}
+    return locate(window, rect, wanted)
 
 
-def job_button(window: Window, operator: str, job_id: str) -> tuple[int, int]:
+def job_button(window: Window, operator: str, job_id: str, left: bool = False) -> tuple[int, int]:
     """A button of the Jobs panel's details for this job."""
-    point = in_jobs_panel(window, f"bpy.ops.kiln.{operator}(")
+    point = in_jobs_panel(window, f"bpy.ops.kiln.{operator}(", left)
     copied = copies(window, *point)
     assert job_id in copied, f"{operator} at {point} is another job's: {copied}"
     return point
@@ -304,7 +308,7 @@ def test_stop_waiting_keeps_resume_which_brings_the_mesh_in_with_no_new_task(
 
     # The task finishes on Tripo meanwhile; Resume brings its mesh in.
     tripo.complete_now(job["task_id"])
-    window.display.click(*job_button(window, "resume_job", job["id"]))
+    window.display.click(*job_button(window, "resume_job", job["id"], left=True))
     window.wait_for(f"[j for j in kiln_jobs() if j['id'] == {job['id']!r} and j['state'] == 'imported']", 90)
     landed = window.call(
         f"result = [o['type'] for o in kiln_objects() if o['task_id'] == {job['task_id']!r}]"
