@@ -42,11 +42,13 @@ COPY_WAIT = 1.0
 HEADER_ROW = 26
 #: Around the middle of the window, where Blender puts a question: how far left of the middle and below
 #: it a picture of the question reaches (up to the Sidebar's top, right to its edge).
-QUESTION_REACH = (400, 140)
+QUESTION_REACH = (480, 140)
 #: A dialog's rows (pixels at UI scale 1), and how far left of the button that opened it its fields are.
 DIALOG_ROW = 26
 DIALOG_FIELD_LEFT = 60
 DIALOG_LABELS = 140
+#: How long Blender takes to draw a panel opening or closing (seconds).
+PANEL_MOTION = 1.0
 #: The Generate panel's closed subpanels, top to bottom.
 SUBPANELS = ("KILN_PT_generate_advanced", "KILN_PT_retexture", "KILN_PT_blockout")
 
@@ -198,12 +200,23 @@ def drawn(window: Window, panel: str) -> list[str]:
 
 
 def open_subpanels(window: Window) -> set[str]:
-    """Which of the Generate panel's subpanels draw (are open) at the next redraw."""
-    arm = f"result = [language_texts.next_drawn(getattr(bpy.types, n)) for n in {SUBPANELS!r}]"
-    window.call(arm)
-    time.sleep(1.0)
-    heard = window.call(arm)
-    return {name for name, texts in zip(SUBPANELS, heard, strict=True) if texts is not None}
+    """Which of the Generate panel's subpanels draw (are open), heard over redraws for a while after a
+    click (Blender may take its time to get to the click): the Jobs panel, drawn after them, counts the
+    redraws."""
+    names = (*SUBPANELS, "KILN_PT_jobs")
+    ask = f"result = [language_texts.next_drawn(getattr(bpy.types, n)) is not None for n in {names!r}]"
+    window.call(ask)  # every panel listened to, a redraw asked for
+    heard: set[str] = set()
+    redraws = 0
+    start = time.monotonic()
+    while redraws < 2 or time.monotonic() - start < PANEL_MOTION:
+        if time.monotonic() - start > 20:
+            raise WindowError("the Sidebar did not redraw")
+        time.sleep(0.1)
+        drew = {name for name, yes in zip(names, window.call(ask), strict=True) if yes}
+        redraws += "KILN_PT_jobs" in drew
+        heard |= drew
+    return heard & set(SUBPANELS)
 
 
 def open_retexture(window: Window) -> None:
@@ -212,20 +225,28 @@ def open_retexture(window: Window) -> None:
     if "KILN_PT_retexture" in open_subpanels(window):
         return
     x, y = generate_button(window)
-    for candidate in range(y + 16, y + 200, 10):
+    tried: list[tuple[int, set[str]]] = []
+    for candidate in range(y + 10, y + 200, 10):
+        if copies(window, x, candidate):
+            continue  # a button or a field (Generate itself): a header copies nothing
         window.display.click(x, candidate)
         opened = open_subpanels(window)
+        tried.append((candidate, opened))
         if not opened:
             continue
         if "KILN_PT_retexture" in opened:
             return
         window.display.click(x, candidate)  # closed again
+        time.sleep(PANEL_MOTION)
         shift = HEADER_ROW if "KILN_PT_generate_advanced" in opened else -HEADER_ROW
         window.display.click(x, candidate + shift)
-        if "KILN_PT_retexture" in open_subpanels(window):
+        opened = open_subpanels(window)
+        tried.append((candidate + shift, opened))
+        if "KILN_PT_retexture" in opened:
             return
         break
-    raise WindowError("no click below Generate opened the Re-texture panel")
+    shot(window.display, "paid-clicks-no-retexture-panel")
+    raise WindowError(f"no click below Generate at {x}, {y} opened the Re-texture panel: {tried}")
 
 
 def question_picture(window: Window, name: str, under: int | None = None) -> Path:
@@ -348,6 +369,10 @@ def test_cancel_on_meshy_asks_first_and_cancelling_the_question_deletes_nothing(
     assert deletes(meshy) == 0
     window.display.xdotool("key", "Return")
     window.wait_for(f"[j for j in kiln_jobs() if j['id'] == {job['id']!r} and j['state'] == 'cancelled']")
+    deadline = time.monotonic() + 30  # the delete goes from a worker thread
+    while deletes(meshy) == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(QUESTION_UP)
     assert deletes(meshy) == 1
 
 
@@ -376,6 +401,18 @@ def test_retexture_selected_asks_first_with_its_price(window: Window, stand_ins:
         window.display.xdotool("key", "Escape")
         time.sleep(QUESTION_UP)
         assert posts(meshy, "/openapi/v1/retexture") == 0, "the question's Cancel sent the re-texture"
+
+        # Asked again and confirmed: the selected mesh goes to Meshy, once.
+        window.display.click(*button)
+        time.sleep(QUESTION_UP)
+        assert posts(meshy, "/openapi/v1/retexture") == 0
+        window.display.xdotool("key", "Return")
+        window.wait_for("[j for j in kiln_jobs() if j['prompt'] == 'weathered bronze with green patina']", 30)
+        deadline = time.monotonic() + 30
+        while posts(meshy, "/openapi/v1/retexture") == 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(QUESTION_UP)
+        assert posts(meshy, "/openapi/v1/retexture") == 1
     finally:
         window.call(f"{PREFS}.ask_above = 0")
 
