@@ -40,6 +40,10 @@ QUESTION_UP = 1.5
 COPY_WAIT = 1.0
 #: Blender's rows in the Sidebar at UI scale 1: a closed subpanel's header under the one above it.
 HEADER_ROW = 26
+#: The scan's step down the Jobs panel (pixels): less than its buttons' height (26 at UI scale 1).
+JOBS_STEP = 14
+#: Where the Generate button was found (the window lives as long as the file).
+SPOTS: dict[str, tuple[int, int]] = {}
 #: Around the middle of the window, where Blender puts a question: how far left of the middle and below
 #: it a picture of the question reaches (up to the Sidebar's top, right to its edge).
 QUESTION_REACH = (480, 140)
@@ -103,6 +107,7 @@ def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]
         support = program.workdir("support") / "support"
         shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
         blender.call(f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts")
+        SPOTS.clear()
         yield blender
     except BaseException:
         print(f"--- Blender log {blender.log_path}\n{blender.log()[-6000:]}")
@@ -162,7 +167,13 @@ def below(window: Window, y: int) -> dict[str, int]:
 
 
 def generate_button(window: Window) -> tuple[int, int]:
-    return locate(window, window.call("result = sidebar()"), "bpy.ops.kiln.generate_from_text")
+    """Where Generate is: where it was last time (the rows above it are the same on these services),
+    else found down the Sidebar."""
+    wanted = "bpy.ops.kiln.generate_from_text"
+    known = SPOTS.get("generate")
+    if known is None or wanted not in copies(window, *known):
+        SPOTS["generate"] = locate(window, window.call("result = sidebar()"), wanted)
+    return SPOTS["generate"]
 
 
 def in_jobs_panel(window: Window, wanted: str, left: bool = False) -> tuple[int, int]:
@@ -171,7 +182,7 @@ def in_jobs_panel(window: Window, wanted: str, left: bool = False) -> tuple[int,
     rect = below(window, generate_button(window)[1] + 20)
     if left:
         rect = {**rect, "width": rect["width"] // 2}
-    return locate(window, rect, wanted)
+    return locate(window, rect, wanted, step=JOBS_STEP)
 
 
 def job_button(window: Window, operator: str, job_id: str, left: bool = False) -> tuple[int, int]:
