@@ -41,7 +41,7 @@ COPY_WAIT = 1.0
 #: Blender's rows in the Sidebar at UI scale 1: a closed subpanel's header under the one above it.
 HEADER_ROW = 26
 #: The scan's step down the Jobs panel (pixels): less than its buttons' height (26 at UI scale 1).
-JOBS_STEP = 14
+JOBS_STEP = 10
 #: Where the Generate button was found (the window lives as long as the file).
 SPOTS: dict[str, tuple[int, int]] = {}
 #: Around the middle of the window, where Blender puts a question: how far left of the middle and below
@@ -230,11 +230,9 @@ def open_subpanels(window: Window) -> set[str]:
     return heard & set(SUBPANELS)
 
 
-def open_retexture(window: Window) -> None:
+def open_retexture(window: Window) -> tuple[int, int]:
     """A click on the Re-texture header (under Advanced, above Blockout: the first header found below
-    Generate by a click says where it is; a wrong one is closed again)."""
-    if "KILN_PT_retexture" in open_subpanels(window):
-        return
+    Generate by a click says where it is; a wrong one is closed again); where it was clicked."""
     x, y = generate_button(window)
     tried: list[tuple[int, set[str]]] = []
     for candidate in range(y + 10, y + 200, 10):
@@ -246,7 +244,7 @@ def open_retexture(window: Window) -> None:
         if not opened:
             continue
         if "KILN_PT_retexture" in opened:
-            return
+            return x, candidate
         window.display.click(x, candidate)  # closed again
         time.sleep(PANEL_MOTION)
         shift = HEADER_ROW if "KILN_PT_generate_advanced" in opened else -HEADER_ROW
@@ -254,7 +252,7 @@ def open_retexture(window: Window) -> None:
         opened = open_subpanels(window)
         tried.append((candidate + shift, opened))
         if "KILN_PT_retexture" in opened:
-            return
+            return x, candidate + shift
         break
     shot(window.display, "paid-clicks-no-retexture-panel")
     raise WindowError(f"no click below Generate at {x}, {y} opened the Re-texture panel: {tried}")
@@ -398,8 +396,8 @@ def test_retexture_selected_asks_first_with_its_price(window: Window, stand_ins:
         "    bpy.ops.mesh.primitive_cube_add(location=(4, 0, 0))\n"
         "bpy.context.active_object.name = 'Bollard'"
     )
+    header = open_retexture(window)
     try:
-        open_retexture(window)
         texts = drawn(window, "KILN_PT_retexture")
         assert "Re-texture Selected (10 credits)" in texts, texts
         button = find_in(
@@ -426,6 +424,8 @@ def test_retexture_selected_asks_first_with_its_price(window: Window, stand_ins:
         assert posts(meshy, "/openapi/v1/retexture") == 1
     finally:
         window.call(f"{PREFS}.ask_above = 0")
+        window.display.click(*header)  # closed again: the Jobs panel's buttons stay on the screen
+        time.sleep(PANEL_MOTION)
 
 
 def rodin_task_from_elsewhere(server: Sandbox, key: str, prompt: str) -> str:
