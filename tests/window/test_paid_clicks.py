@@ -254,7 +254,6 @@ def open_retexture(window: Window) -> tuple[int, int]:
         if "KILN_PT_retexture" in opened:
             return x, candidate + shift
         break
-    shot(window.display, "paid-clicks-no-retexture-panel")
     raise WindowError(f"no click below Generate at {x}, {y} opened the Re-texture panel: {tried}")
 
 
