@@ -22,9 +22,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import shot
-from program import REPO, Display, Program, Window, WindowError
+from program import REPO, Display, Program, Window
 from sidebar import find_in, open_kiln_tab
+from sidebar_clicks import (
+    DIALOG_FIELD_LEFT,
+    DIALOG_LABELS,
+    PANEL_MOTION,
+    SPOTS,
+    generate_button,
+    in_jobs_panel,
+    job_button,
+    open_retexture,
+    paste_into_first_field,
+    question_picture,
+)
 
 from sandbox.server import Sandbox
 
@@ -36,25 +47,6 @@ SLOW = 0.02
 #: How long a question is left on screen before the stand-in's count is read (a click that sent
 #: without asking would have reached it by then).
 QUESTION_UP = 1.5
-#: How long a Ctrl+C may take to reach the clipboard while a job runs (seconds).
-COPY_WAIT = 1.0
-#: Blender's rows in the Sidebar at UI scale 1: a closed subpanel's header under the one above it.
-HEADER_ROW = 26
-#: The scan's step down the Jobs panel (pixels): less than its buttons' height (26 at UI scale 1).
-JOBS_STEP = 10
-#: Where the Generate button was found (the window lives as long as the file).
-SPOTS: dict[str, tuple[int, int]] = {}
-#: Around the middle of the window, where Blender puts a question: how far left of the middle and below
-#: it a picture of the question reaches (up to the Sidebar's top, right to its edge).
-QUESTION_REACH = (480, 140)
-#: A dialog's rows (pixels at UI scale 1), and how far left of the button that opened it its fields are.
-DIALOG_ROW = 26
-DIALOG_FIELD_LEFT = 60
-DIALOG_LABELS = 140
-#: How long Blender takes to draw a panel opening or closing (seconds).
-PANEL_MOTION = 1.0
-#: The Generate panel's closed subpanels, top to bottom.
-SUBPANELS = ("KILN_PT_generate_advanced", "KILN_PT_retexture", "KILN_PT_blockout")
 
 
 @dataclass(frozen=True)
@@ -137,62 +129,6 @@ def choose(window: Window, service: str) -> None:
     )
 
 
-def copies(window: Window, x: int, y: int) -> str:
-    """What Ctrl+C copies at x, y ("" over what copies nothing). The pointer comes from beside the point
-    (Blender lights the button under the pointer when it moves), and the clipboard is read until the copy
-    is there: while a job runs, Blender takes its time to get to the key."""
-    window.call("bpy.context.window_manager.clipboard = ''")
-    window.display.xdotool("mousemove", "--sync", x + 3, y)
-    window.display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+c")
-    deadline = time.monotonic() + COPY_WAIT
-    while not (copied := window.display.clipboard()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return copied
-
-
-def locate(window: Window, rect: dict[str, int], wanted: str, step: int = 8) -> tuple[int, int]:
-    """A point where Ctrl+C copies ``wanted``, checked again with the pointer at rest there (a quick scan
-    can read a copy the step before made)."""
-    x, y = find_in(window, rect, wanted, step)
-    for dy in (0, -step // 2, -step, step // 2):
-        if wanted in copies(window, x, y + dy):
-            return x, y + dy
-    raise WindowError(f"nothing near {x}, {y} copies {wanted!r} when asked again")
-
-
-def below(window: Window, y: int) -> dict[str, int]:
-    """The Sidebar from ``y`` down."""
-    bar = window.call("result = sidebar()")
-    return {**bar, "y": y, "height": bar["y"] + bar["height"] - y}
-
-
-def generate_button(window: Window) -> tuple[int, int]:
-    """Where Generate is: where it was last time (the rows above it are the same on these services),
-    else found down the Sidebar."""
-    wanted = "bpy.ops.kiln.generate_from_text"
-    known = SPOTS.get("generate")
-    if known is None or wanted not in copies(window, *known):
-        SPOTS["generate"] = locate(window, window.call("result = sidebar()"), wanted)
-    return SPOTS["generate"]
-
-
-def in_jobs_panel(window: Window, wanted: str, left: bool = False) -> tuple[int, int]:
-    """A button under the Generate panel's Generate (the subpanels' and the Jobs panel's); ``left``: the
-    first of a row of them (searched down the Sidebar's left half)."""
-    rect = below(window, generate_button(window)[1] + 20)
-    if left:
-        rect = {**rect, "width": rect["width"] // 2}
-    return locate(window, rect, wanted, step=JOBS_STEP)
-
-
-def job_button(window: Window, operator: str, job_id: str, left: bool = False) -> tuple[int, int]:
-    """A button of the Jobs panel's details for this job."""
-    point = in_jobs_panel(window, f"bpy.ops.kiln.{operator}(", left)
-    copied = copies(window, *point)
-    assert job_id in copied, f"{operator} at {point} is another job's: {copied}"
-    return point
-
-
 def started(window: Window, prompt: str, before: int = 0) -> dict[str, str]:
     """The newest job of ``prompt`` once its task is on the service (``before``: jobs of it there were)."""
     found = window.wait_for(
@@ -208,68 +144,6 @@ def state(window: Window, job_id: str) -> str:
 def drawn(window: Window, panel: str) -> list[str]:
     """The texts the panel gave Blender at its next real redraw."""
     return list(window.wait_for(f"language_texts.next_drawn(bpy.types.{panel})", timeout=20, every=0.1))
-
-
-def open_subpanels(window: Window) -> set[str]:
-    """Which of the Generate panel's subpanels draw (are open), heard over redraws for a while after a
-    click (Blender may take its time to get to the click): the Jobs panel, drawn after them, counts the
-    redraws."""
-    names = (*SUBPANELS, "KILN_PT_jobs")
-    ask = f"result = [language_texts.next_drawn(getattr(bpy.types, n)) is not None for n in {names!r}]"
-    window.call(ask)  # every panel listened to, a redraw asked for
-    heard: set[str] = set()
-    redraws = 0
-    start = time.monotonic()
-    while redraws < 2 or time.monotonic() - start < PANEL_MOTION:
-        if time.monotonic() - start > 20:
-            raise WindowError("the Sidebar did not redraw")
-        time.sleep(0.1)
-        drew = {name for name, yes in zip(names, window.call(ask), strict=True) if yes}
-        redraws += "KILN_PT_jobs" in drew
-        heard |= drew
-    return heard & set(SUBPANELS)
-
-
-def open_retexture(window: Window) -> tuple[int, int]:
-    """A click on the Re-texture header (under Advanced, above Blockout: the first header found below
-    Generate by a click says where it is; a wrong one is closed again); where it was clicked."""
-    x, y = generate_button(window)
-    tried: list[tuple[int, set[str]]] = []
-    for candidate in range(y + 10, y + 200, 10):
-        if copies(window, x, candidate):
-            continue  # a button or a field (Generate itself): a header copies nothing
-        window.display.click(x, candidate)
-        opened = open_subpanels(window)
-        tried.append((candidate, opened))
-        if not opened:
-            continue
-        if "KILN_PT_retexture" in opened:
-            return x, candidate
-        window.display.click(x, candidate)  # closed again
-        time.sleep(PANEL_MOTION)
-        shift = HEADER_ROW if "KILN_PT_generate_advanced" in opened else -HEADER_ROW
-        window.display.click(x, candidate + shift)
-        opened = open_subpanels(window)
-        tried.append((candidate + shift, opened))
-        if "KILN_PT_retexture" in opened:
-            return x, candidate + shift
-        break
-    raise WindowError(f"no click below Generate at {x}, {y} opened the Re-texture panel: {tried}")
-
-
-def question_picture(window: Window, name: str, under: int | None = None) -> Path:
-    """The question Blender put in the middle of the window (or a dialog reaching down to ``under``), with
-    the Sidebar beside it, from its top."""
-    bar = window.call("result = sidebar()")
-    display = window.display
-    left, below_middle = QUESTION_REACH
-    x = display.width // 2 - left
-    bottom = under if under is not None else display.height // 2 + below_middle
-    return shot(
-        display,
-        name,
-        {"x": x, "y": bar["y"], "width": bar["x"] + bar["width"] - x, "height": bottom - bar["y"]},
-    )
 
 
 def posts(server: Sandbox, path: str) -> int:
@@ -399,9 +273,7 @@ def test_retexture_selected_asks_first_with_its_price(window: Window, stand_ins:
     try:
         texts = drawn(window, "KILN_PT_retexture")
         assert "Re-texture Selected (10 credits)" in texts, texts
-        button = find_in(
-            window, below(window, generate_button(window)[1] + 20), "bpy.ops.kiln.retexture_selected(", step=8
-        )
+        button = in_jobs_panel(window, "bpy.ops.kiln.retexture_selected(")
         window.display.click(*button)
         time.sleep(QUESTION_UP)
         assert posts(meshy, "/openapi/v1/retexture") == 0, "Re-texture sent without asking"
@@ -474,15 +346,3 @@ def test_add_job_by_id_on_rodin_brings_a_finished_tasks_mesh_in(
     landed = window.call(f"result = [o['type'] for o in kiln_objects() if o['task_id'] == {task_id!r}]")
     assert "MESH" in landed, landed
     assert posts(rodin, "/api/v2/rodin") == made, "Add Job by ID sent a new task"
-
-
-def paste_into_first_field(window: Window, x: int, below_y: int, text: str) -> None:
-    """Ctrl+V over the first text field of a dialog above ``below_y`` (found from the top: a paste there,
-    then Ctrl+C copies it back), as an artist pastes an id copied from the service's dashboard."""
-    for y in range(below_y - 3 * DIALOG_ROW, below_y - DIALOG_ROW // 2, 4):
-        window.call(f"bpy.context.window_manager.clipboard = {text!r}")
-        window.display.xdotool("mousemove", "--sync", x + 3, y)
-        window.display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+v", "sleep", "0.1")
-        if copies(window, x, y) == text:
-            return
-    raise WindowError(f"no field above y={below_y} took the pasted {text!r}")
