@@ -249,6 +249,7 @@ class KILN_PT_jobs(bpy.types.Panel):
         roster = _roster()
         jobs = _jobs()
         _request_sync(wm, roster)
+        watcher.sidebar_drawn()
         _draw_store_problems(layout, context)
         if not jobs:  # what to press first: Generate, or a service while none is chosen
             empty = words.NO_JOBS_YET if preferences.chosen_service(context) else words.NO_JOBS_NO_SERVICE

@@ -80,8 +80,9 @@ def _do_duties() -> list[float]:
 
 
 class _Redraws:
-    """When the Sidebar is asked to draw again for what jobs did: the first change after a quiet while
-    at once, the changes that follow it together at most every REDRAW_SECONDS; a sentence at once."""
+    """When the Sidebar is asked to draw again for what jobs did: a change at once when the Sidebar was
+    last drawn REDRAW_SECONDS ago or more (for whatever reason: a click, the mouse), else with the
+    changes that follow it once that time is up; a sentence at once."""
 
     def __init__(self) -> None:
         self.waiting = False
@@ -94,6 +95,10 @@ class _Redraws:
 
     def now(self) -> None:
         tag_redraw()
+        self.drawn()
+
+    def drawn(self) -> None:
+        """The Sidebar drew what jobs are now: nothing waits."""
         self.waiting, self.last = False, time.monotonic()
 
 
@@ -103,6 +108,11 @@ _redraws = _Redraws()
 def redraw_now() -> None:
     """Redraw the Sidebar at once (its rows came or went); what jobs do next waits its turn."""
     _redraws.now()
+
+
+def sidebar_drawn() -> None:
+    """The Jobs panel was drawn (so it shows what jobs are now): the next redraw asked for them waits."""
+    _redraws.drawn()
 
 
 def _importable_here(job: Job) -> bool:

@@ -156,7 +156,30 @@ class GapMeter:
             "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
             "max": gaps[-1],
             "over_100": sum(1 for gap in gaps if gap > 100.0),
+            "longest": [round(gap, 1) for gap in gaps[-12:]],
         }
+
+
+class DrawCounter:
+    """Counts the 3D View Sidebar's frames (a draw handler on its region): how often it is drawn."""
+
+    def __init__(self) -> None:
+        self.frames = 0
+        self._handle: Any = None
+
+    def start(self) -> None:
+        self.frames = 0
+        if self._handle is None:
+            self._handle = bpy.types.SpaceView3D.draw_handler_add(self._count, (), "UI", "POST_PIXEL")
+
+    def _count(self) -> None:
+        self.frames += 1
+
+    def stop(self) -> int:
+        if self._handle is not None:
+            bpy.types.SpaceView3D.draw_handler_remove(self._handle, "UI")
+            self._handle = None
+        return self.frames
 
 
 class CallTimer:
@@ -188,6 +211,7 @@ class CallTimer:
 
 
 gap_meter = GapMeter()
+draw_counter = DrawCounter()
 call_timer = CallTimer()
 _namespace: dict[str, Any] = {
     "bpy": bpy,
@@ -205,6 +229,7 @@ _namespace: dict[str, Any] = {
     "kiln_objects": kiln_objects,
     "library_copy": library_copy,
     "gap_meter": gap_meter,
+    "draw_counter": draw_counter,
     "call_timer": call_timer,
 }
 
