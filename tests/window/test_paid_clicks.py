@@ -121,9 +121,17 @@ def log_on_failure(window: Window, request: pytest.FixtureRequest) -> Iterator[N
 # ------------------------------------------------------------------ the artist's hands
 
 
+def given(window: Window, code: str) -> None:
+    """Settings changed as the artist's typing would: then the Sidebar drawn again, so its buttons
+    carry them (a button keeps the arguments of the draw that made it; a change made from Python
+    asks Blender for no redraw)."""
+    window.call(code)
+    drawn(window, "KILN_PT_generate")
+
+
 def choose(window: Window, service: str) -> None:
     """The service chosen as the artist chose it before (its key is given by the environment)."""
-    window.call(f"{PREFS}.service = {service!r}")
+    given(window, f"{PREFS}.service = {service!r}")
     window.wait_for(
         f"{PREFS}.service == {service!r} and not sys.modules[MODULE + '.session.setup'].missing()"
     )
@@ -163,7 +171,7 @@ def test_a_second_identical_generate_asks_another_one_and_sends_on_confirm(
     prompt = "a brass ship's lantern"
     tripo = stand_ins["TRIPO"]
     choose(window, "TRIPO")
-    window.call(f"{SETTINGS}.mode = 'TEXT'\n{SETTINGS}.prompt = {prompt!r}")
+    given(window, f"{SETTINGS}.mode = 'TEXT'\n{SETTINGS}.prompt = {prompt!r}")
     generate = generate_button(window)
     before = tripo.submit_attempts
     window.display.click(*generate)
@@ -197,7 +205,7 @@ def test_stop_waiting_keeps_resume_which_brings_the_mesh_in_with_no_new_task(
     prompt = "a carved wooden owl"
     tripo = stand_ins["TRIPO"]
     choose(window, "TRIPO")
-    window.call(f"{SETTINGS}.prompt = {prompt!r}")
+    given(window, f"{SETTINGS}.prompt = {prompt!r}")
     window.display.click(*generate_button(window))
     job = started(window, prompt)
     sent = tripo.submit_attempts
@@ -227,7 +235,7 @@ def test_cancel_on_meshy_asks_first_and_cancelling_the_question_deletes_nothing(
     meshy = stand_ins["MESHY"]
     choose(window, "MESHY")
     # Meshy's default model publishes no text price: that first question is another test's.
-    window.call(f"{PREFS}.ask_unknown_price = False\n{SETTINGS}.prompt = {prompt!r}")
+    given(window, f"{PREFS}.ask_unknown_price = False\n{SETTINGS}.prompt = {prompt!r}")
     try:
         window.display.click(*generate_button(window))
         job = started(window, prompt)
