@@ -48,6 +48,14 @@ def program() -> Program:
     return found
 
 
+@pytest.fixture(scope="session", autouse=True)
+def tidy_workdirs(program: Program) -> Iterator[None]:
+    """This run's folders in the chroot go with it: a run leaves up to a gigabyte (Kiln's zip, a user
+    folder a window, meshes), and repeated runs filled the disk. Failures print their logs first."""
+    yield
+    shutil.rmtree(program.root / "tmp" / f"kiln-window-{os.getpid()}", ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def kiln_zip(program: Program) -> Path:
     """Kiln built by the program's own extension tool from a copy of the working tree."""
