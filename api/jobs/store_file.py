@@ -175,8 +175,15 @@ class StoreFile:
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         self._opened = _identity(self.path)
         try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            # One snapshot: another Kiln may create a new list between two reads (tables, then its
+            # version), which would read as tables Kiln did not write.
+            db.execute("BEGIN")
+            try:
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                if db.in_transaction:
+                    db.execute("COMMIT")
             if version > SCHEMA_VERSION:
                 self._open_newer(db, version)
                 return db
