@@ -79,12 +79,18 @@ def find_field(window: Window, data_path: str) -> tuple[int, int]:
     return found
 
 
-def type_into_field(window: Window, x: int, y: int, text: str) -> None:
-    """Double-click a text field to edit it, select all, type, Enter."""
+def type_into_field(window: Window, x: int, y: int, text: str, prop: str | None = None) -> None:
+    """Double-click a text field to edit it, select all, type, Enter; with ``prop`` (the field's Python
+    path), again until it holds the text (on a busy machine a click soon after a window closed can
+    come before Blender edits the field, and the keys go elsewhere)."""
     display = window.display
-    display.xdotool("mousemove", "--sync", x, y)
-    display.xdotool("click", "--repeat", "2", "1")
-    time.sleep(0.1)
-    display.xdotool("key", "ctrl+a")
-    display.xdotool("type", "--delay", "5", text)
-    display.xdotool("key", "Return")
+    for _ in range(3):
+        display.xdotool("mousemove", "--sync", x, y)
+        display.xdotool("click", "--repeat", "2", "1")
+        time.sleep(0.1)
+        display.xdotool("key", "ctrl+a")
+        display.xdotool("type", "--delay", "5", text)
+        display.xdotool("key", "Return")
+        if prop is None or window.call(f"result = {prop}") == text:
+            return
+        time.sleep(0.5)

@@ -31,7 +31,9 @@ def test_type_press_generate_follow_the_job_and_undo_the_import(
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     open_kiln_tab(window)
 
-    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT)
+    type_into_field(
+        window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT, "bpy.context.scene.kiln.prompt"
+    )
     assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
 
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))

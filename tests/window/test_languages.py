@@ -275,7 +275,12 @@ def test_ready_and_running_pictures_in_german_and_japanese(
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     bar = open_kiln_tab(window)
     load_language_texts(program, window)
-    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PICTURE_PROMPT)
+    type_into_field(
+        window,
+        *find_field(window, "bpy.context.scene.kiln.prompt"),
+        PICTURE_PROMPT,
+        "bpy.context.scene.kiln.prompt",
+    )
     pictures: dict[str, Path] = {}
     drawn: dict[str, list[str]] = {}
 

@@ -225,7 +225,9 @@ def test_a_first_mesh_from_nothing_configured(
 
     # Ready: a prompt typed, Generate says what a click costs.
     assert not window.call(f"result = bool({SETUP}.missing())")
-    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT)
+    type_into_field(
+        window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT, "bpy.context.scene.kiln.prompt"
+    )
     assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
     generate = find_in_sidebar(window, "bpy.ops.kiln.generate_from_text")
     sidebar_picture(window, "sidebar-ready")
@@ -279,7 +281,12 @@ def test_the_panel_as_an_artist_meets_it(
     open_kiln_tab(window)
 
     # The first click of unknown price asks, saying why and how to set it; nothing is sent meanwhile.
-    type_into_field(window, *find_field(window, "bpy.context.scene.kiln.prompt"), UNPRICED_PROMPT)
+    type_into_field(
+        window,
+        *find_field(window, "bpy.context.scene.kiln.prompt"),
+        UNPRICED_PROMPT,
+        "bpy.context.scene.kiln.prompt",
+    )
     generate = find_in_sidebar(window, "bpy.ops.kiln.generate_from_text")
     window.display.xdotool("mousemove", "--sync", *viewport_centre(window))
     window.display.click(*generate)
