@@ -27,7 +27,7 @@ from .api.features.connection_check import current as connection_check
 from .api.features.credits import takes_text_cost
 from .api.http.origin import host_label
 from .api.jobs import CACHE_DIR, Account, ServiceConfig
-from .api.services import info, is_registered, old_records_service, service_id, service_ids
+from .api.services import NOT_CHOSEN, info, is_registered, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
@@ -452,7 +452,9 @@ def keep_an_earlier_setup(prefs: KilnPreferences) -> None:
     so the Sidebar's menu names where jobs go (a service stored is kept as it is)."""
     if prefs.is_property_set("service"):
         return
-    pipelines = service_access.service_for_jobs(prefs.service)
+    # Nothing stored means "none chosen". Reading prefs.service would ask the menu's items, whose
+    # translated names would read the languages' files while Blender waits for register.
+    pipelines = service_access.service_for_jobs(NOT_CHOSEN)
     earlier = old_records_service() if prefs.base_url.strip() else pipelines
     if earlier:
         prefs.service = earlier

@@ -4,7 +4,8 @@
 The first-enable test starts several ``enable`` runs on one user folder, each writes
 ``GO.ready-<pid>`` once Blender is up, and the test creates ``GO`` when all are: so they enable
 Kiln at the same moment, as two windows opened together after installing, or two farm tasks on
-a fresh worker, would. Prints ``KILN-ENABLED`` or exits non-zero with what went wrong.
+a fresh worker, would. Prints ``KILN-ENABLED`` (after whether enabling read Kiln's translation
+files) or exits non-zero with what went wrong.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def main() -> None:
     bpy.ops.preferences.addon_enable(module=MODULE)
     if MODULE not in bpy.context.preferences.addons or not hasattr(bpy.types, "KILN_OT_generate_from_text"):
         raise SystemExit(f"{MODULE} did not enable")
+    # Enabling hands Blender no translation (the first timer tick does): read it before any tick.
+    print("KILN-TRANSLATIONS-READ", sys.modules[f"{MODULE}.language"]._handed_over)
     print("KILN-ENABLED")
 
 

@@ -91,6 +91,25 @@ def installed(built_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return user
 
 
+def test_enabling_kiln_reads_no_translation_file(installed: Path, tmp_path: Path) -> None:
+    """Blender's start waits for every add-on's register: the seven languages' files are read on
+    the first timer tick instead (docs/performance.md, row 6), even where a fresh Kiln asks which
+    service its menu offers."""
+    user = tmp_path / "user"
+    shutil.copytree(installed, user, symlinks=True)
+    go = tmp_path / "go"
+    go.touch()
+    result = subprocess.run(
+        [sys.executable, str(FIRST_ENABLE), "--", "enable", str(go)],
+        env={**os.environ, "BLENDER_USER_RESOURCES": str(user)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "KILN-ENABLED" in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "KILN-TRANSLATIONS-READ False" in result.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("blenders", [2, 3])
 def test_blenders_enabling_kiln_at_the_same_moment_all_enable(
