@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from checkout import ROOT
+from checkout import ROOT, python_files
 
 #: Top-level folders of the repository that never ship (the manifest's paths_exclude_pattern).
 DEV_ONLY = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "wheels", "dist"}
@@ -63,10 +63,8 @@ class Module:
 def modules_of(root: Path, skip: Iterable[str] = ()) -> dict[str, Module]:
     """Every module under ``root`` by dotted name relative to it (the root package itself is "")."""
     found = {}
-    for path in sorted(root.rglob("*.py")):
+    for path in python_files(root, frozenset(skip)):
         parts = path.relative_to(root).with_suffix("").parts
-        if parts[0] in skip or any(part.startswith(".") for part in parts):
-            continue
         is_package = parts[-1] == "__init__"
         found[".".join(parts[:-1] if is_package else parts)] = Module(path, is_package)
     return found

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from checkout import ROOT
+from checkout import ROOT, shipped_python
 
 #: The Blender-side code (api/ never imports bpy).
 BLENDER_SIDE = [
@@ -61,17 +61,6 @@ def test_the_panel_builds_its_request_with_the_operators_builder() -> None:
     assert {name for name in _files_saying(r"JobRequest\(") if name.startswith("panels/")} == set()
 
 
-def _shipped_python() -> list[Path]:
-    """Every Python file the built zip carries (what ``blender_manifest.toml`` does not leave out)."""
-    dev_only = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "requirements"}
-    return [
-        path
-        for path in ROOT.rglob("*.py")
-        if path.relative_to(ROOT).parts[0] not in dev_only
-        and not path.relative_to(ROOT).parts[0].startswith(".")
-    ]
-
-
 def test_the_environment_names_each_services_key_and_address_in_its_own_package() -> None:
     """Each service's variables are constants of that service (its ``ServiceInfo``); where a key and
     an address come from is decided once, by ``api.features.service_access.credentials``, which reads them."""
@@ -81,7 +70,7 @@ def test_the_environment_names_each_services_key_and_address_in_its_own_package(
         for name in filter(None, (service.key_env, service.base_url_env)):  # "": a server that takes no key
             found = {
                 path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count(f'"{name}"')
-                for path in _shipped_python()
+                for path in shipped_python()
                 if f'"{name}"' in path.read_text(encoding="utf-8")
             }
             package = f"api/services/{service.client_module.split('.')[0]}/__init__.py"
@@ -91,7 +80,7 @@ def test_the_environment_names_each_services_key_and_address_in_its_own_package(
 def test_the_environment_names_the_poll_interval_in_one_place() -> None:
     found = {
         path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8").count("KILN_POLL_INTERVAL")
-        for path in _shipped_python()
+        for path in shipped_python()
         if "KILN_POLL_INTERVAL" in path.read_text(encoding="utf-8")
     }
     assert found == {"api/features/service_access.py": 1}
@@ -102,7 +91,7 @@ def test_only_the_pump_and_the_main_thread_module_register_timers() -> None:
         path.relative_to(ROOT).as_posix(): len(
             re.findall(r"timers\.register\(", path.read_text(encoding="utf-8"))
         )
-        for path in _shipped_python()
+        for path in shipped_python()
         if "timers.register(" in path.read_text(encoding="utf-8")
     }
     assert found == {"session/watcher.py": 1, "main_thread.py": 2}

@@ -9,8 +9,7 @@ import ast
 import re
 from pathlib import Path
 
-from checkout import ROOT
-from test_shipped_code import shipped_python
+from checkout import ROOT, shipped_python
 
 from api.services import info, old_records_service, service_ids
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from checkout import ROOT
+from checkout import ROOT, shipped_python
 
 
 def operator_ids(path: Path) -> list[str]:
@@ -92,15 +92,7 @@ def test_the_trick_check_sees_a_fallback(tmp_path: Path) -> None:
 
 
 def _packages() -> list[Path]:
-    dev_only = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "requirements"}
-    return [
-        init.parent
-        for init in sorted(ROOT.rglob("__init__.py"))
-        if init.parent != ROOT
-        and init.relative_to(ROOT).parts[0] not in dev_only
-        and "vendor" not in init.relative_to(ROOT).parts
-        and not init.relative_to(ROOT).parts[0].startswith(".")
-    ]
+    return [path.parent for path in shipped_python() if path.name == "__init__.py" and path.parent != ROOT]
 
 
 def unlisted(package: Path) -> list[str]:

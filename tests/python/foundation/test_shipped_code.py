@@ -11,20 +11,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from checkout import ROOT
+from checkout import ROOT, shipped_python
 
 MAX_LINES = 60
-DEV_ONLY = {"tests", "sandbox", "bench", "examples", "fixtures", "tools", "farm", "docs", "requirements"}
-
-
-def shipped_python(root: Path = ROOT) -> list[Path]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        parts = path.relative_to(root).parts
-        if parts[0] in DEV_ONLY or parts[0].startswith(".") or parts[:2] == ("api", "vendor"):
-            continue
-        found.append(path)
-    return found
 
 
 def long_functions(path: Path) -> list[str]:
