@@ -101,7 +101,6 @@ def run() -> dict[str, Any]:
     import bpy
 
     runtime, preferences = addon.module("session.runtime"), addon.module("preferences")
-    jobs_panel = addon.module("panels.jobs")
     results: dict[str, Any] = {"history": HISTORY}
     with sandbox_process(SLOW) as base_url:
         addon.use_service(base_url, KEY)
@@ -117,8 +116,7 @@ def run() -> dict[str, Any]:
         assert len(engine.jobs()) >= HISTORY, "the history was not read"
         results["start"] = {**summary_ms(starts), "history_read_s": history_s}
 
-        roster = jobs_panel._roster()
-        jobs_panel.sync_rows(bpy.context.window_manager, engine.jobs(), roster)
+        addon.module("session.job_rows").sync_now(bpy.context.window_manager)
         _draw_all_panels(bpy)  # the first draw loads what later draws reuse (icons, the rows)
         some = engine.jobs()[0].id
         words = addon.module("api.words")

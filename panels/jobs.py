@@ -1,10 +1,8 @@
 """The Jobs panel: every job, newest first, with what it is doing and what can be done to it.
 
-A UIList needs a bpy collection, so ``WindowManager.kiln_jobs`` mirrors the engine's job ids
-(the engine stays the one source of truth; rows hold nothing else). Drawing may not write
-data, so when the draw sees the rows differ from the engine it asks a one-shot
-``bpy.app.timers`` callback to resync them right after; the watcher's redraws while jobs run
-keep that prompt, and no timer runs while nothing changes.
+Its rows mirror the engine's job ids (``session.job_rows``). Drawing may not write data, so when the
+draw sees the rows behind the engine it asks a one-shot ``bpy.app.timers`` callback to resync them
+right after; no timer runs while nothing changes.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from ..drawing import (
 from ..language import said, text
 from ..main_thread import cancel, later
 from ..service_choices import service_words
-from ..session import results_here, runtime, spending, watcher
+from ..session import job_rows, results_here, runtime, spending, watcher
 from ..session.quality_report import job_report
 from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
 from . import agents, quality, thumbnails
@@ -64,68 +62,15 @@ ELSEWHERE_ICON: IconItems = "LINKED"
 IMPORTED_ELSEWHERE_ICON: IconItems = "FILE_BLEND"
 
 
-#: A Python mirror of the rows' job ids (reading 5,000 RNA rows costs milliseconds a draw), the
-#: engine roster it mirrors, and the last filter result with what it was computed from.
-_mirror: list[str] = []
-_mirror_roster: tuple[int, int] = (0, -1)
+#: The last filter result, with what it was computed from.
 _filtered: tuple[tuple[Any, ...], list[int]] | None = None
-
-
-def _roster() -> tuple[int, int]:
-    """Which engine (a restart makes a new one), and its roster."""
-    engine = runtime.engine_if_started()
-    return (id(engine), engine.roster) if engine is not None else (0, -1)
-
-
-def _jobs() -> list[Job]:
-    """The engine's snapshot, oldest first; empty before the engine has started (drawing never starts it)."""
-    engine = runtime.engine_if_started()
-    return engine.jobs() if engine is not None else []
-
-
-def sync_rows(wm: bpy.types.WindowManager, jobs: list[Job], roster: tuple[int, int] | None = None) -> bool:
-    """Make the rows mirror ``jobs`` newest first; the active row follows its job, a new job becomes active.
-
-    ``roster``: the engine's roster ``jobs`` were taken at. Returns whether anything changed.
-    """
-    global _mirror, _mirror_roster
-    wanted = [job.id for job in reversed(jobs)]
-    rows = wm.kiln_jobs  # type: ignore[attr-defined]
-    current = [row.job_id for row in rows]
-    _mirror, _mirror_roster = wanted, (_mirror_roster if roster is None else roster)
-    if current == wanted:
-        return False
-    index = wm.kiln_job_index  # type: ignore[attr-defined]
-    active = current[index] if 0 <= index < len(current) else None
-    known = set(current)
-    new = [job_id for job_id in wanted if job_id not in known]
-    labels = {job.id: job.request.label for job in jobs}
-    rows.clear()
-    for job_id in wanted:
-        row = rows.add()
-        row.job_id = job_id
-        row.name = labels[job_id][:64]
-    focus = new[0] if new else active
-    position = wanted.index(focus) if focus in wanted else max(0, min(index, len(wanted) - 1))
-    wm.kiln_job_index = position  # type: ignore[attr-defined]
-    return True
 
 
 def _sync_later() -> None:
     """One-shot timer: resync the rows outside drawing, drop thumbnails of removed jobs, redraw."""
-    wm = bpy.context.window_manager
-    roster = _roster()
-    jobs = _jobs()
-    if wm is not None and sync_rows(wm, jobs, roster):
-        thumbnails.forget_jobs_except({job.id for job in jobs})
+    if job_rows.sync_now(bpy.context.window_manager):
+        thumbnails.forget_jobs_except({job.id for job in job_rows.jobs()})
         watcher.redraw_now()
-
-
-def _request_sync(wm: bpy.types.WindowManager, roster: tuple[int, int]) -> None:
-    """Ask for a resync when jobs came or went since the rows were made (O(1): no row is read)."""
-    stale = roster != _mirror_roster or len(wm.kiln_jobs) != len(_mirror)  # type: ignore[attr-defined]
-    if stale:
-        later(_sync_later)
 
 
 def _thumbnail(job: Job) -> int | None:
@@ -207,11 +152,12 @@ class KILN_UL_jobs(bpy.types.UIList):
         """
         global _filtered
         engine = runtime.engine_if_started()
+        mirror, mirror_roster = job_rows.mirrored()
         rows = getattr(data, property)
         name, chosen = self.filter_name.lower(), data.kiln_job_filter
         key = (
             engine.standing if engine else -1,
-            _mirror_roster,
+            mirror_roster,
             len(rows),
             name,
             chosen,
@@ -219,8 +165,8 @@ class KILN_UL_jobs(bpy.types.UIList):
         )
         if _filtered is not None and _filtered[0] == key:
             return list(_filtered[1]), []
-        ids = _mirror if len(_mirror) == len(rows) else [row.job_id for row in rows]
-        jobs = {job.id: job for job in _jobs()}
+        ids = mirror if len(mirror) == len(rows) else [row.job_id for row in rows]
+        jobs = {job.id: job for job in job_rows.jobs()}
         pattern = f"*{name}*"
         flags = []
         for job_id in ids:
@@ -246,9 +192,10 @@ class KILN_PT_jobs(bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout, wm = self.layout, context.window_manager
         assert layout is not None and wm is not None
-        roster = _roster()
-        jobs = _jobs()
-        _request_sync(wm, roster)
+        roster = job_rows.roster()
+        jobs = job_rows.jobs()
+        if job_rows.behind(wm, roster):
+            later(_sync_later)
         watcher.sidebar_drawn()
         _draw_store_problems(layout, context)
         if not jobs:  # what to press first: Generate, or a service while none is chosen

@@ -6,6 +6,7 @@ Bottom first:
 * ``blocking`` — the one decision between blocking (background mode) and interactive.
 * ``messenger`` — how a sentence reaches the status bar (or the log) and how an operator refuses.
 * ``runtime`` — the one job engine of this session, and which .blend jobs belong to.
+* ``job_rows`` — the Jobs list's rows, mirroring the engine's jobs, written outside drawing.
 * ``setup`` — what is missing before Kiln can reach the service, all of it at once.
 * ``scene_objects``, ``variants``, ``batch_grid``, ``placement`` — where a result's objects go:
   the Kiln collection, the 3D cursor, a placeholder's place (as its newest variant), a batch's grid.

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import bpy
 
 from ..api.jobs import Job, JobRequest
-from . import runtime
+from ..drawing import tag_redraw
+from . import job_rows, runtime
 from .state import choose_options
 
 if TYPE_CHECKING:
@@ -37,4 +38,6 @@ def start_job(
     job = engine.record(request, origin=runtime.current_origin(), group=group)
     if import_options is not None:
         choose_options(job.id, import_options, fit)
+    if job_rows.sync_now((context or bpy.context).window_manager):
+        tag_redraw()  # one frame shows the new row, not a second after the draw resyncs
     return job

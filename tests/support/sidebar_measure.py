@@ -387,8 +387,8 @@ def _jobs(bpy: Any, runtime: Any, preferences: Any) -> None:
         lambda: earlier_ids <= {job.id for job in engine.jobs()}, "the earlier jobs to be read from the store"
     )
     _wait(lambda: "again in" in engine.get(waiting.id).note, "the waiting job's retry sentence")
-    wm, jobs_panel = bpy.context.window_manager, kiln("panels.jobs")
-    jobs_panel.sync_rows(wm, engine.jobs(), jobs_panel._roster())
+    wm = bpy.context.window_manager
+    kiln("session.job_rows").sync_now(wm)
     wm.kiln_job_index = 0  # the waiting job, newest first: its details show the sentence
 
 

@@ -128,26 +128,34 @@ def kiln_objects() -> list[dict[str, Any]]:
 
 
 class GapMeter:
-    """A 10 ms timer that records how late each call comes: the UI thread's longest stalls."""
+    """A 10 ms timer that records how late each call comes: the UI thread's longest stalls, and when
+    (seconds since ``start``) each stall over ``SLOW_GAP_MS`` ended."""
+
+    SLOW_GAP_MS = 40.0
 
     def __init__(self) -> None:
         self.gaps: list[float] = []
-        self._last = 0.0
+        self.slow: list[tuple[float, float]] = []
+        self._start = self._last = 0.0
         self.running = False
 
     def start(self) -> None:
         self.gaps.clear()
-        self._last = time.perf_counter()
+        self.slow.clear()
+        self._start = self._last = time.perf_counter()
         self.running = True
         bpy.app.timers.register(self._tick, first_interval=0.01, persistent=True)
 
     def _tick(self) -> float | None:
         now = time.perf_counter()
-        self.gaps.append((now - self._last) * 1000.0)
+        gap = (now - self._last) * 1000.0
+        self.gaps.append(gap)
+        if gap > self.SLOW_GAP_MS:
+            self.slow.append((round(now - self._start, 2), round(gap, 1)))
         self._last = now
         return 0.01 if self.running else None
 
-    def stop(self) -> dict[str, float]:
+    def stop(self) -> dict[str, Any]:
         self.running = False
         gaps = sorted(self.gaps) or [0.0]
         return {
@@ -157,28 +165,42 @@ class GapMeter:
             "max": gaps[-1],
             "over_100": sum(1 for gap in gaps if gap > 100.0),
             "longest": [round(gap, 1) for gap in gaps[-12:]],
+            "slow_at": list(self.slow),
         }
 
 
 class DrawCounter:
-    """Counts the 3D View Sidebar's frames (a draw handler on its region): how often it is drawn."""
+    """Counts the 3D View's frames by region (a draw handler on its Sidebar and on its viewport): how
+    often each is drawn, and when (seconds since ``start``)."""
+
+    REGIONS = ("UI", "WINDOW")
 
     def __init__(self) -> None:
-        self.frames = 0
-        self._handle: Any = None
+        self.at: dict[str, list[float]] = {region: [] for region in self.REGIONS}
+        self._handles: dict[str, Any] = {}
+        self._start = 0.0
+
+    @property
+    def frames(self) -> int:
+        """The Sidebar's frames."""
+        return len(self.at["UI"])
 
     def start(self) -> None:
-        self.frames = 0
-        if self._handle is None:
-            self._handle = bpy.types.SpaceView3D.draw_handler_add(self._count, (), "UI", "POST_PIXEL")
+        self._start = time.perf_counter()
+        for region in self.REGIONS:
+            self.at[region] = []
+            if region not in self._handles:
+                self._handles[region] = bpy.types.SpaceView3D.draw_handler_add(
+                    self._count, (region,), region, "POST_PIXEL"
+                )
 
-    def _count(self) -> None:
-        self.frames += 1
+    def _count(self, region: str) -> None:
+        self.at[region].append(round(time.perf_counter() - self._start, 2))
 
     def stop(self) -> int:
-        if self._handle is not None:
-            bpy.types.SpaceView3D.draw_handler_remove(self._handle, "UI")
-            self._handle = None
+        for region, handle in self._handles.items():
+            bpy.types.SpaceView3D.draw_handler_remove(handle, region)
+        self._handles.clear()
         return self.frames
 
 

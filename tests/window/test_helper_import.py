@@ -175,6 +175,7 @@ def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
     helpers = _watch(program, user, window, ready, 300)
     busy = window.call("result = gap_meter.stop()")
     frames, seconds = window.call("result = draw_counter.stop()"), time.monotonic() - started
+    frames_at = window.call("result = draw_counter.at")
 
     assert window.call(f"result = {ready}"), "the mesh was not ready within 300 s"
     assert helpers, "no helper Blender program ran during the job"
@@ -184,6 +185,7 @@ def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
         "during_job": busy,
         "sidebar_frames": frames,
         "seconds": round(seconds, 1),
+        "frames_at": frames_at,  # by region ("UI": the Sidebar), seconds after Generate
     }
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "helper-rhythm.json").write_text(json.dumps(report, indent=2), encoding="utf-8")

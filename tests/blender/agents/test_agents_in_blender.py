@@ -148,7 +148,7 @@ def test_the_sidebar_shows_the_agent_and_what_it_spent_and_marks_its_jobs(
 
     engine = kiln_module("session.runtime").engine()
     wm = blender.context.window_manager
-    ui_jobs.sync_rows(wm, engine.jobs())
+    kiln_module("session.job_rows").sync_rows(wm, engine.jobs())
     marks = {}
     for index, item in enumerate(wm.kiln_jobs):
         row = Recorder()

@@ -140,10 +140,17 @@ def test_newest_first_and_a_new_job_becomes_active(slow_service: Any, blender: A
     first = submit(blender, "first")
     draw_synced(blender, ui)
     second = submit(blender, "second")
-    layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
-    assert sync_asked(ui.jobs), "a new job must trigger a resync"
-    run_pending_sync(blender, ui.jobs)
+    # Generate wrote the new row itself: the frame after the click shows it, with no resync after it.
     wm = blender.context.window_manager
+    assert [row.job_id for row in wm.kiln_jobs] == [second, first]
+    assert wm.kiln_job_index == 0
+    draw(ui.jobs.KILN_PT_jobs, blender.context)
+    assert not sync_asked(ui.jobs), "Generate left the rows behind the engine"
+    # A job the rows do not show yet (another Blender's, read from the shared list) asks for a resync.
+    wm.kiln_jobs.remove(0)
+    draw(ui.jobs.KILN_PT_jobs, blender.context)
+    assert sync_asked(ui.jobs), "rows behind the engine must trigger a resync"
+    run_pending_sync(blender, ui.jobs)
     assert [row.job_id for row in wm.kiln_jobs] == [second, first]
     assert wm.kiln_job_index == 0
     wm.kiln_job_index = 1
