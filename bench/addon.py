@@ -76,11 +76,16 @@ def enabled_alone() -> Iterator[Path]:
         shutil.rmtree(user_dir, ignore_errors=True)
 
 
-def enable() -> None:
+def enable(*, first_tick: bool = True) -> None:
+    """Enable Kiln; with ``first_tick``, also run what it left for Blender's first timer tick (the
+    bpy module has no event loop), which in an artist's Blender runs long before the first click."""
     import bpy
 
     bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
     bpy.context.preferences.system.use_online_access = True
+    if first_tick:
+        for call in list(module("main_thread")._soon.values()):
+            call()
 
 
 def preferences() -> Any:

@@ -36,13 +36,28 @@ Bottom first:
 
 from __future__ import annotations
 
+import importlib
+
+from ..main_thread import later
 from . import library, messenger, results_here, state, watcher
+
+#: What sending the first job loads (where its result lands, its service's order, its game options),
+#: relative to this package.
+FIRST_JOB_MODULES = (".placement", "..api.services.order", "..api.features.quality.options")
 
 
 def register() -> None:
     watcher.register()
     results_here.register()
     library.register_library()
+    later(load_first_job_modules)
+
+
+def load_first_job_modules() -> None:
+    """Load what the first job needs on a timer tick soon after Kiln is enabled: neither Blender's
+    start (it waits for register) nor the artist's first Generate waits for it then."""
+    for name in FIRST_JOB_MODULES:
+        importlib.import_module(name, __name__)
 
 
 def unregister() -> None:

@@ -46,24 +46,15 @@ def behind(wm: bpy.types.WindowManager, at: tuple[int, int]) -> bool:
 def sync_rows(wm: bpy.types.WindowManager, jobs: list[Job], at: tuple[int, int] | None = None) -> bool:
     """Make the rows mirror ``jobs`` newest first; the active row follows its job, a new job becomes active.
 
-    ``at``: the engine's roster ``jobs`` were taken at. Returns whether anything changed. Jobs started
-    since the rows were written are added on top (a submit among 5,000 jobs stays cheap); any other
-    change writes the rows again.
+    ``at``: the engine's roster ``jobs`` were taken at. Returns whether anything changed.
     """
     global _mirror, _mirror_roster
     wanted = [job.id for job in reversed(jobs)]
     rows = wm.kiln_jobs  # type: ignore[attr-defined]
-    current = _mirror if len(_mirror) == len(rows) else [row.job_id for row in rows]
+    current = [row.job_id for row in rows]
     _mirror, _mirror_roster = wanted, (_mirror_roster if at is None else at)
     if current == wanted:
         return False
-    added = len(wanted) - len(current)
-    if added > 0 and wanted[added:] == current:
-        for position, job in enumerate(reversed(jobs[-added:])):
-            _add_row(rows, job)
-            rows.move(len(rows) - 1, position)
-        wm.kiln_job_index = 0  # type: ignore[attr-defined]
-        return True
     index = wm.kiln_job_index  # type: ignore[attr-defined]
     active = current[index] if 0 <= index < len(current) else None
     known = set(current)
@@ -74,6 +65,22 @@ def sync_rows(wm: bpy.types.WindowManager, jobs: list[Job], at: tuple[int, int] 
     focus = new[0] if new else active
     position = wanted.index(focus) if focus in wanted else max(0, min(index, len(wanted) - 1))
     wm.kiln_job_index = position  # type: ignore[attr-defined]
+    return True
+
+
+def add_started(wm: bpy.types.WindowManager | None, job: Job, before: tuple[int, int]) -> bool:
+    """Put the row of ``job``, just recorded, on top and make it active, when the rows mirrored the
+    engine's roster ``before`` it and nothing else came since (O(1) among 5,000 jobs: the submit's
+    cost). Otherwise the Jobs panel's resync writes every row. Returns whether the row was added."""
+    global _mirror, _mirror_roster
+    after = roster()
+    if wm is None or behind(wm, before) or after != (before[0], before[1] + 1):
+        return False
+    rows = wm.kiln_jobs  # type: ignore[attr-defined]
+    _add_row(rows, job)
+    rows.move(len(rows) - 1, 0)
+    wm.kiln_job_index = 0  # type: ignore[attr-defined]
+    _mirror, _mirror_roster = [job.id, *_mirror], after
     return True
 
 

@@ -35,9 +35,10 @@ def start_job(
     a batch's collection, ``import_options`` (and a blockout's ``fit``) how it lands. Raises InputError
     (its service refuses it) or KilnError (the job list cannot be written, or no engine runs)."""
     engine = runtime.engine(context)
+    before = job_rows.roster()
     job = engine.record(request, origin=runtime.current_origin(), group=group)
     if import_options is not None:
         choose_options(job.id, import_options, fit)
-    if job_rows.sync_now((context or bpy.context).window_manager):
+    if job_rows.add_started((context or bpy.context).window_manager, job, before):
         tag_redraw()  # one frame shows the new row, not a second after the draw resyncs
     return job

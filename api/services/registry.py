@@ -33,6 +33,8 @@ NOT_CHOSEN = "NOT_CHOSEN"
 _entries: dict[str, _Entry] = {}
 _loaded: dict[str, ServiceInfo] = {}
 _old_records: list[str] = []
+#: Moves with every registering and unregistering: lists made from the registry key on it.
+_revision = 0
 _lock = threading.Lock()
 
 
@@ -45,12 +47,14 @@ def register_service(
     ``old_records``: data stored naming no service is this service's (one service only). Registering an
     id again replaces it in place (its position in every list is kept).
     """
+    global _revision
     sid = service.strip().upper()
     if not sid or not sid.replace("_", "").isalnum():
         raise ValueError(f"A service id is letters, digits and '_': {service!r}")
     if sid == NOT_CHOSEN:
         raise ValueError(f"{NOT_CHOSEN} is reserved: it means no service is chosen yet")
     with _lock:
+        _revision += 1
         _entries[sid] = _Entry(module, package)
         _loaded.pop(sid, None)
         if old_records:
@@ -59,12 +63,19 @@ def register_service(
 
 def unregister_service(service: str) -> None:
     """Forget a service registered at run time (a test's toy, a studio's script)."""
+    global _revision
     sid = service.strip().upper()
     with _lock:
+        _revision += 1
         _entries.pop(sid, None)
         _loaded.pop(sid, None)
         if sid in _old_records:
             _old_records.clear()
+
+
+def registry_revision() -> int:
+    """A number that changes whenever a service is registered or unregistered."""
+    return _revision
 
 
 def service_ids() -> tuple[str, ...]:
