@@ -77,8 +77,9 @@ def enabled_alone() -> Iterator[Path]:
 
 
 def enable(*, first_tick: bool = True) -> None:
-    """Enable Kiln; with ``first_tick``, also run what it left for Blender's first timer tick (the
-    bpy module has no event loop), which in an artist's Blender runs long before the first click."""
+    """Enable Kiln; with ``first_tick``, also run what it left for Blender's first timer tick (its
+    deferred calls and the watcher's first beat: the bpy module has no event loop), which in an
+    artist's Blender runs at start, long before the first click."""
     import bpy
 
     bpy.ops.preferences.addon_enable(module=ADDON_MODULE)
@@ -86,6 +87,7 @@ def enable(*, first_tick: bool = True) -> None:
     if first_tick:
         for call in list(module("main_thread")._soon.values()):
             call()
+        module("session.watcher").beat()
 
 
 def preferences() -> Any:
