@@ -129,7 +129,9 @@ def kiln_objects() -> list[dict[str, Any]]:
 
 class GapMeter:
     """A 10 ms timer that records how late each call comes: the UI thread's longest stalls, and when
-    (seconds since ``start``) each stall over ``SLOW_GAP_MS`` ended."""
+    (seconds since ``start``) each stall over ``SLOW_GAP_MS`` ended. Given ``until`` (an expression
+    of the agent's namespace), it stops keeping gaps at the first tick where that holds, and says
+    when (``ended_at``): a phase ends at that moment, not at the test's next look."""
 
     SLOW_GAP_MS = 40.0
 
@@ -137,21 +139,28 @@ class GapMeter:
         self.gaps: list[float] = []
         self.slow: list[tuple[float, float]] = []
         self._start = self._last = 0.0
+        self._until: Any = None
+        self.ended_at: float | None = None
         self.running = False
 
-    def start(self) -> None:
+    def start(self, until: str | None = None) -> None:
         self.gaps.clear()
         self.slow.clear()
+        self._until = compile(until, "until", "eval") if until else None
+        self.ended_at = None
         self._start = self._last = time.perf_counter()
         self.running = True
         bpy.app.timers.register(self._tick, first_interval=0.01, persistent=True)
 
     def _tick(self) -> float | None:
         now = time.perf_counter()
-        gap = (now - self._last) * 1000.0
-        self.gaps.append(gap)
-        if gap > self.SLOW_GAP_MS:
-            self.slow.append((round(now - self._start, 2), round(gap, 1)))
+        if self.ended_at is None:
+            gap = (now - self._last) * 1000.0
+            self.gaps.append(gap)
+            if gap > self.SLOW_GAP_MS:
+                self.slow.append((round(now - self._start, 2), round(gap, 1)))
+            if self._until is not None and eval(self._until, _namespace):
+                self.ended_at = round(now - self._start, 2)
         self._last = now
         return 0.01 if self.running else None
 
@@ -166,6 +175,7 @@ class GapMeter:
             "over_100": sum(1 for gap in gaps if gap > 100.0),
             "longest": [round(gap, 1) for gap in gaps[-12:]],
             "slow_at": list(self.slow),
+            "ended_at": self.ended_at,
         }
 
 
