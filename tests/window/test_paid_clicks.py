@@ -13,7 +13,6 @@ stand-in received is counted.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 import urllib.request
 import uuid
@@ -22,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from program import REPO, Display, Program, Window
-from sidebar import find_in, open_kiln_tab
+from program import Program, Window
+from shared_window import print_log_if_failed, shared_window
+from sidebar import find_in
 from sidebar_clicks import (
     DIALOG_FIELD_LEFT,
     DIALOG_LABELS,
@@ -83,39 +83,19 @@ def stand_ins() -> Iterator[dict[str, Sandbox]]:
 def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]) -> Iterator[Window]:
     """One Blender for the file on a tall screen (the Jobs panel's details whole under Generate),
     every stand-in's address and key given by the environment, the Kiln tab open."""
-    user = program.workdir("user")
-    shutil.rmtree(user)
-    shutil.copytree(installed_user, user, symlinks=True)
-    screen = Display(program, width=1600, height=1300).start()
     env = {"KILN_POLL_INTERVAL": "0.2"}
     for stand in STANDS.values():
         env[stand.base_env] = stand_ins[stand.service].base_url
         env[stand.key_env] = stand.key
-    blender = Window(program, screen, user, env)
-    try:
-        blender.start()
-        blender.call("bpy.context.preferences.system.use_region_overlap = False")
-        open_kiln_tab(blender)
-        support = program.workdir("support") / "support"
-        shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
-        blender.call(f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts")
+    with shared_window(program, installed_user, env) as blender:
         SPOTS.clear()
         yield blender
-    except BaseException:
-        print(f"--- Blender log {blender.log_path}\n{blender.log()[-6000:]}")
-        raise
-    finally:
-        blender.kill()
-        screen.stop()
 
 
 @pytest.fixture(autouse=True)
 def log_on_failure(window: Window, request: pytest.FixtureRequest) -> Iterator[None]:
-    """Blender's log with a failed test's report (the window outlives the test)."""
     yield
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        print(f"--- Blender log {window.log_path}\n{window.log()[-6000:]}")
+    print_log_if_failed(window, request)
 
 
 # ------------------------------------------------------------------ the artist's hands

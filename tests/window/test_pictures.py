@@ -15,7 +15,6 @@ temporary path.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +22,8 @@ from typing import Any
 
 import pytest
 from pictures import SETTING_COLUMNS, area_picture, cut_below, dialog_picture, keep_content, sidebar_picture
-from program import REPO, Display, Program, Window
+from program import Display, Program, Window
+from shared_window import load_support
 from sidebar import (
     copies_down,
     find_field,
@@ -105,13 +105,6 @@ def refusal(window: Window) -> str:
             "    result = str(refused)"
         )
     )
-
-
-def load_support(program: Program, window: Window) -> None:
-    """The test tooling that reads what a panel drew (``tests/support``), importable in Blender."""
-    support = program.workdir("support") / "support"
-    shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
-    window.call(f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts, sidebar_measure")
 
 
 def drawn(window: Window, panel: str = "KILN_PT_generate") -> list[str]:

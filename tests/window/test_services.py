@@ -14,15 +14,15 @@ every text measured against the real Sidebar (``tests/support/sidebar_measure.py
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from pictures import sidebar_picture
-from program import REPO, Display, Program, Window, WindowError
-from sidebar import copied_under, find_field, find_in, open_kiln_tab, type_into_field
+from program import Program, Window, WindowError
+from shared_window import print_log_if_failed, shared_window
+from sidebar import copied_under, find_field, find_in, type_into_field
 
 from sandbox.server import Sandbox
 
@@ -84,41 +84,21 @@ def window(program: Program, installed_user: Path, stand_ins: dict[str, Sandbox]
     """One Blender for the file, on a screen tall enough for the Kiln tab's pictures: every service's
     address given by the environment as a studio's launcher gives it (only the custom service needs
     one; the others' replace their documented origins), no key anywhere, the Kiln tab open."""
-    user = program.workdir("user")
-    shutil.rmtree(user)
-    shutil.copytree(installed_user, user, symlinks=True)
-    screen = Display(program, width=1600, height=1300).start()
     env = {stand.base_env: stand_ins[stand.service].base_url for stand in STANDS}
     env["KILN_POLL_INTERVAL"] = "0.2"  # every service here is on this machine
-    blender = Window(program, screen, user, env)
-    try:
-        blender.start()
-        # Editors side by side: the Sidebar's own background under its panels (pictures.py cuts there).
-        blender.call("bpy.context.preferences.system.use_region_overlap = False")
+
+    def chose_the_custom_service(blender: Window) -> None:
         assert blender.call(f"result = {PREFS}.service") == "INTERFACE"  # KILN_BASE_URL chose it
-        open_kiln_tab(blender)
-        support = program.workdir("support") / "support"
-        shutil.copytree(REPO / "tests" / "support", support, ignore=shutil.ignore_patterns("__pycache__"))
-        blender.call(
-            f"sys.path.insert(0, {program.inside(support)!r})\nimport language_texts, sidebar_measure"
-        )
+
+    with shared_window(program, installed_user, env, chose_the_custom_service) as blender:
         SPOTS.clear()
         yield blender
-    except BaseException:
-        print(f"--- Blender log {blender.log_path}\n{blender.log()[-6000:]}")
-        raise
-    finally:
-        blender.kill()
-        screen.stop()
 
 
 @pytest.fixture(autouse=True)
 def log_on_failure(window: Window, request: pytest.FixtureRequest) -> Iterator[None]:
-    """Blender's log with a failed test's report (the window outlives the test)."""
     yield
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        print(f"--- Blender log {window.log_path}\n{window.log()[-6000:]}")
+    print_log_if_failed(window, request)
 
 
 # ------------------------------------------------------------------ reading and using the Sidebar
