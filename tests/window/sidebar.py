@@ -82,10 +82,13 @@ def find_field(window: Window, data_path: str) -> tuple[int, int]:
 
 def type_into_field(window: Window, x: int, y: int, text: str, prop: str | None = None) -> None:
     """Double-click a text field to edit it, select all, type, Enter; with ``prop`` (the field's Python
-    path), again until it holds the text (on a busy machine a click soon after a window closed can
-    come before Blender edits the field, and the keys go elsewhere)."""
+    path), again until it holds the text, the field found anew (on a busy machine the Sidebar can be
+    drawn again while the keys come, a line added above the field: its edit ends, the keys go
+    elsewhere)."""
     display = window.display
-    for _ in range(3):
+    for attempt in range(3):
+        if attempt and prop is not None:  # the Sidebar may have moved: find the field again
+            x, y = find_field(window, prop)
         display.xdotool("mousemove", "--sync", x, y)
         display.xdotool("click", "--repeat", "2", "1")
         time.sleep(0.1)

@@ -216,8 +216,11 @@ def test_a_first_mesh_from_nothing_configured(
     )
     window.wait_for("len(bpy.context.window_manager.windows) == 1", timeout=10)
 
-    # Ready: a prompt typed, Generate says what a click costs.
+    # Ready: a prompt typed, Generate says what a click costs (into the Sidebar as drawn once the
+    # preferences window is gone: Generate's price, and what to type).
     assert not window.call(f"result = bool({SETUP}.missing())")
+    texts = drawn(window)
+    assert "Generate · 20 credits" in texts and "The prompt is empty." in " ".join(texts), texts
     type_into_field(
         window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT, "bpy.context.scene.kiln.prompt"
     )
