@@ -42,8 +42,9 @@ from sandbox.server import Sandbox
 MEASURE_SECONDS = 6.0
 #: Behaviour bounds, not speed targets (those are `make bench`): the window's usual beat is as it
 #: was idle, the long stalls no more than a clicked job's, and Kiln's own work for an agent on the
-#: main thread at most a few hundredths of a second in any beat (measured here: about 1 ms a beat,
-#: once 21 ms, when the server's threads or Python's garbage collector held the main thread up).
+#: main thread at most a few hundredths of a second of its CPU in any beat (measured here: about
+#: 1 ms a beat; in wall time once 21 ms alone, and 166 ms in make test, the machine busy with the
+#: other runs: the report keeps both).
 EXTRA_P50_MS = 2.0
 EXTRA_STALLS = 2
 KILN_AGENT_MS = 50.0
@@ -190,6 +191,7 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
     assert progress and progress == sorted(progress)
     assert sandbox.submit_count == 2  # the clicked job, and the agent's
     kiln = window.call("result = call_timer.longest()")
+    kiln_cpu = window.call("result = call_timer.longest(cpu=True)")
     report = {
         "idle": idle,
         "during_clicked_job": clicked,
@@ -198,6 +200,7 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
         "get_job_calls": outcome["steps"],
         "progress_notifications": len(progress),
         "kiln_main_thread_ms": kiln,
+        "kiln_main_thread_cpu_ms": kiln_cpu,
         "screenshot": str(picture.relative_to(SHOTS.parent)),
     }
     (SHOTS / "agent-gaps.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
@@ -205,7 +208,7 @@ def test_an_agent_generates_into_the_window_which_keeps_its_rhythm_while_the_age
     assert outcome["answered_in"] < 1.0, report
     assert during["p50"] <= idle["p50"] + EXTRA_P50_MS, report
     assert during["over_100"] <= clicked["over_100"] + EXTRA_STALLS, report
-    assert max(kiln.values()) <= KILN_AGENT_MS, report
+    assert max(kiln_cpu.values()) <= KILN_AGENT_MS, report
 
 
 COPY_CONFIG = (
