@@ -73,22 +73,38 @@ def copies_down(window: Window, rect: dict[str, int], step: int = 8) -> list[str
 
 def find_field(window: Window, data_path: str) -> tuple[int, int]:
     """A text field, found by giving it a value nobody would type (Ctrl+C copies a field's text)."""
-    marker = "kiln-window-find-me"
-    window.call(f"{data_path} = {marker!r}")
-    found = find_in_sidebar(window, marker)
+    found = _mark_and_find(window, data_path)
     window.call(f"{data_path} = ''")
     return found
 
 
+FIELD_MARKER = "kiln-window-find-me"
+
+
+def _mark_and_find(window: Window, data_path: str) -> tuple[int, int]:
+    window.call(f"{data_path} = {FIELD_MARKER!r}")
+    return find_in_sidebar(window, FIELD_MARKER)
+
+
 def type_into_field(window: Window, x: int, y: int, text: str, prop: str | None = None) -> None:
     """Double-click a text field to edit it, select all, type, Enter; with ``prop`` (the field's Python
-    path), again until it holds the text, the field found anew (on a busy machine the Sidebar can be
-    drawn again while the keys come, a line added above the field: its edit ends, the keys go
-    elsewhere)."""
+    path), wait until it holds the text, else try again with the field found anew.
+
+    On a busy machine the keys can be handled seconds after xdotool sent them (so the value is awaited,
+    not read once), and the Sidebar can be drawn again while they come (the edit ends, the keys go
+    elsewhere): a retry first ends any edit still open (Escape), then marks the field and checks, with
+    Ctrl+C at the very point, that the field is still there just before the click."""
     display = window.display
     for attempt in range(3):
-        if attempt and prop is not None:  # the Sidebar may have moved: find the field again
-            x, y = find_field(window, prop)
+        if attempt and prop is not None:
+            display.xdotool("key", "Escape")
+            window.call("pass")
+            picture = display.screenshot(SHOTS / f"type-into-field-attempt-{attempt}.png")
+            open_kiln_tab(window)
+            try:
+                x, y = _mark_and_find(window, prop)
+            except WindowError as lost:
+                raise WindowError(f"{lost}; the screen before this try: {picture}") from None
         display.xdotool("mousemove", "--sync", x, y)
         display.xdotool("click", "--repeat", "2", "1")
         time.sleep(0.1)
@@ -97,11 +113,10 @@ def type_into_field(window: Window, x: int, y: int, text: str, prop: str | None 
         display.xdotool("key", "Return")
         if prop is None:
             return
-        # Blender answers a call from a timer, which runs before that loop's input is handled: the
-        # second call's answer comes after the keys were.
-        window.call("pass")
-        if window.call(f"result = {prop}") == text:
+        try:
+            window.wait_for(f"{prop} == {text!r}", timeout=8, every=0.2)
             return
-        time.sleep(0.5)
+        except WindowError:
+            continue
     picture = display.screenshot(SHOTS / "type-into-field-failed.png")
     raise WindowError(f"{prop} does not hold {text!r} after typing it three times at {x}, {y}: {picture}")
