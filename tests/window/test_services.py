@@ -27,6 +27,7 @@ from sidebar import copied_under, find_field, find_in, type_into_field
 from sandbox.server import Sandbox
 
 PREFS = "bpy.context.preferences.addons[MODULE].preferences"
+PROMPT = "bpy.context.scene.kiln.prompt"
 PICTURE_PROMPT = "a stone lantern with a brass handle"
 JOB_PROMPT = "a copper kettle with a wooden handle"
 #: Stand-ins fast enough that a job lands in well under a second (the file has no running state).
@@ -164,7 +165,7 @@ def keys_link(window: Window) -> tuple[int, int]:
 
 
 def prompt_field(window: Window) -> tuple[int, int]:
-    return spot(window, "prompt", "", lambda: find_field(window, "bpy.context.scene.kiln.prompt"))
+    return spot(window, "prompt", "", lambda: find_field(window, PROMPT))
 
 
 def underlined(names: list[str], wanted: str) -> str:
@@ -251,7 +252,7 @@ def give_key(window: Window, stand: Stand) -> None:
 @pytest.mark.parametrize("stand", STANDS, ids=[stand.service for stand in STANDS])
 def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Window, stand: Stand) -> None:
     if window.call("result = bpy.context.scene.kiln.prompt") != PICTURE_PROMPT:
-        type_into_field(window, *prompt_field(window), PICTURE_PROMPT)
+        type_into_field(window, *prompt_field(window), PICTURE_PROMPT, PROMPT)
     choose_service(window, stand)
 
     # No key for this service: the setup box says so, links to where its keys are made.
@@ -292,8 +293,7 @@ def test_a_job_through_tripo_end_to_end(window: Window, stand_ins: dict[str, San
     give_key(window, tripo)
     for server in stand_ins.values():
         server.requests.clear()
-    type_into_field(window, *prompt_field(window), JOB_PROMPT)
-    assert window.call("result = bpy.context.scene.kiln.prompt") == JOB_PROMPT
+    type_into_field(window, *prompt_field(window), JOB_PROMPT, PROMPT)
 
     generate = copied_now(window, *generate_button(window))
     assert "service='TRIPO'" in generate and JOB_PROMPT in generate, generate
