@@ -4,8 +4,9 @@
 fits), ``library_index`` (which request made which library .blend), ``credits`` and ``ledger``
 (what a request costs, what was spent), ``quality/`` (game-ready output), ``cache`` (the download
 cache on disk), ``concept_image`` (an image job's image checked and prepared before it is sent),
-``connection_check`` (the preferences' test button), ``secrets`` (where the key lives),
-``service_access`` (where a service's key and address come from), ``provenance`` (where a result
-came from, in every file Kiln writes) and ``disclosure`` (a project's AI disclosure report). Any
-room below may be imported here; nothing below imports a feature.
+``connection_check`` (the preferences' test button), ``secrets`` (where the key lives) and
+``key_stores`` (each system's secret store), ``service_access`` (where a service's key and address
+come from), ``provenance`` (where a result came from, in every file Kiln writes) and ``disclosure``
+(a project's AI disclosure report). Any room below may be imported here; nothing below imports a
+feature.
 """

@@ -12,7 +12,8 @@ import pytest
 
 from api import fs
 from api.features import secrets, service_access
-from api.features.secrets import KEY_FILE_NAME, KeyStoreError, read_key, write_key
+from api.features.key_stores import KeyStoreError
+from api.features.secrets import KEY_FILE_NAME, read_key, write_key
 
 KEY = "tsk_live_Secret0123456789abcdef"
 

@@ -39,7 +39,7 @@ from api.errors import (
     UnsafeAddressError,
     UnsupportedMeshError,
 )
-from api.features.secrets import KeyStoreError
+from api.features.key_stores import KeyStoreError
 from api.isolation import (
     HelperCrashed,
     HelperOutOfMemory,
