@@ -18,8 +18,8 @@ def draw_service_chooser(layout: bpy.types.UILayout, context: bpy.types.Context)
     for sid in service_ids():
         found = info(sid)
         choice = box.column(align=True)
-        name, _tooltip, _values = found.choice_words()
-        said = text(words.USE_SERVICE, service=text(name))
+        sentence, name = found.chooser_words()
+        said = text(sentence, service=text(name)) if name else text(sentence)
         button = choice.operator("kiln.choose_service", text=said, icon="DESKTOP" if found.local else "WORLD")
         button.service = sid
         wrapped_label(choice, context, text(found.cost_line()), boxes=1)

@@ -53,6 +53,10 @@ class ServiceInfo:
     label: Label | None = None
     #: The service bills in dollars, not credits of its own (fal.ai): said where a service is offered.
     paid_in_dollars: bool = False
+    #: What the chooser's button says where "Use {name}" does not read right in every language (a
+    #: translated name some languages decline or give an article: a catalogue sentence); "": "Use" and
+    #: the name.
+    use_words: str = ""
 
     def choice_words(self) -> tuple[str, str, dict[str, Any]]:
         """The service's name and tooltip in the service menu (catalogue entries and their values)."""
@@ -65,6 +69,13 @@ class ServiceInfo:
         else:
             tooltip = words.SERVICE_TIP_KEY
         return self.name, tooltip, {"service": self.name}
+
+    def chooser_words(self) -> tuple[str, str]:
+        """What the button that chooses this service says: a catalogue sentence, and the name to put in
+        it as ``{service}`` (a brand, or a catalogue entry), "" where the sentence names the service."""
+        if self.use_words:
+            return self.use_words, ""
+        return words.USE_SERVICE, self.choice_words()[0]
 
     def cost_line(self) -> str:
         """One line (a catalogue sentence) on what choosing this service costs and needs, for an artist

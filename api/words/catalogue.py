@@ -1375,6 +1375,10 @@ OPTION_SERVICE_NOT_CHOSEN = Label(
 #: The Sidebar's setup box while no service is chosen: each service, with one line on what it costs and needs.
 SETUP_CHOOSE_SERVICE = "Choose the service Kiln sends your work to:"
 USE_SERVICE = "Use {service}"
+#: The buttons of the services whose names are translated: some languages decline such a name
+#: ("Eigenen Dienst verwenden") or give it an article ("Utiliser le serveur Hunyuan3D").
+USE_CUSTOM_SERVICE = "Use Custom Service"
+USE_HUNYUAN3D_SERVER = "Use Hunyuan3D Server"
 SERVICE_COSTS_LOCAL = "runs on your studio's server, no credits, no key"
 SERVICE_COSTS_KEY_CREDITS = "needs an API key; paid in its credits"
 SERVICE_COSTS_KEY_DOLLARS = "needs an API key; paid in dollars"

@@ -83,6 +83,7 @@ INFO = ServiceInfo(
     ),
     client_module="hunyuan3d.client",
     label=words.OPTION_SERVICE_HUNYUAN3D,
+    use_words=words.USE_HUNYUAN3D_SERVER,
     needs_key=False,
     default_address=DEFAULT_ADDRESS,
     local=True,

@@ -52,4 +52,5 @@ INFO = ServiceInfo(
     ),
     client_module="interface.client",
     label=words.OPTION_SERVICE_INTERFACE,
+    use_words=words.USE_CUSTOM_SERVICE,
 )

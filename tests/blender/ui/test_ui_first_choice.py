@@ -30,8 +30,12 @@ def test_a_fresh_kiln_lists_every_service_and_chooses_none(
     assert ui.preferences.chosen_service() == ""
     layout = draw(ui.generate.KILN_PT_generate, bpy.context)
     assert "Choose the service Kiln sends your work to:" in layout.text()
-    offered = [button.props.service for button in layout.operators("kiln.choose_service")]
+    buttons = layout.operators("kiln.choose_service")
+    offered = [button.props.service for button in buttons]
     assert offered == list(services.service_ids())
+    said = {button.props.service: button.text for button in buttons}
+    assert said["TRIPO"] == "Use Tripo" and said["INTERFACE"] == "Use Custom Service", said
+    assert said["HUNYUAN3D"] == "Use Hunyuan3D Server", said
     assert {"INTERFACE", "RODIN", "FAL", "COMFYUI"} <= set(offered)
     for sid in offered:
         assert services.info(sid).cost_line() in layout.text()

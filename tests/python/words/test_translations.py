@@ -90,3 +90,26 @@ def test_names_are_registered_only_in_kilns_context_and_tooltips_where_blender_l
     )
     assert (translations.plural_context(0), plural.other) in texts["ja_JP"]
     assert (translations.plural_context(1), plural.other) not in texts["ja_JP"]
+
+
+def test_a_service_named_in_words_has_a_chooser_button_of_its_own_in_every_language() -> None:
+    """ "Use {service}" around a translated common noun reads wrong where the noun declines or takes an
+    article ("Eigener Dienst verwenden"): such a service's button is a sentence translated whole. A
+    brand ("fal.ai", "Tripo") is never translated and keeps "Use {service}"."""
+    from api.services import info, service_ids
+
+    files = [translations.load(locale) for locale in translations.LOCALES]
+    names = {name: value for name, value in vars(catalogue).items() if isinstance(value, Label)}
+    translated = []
+    for sid in service_ids():
+        found = info(sid)
+        entry = next((n for n, label in names.items() if label is found.label), None)
+        if entry is None or all(po.entries[f"{entry}.name"].msgstr == [found.label.name] for po in files):
+            assert found.chooser_words() == (catalogue.USE_SERVICE, found.choice_words()[0]), sid
+            continue
+        translated.append(sid)
+        sentence, name = found.chooser_words()
+        assert name == "" and "{" not in sentence, sid
+    assert translated == ["INTERFACE", "HUNYUAN3D"]
+    said = {po: translations.load(po).entries["USE_CUSTOM_SERVICE"].msgstr[0] for po in ("de_DE", "fr_FR")}
+    assert said == {"de_DE": "Eigenen Dienst verwenden", "fr_FR": "Utiliser un service personnalisé"}
