@@ -72,7 +72,7 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
             event,
             title=report(words.CANCEL_ON_SERVICE_TITLE, service=service),
             message=report(words.CANCEL_ON_SERVICE_QUESTION, name=job.request.label, service=service),
-            confirm_text=report(words.OP_CANCEL_ON_SERVICE.name),
+            confirm_text=report(words.CANCEL_ON_SERVICE_CONFIRM, service=service),
         )
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:

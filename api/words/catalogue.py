@@ -1452,7 +1452,9 @@ OP_CANCEL_ON_SERVICE = Label(
     "Ask the service to delete this job: it cannot be resumed then, and credits the service already "
     "charged do not come back",
 )
-CANCEL_ON_SERVICE_TITLE = "Cancel on {service}?"
+#: Its question says "Delete": the dialog's other button is Blender's own "Cancel" (ask nothing).
+CANCEL_ON_SERVICE_TITLE = "Delete on {service}?"
+CANCEL_ON_SERVICE_CONFIRM = "Delete on {service}"
 CANCEL_ON_SERVICE_QUESTION = (
     "{service} deletes “{name}” and its files: the job cannot be resumed, and its credits count as "
     "spent ({service} does not say it gives them back)."

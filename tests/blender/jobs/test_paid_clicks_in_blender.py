@@ -188,7 +188,8 @@ def test_cancel_on_meshy_asks_first_and_says_what_it_does_to_the_credits(
     assert blender.types.KILN_OT_cancel_job.invoke(op, asked.context, None) == {"CANCELLED"}
     assert not op.ran and engine.get(job.id).state.is_active  # nothing happens before the answer
     (question,) = asked.questions
-    assert question["title"] == "Cancel on Meshy?"
+    # "Delete", not "Cancel": the dialog's other button is Blender's own Cancel, which asks nothing.
+    assert question["title"] == "Delete on Meshy?" and question["confirm_text"] == "Delete on Meshy"
     assert "cannot be resumed" in question["message"] and "count as spent" in question["message"]
 
 
