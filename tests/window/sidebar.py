@@ -36,8 +36,22 @@ def open_kiln_tab(window: Window) -> dict[str, Any]:
 
 def copied_under(window: Window, x: int, y: int) -> str:
     """What Ctrl+C copies with the mouse at x, y (an operator button copies its Python command,
-    a field its value); over anything else the clipboard keeps what it had."""
+    a field its value); over anything else the clipboard keeps what it had.
+
+    Quick, for a search: on a busy machine the answer can be a step late (Blender answers the
+    clipboard's reader before it handles the key that came first), so a search confirms what it
+    found with :func:`copied_settled`."""
     window.display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+c", "sleep", "0.05")
+    return window.display.clipboard()
+
+
+def copied_settled(window: Window, x: int, y: int) -> str:
+    """What Ctrl+C copies at x, y, read only once Blender has handled the key: the clipboard emptied
+    first, and two round trips through Blender's loop before it is read."""
+    window.call("bpy.context.window_manager.clipboard = ''")
+    window.display.xdotool("mousemove", "--sync", x, y, "key", "ctrl+c")
+    window.call("pass")
+    window.call("pass")
     return window.display.clipboard()
 
 
@@ -47,15 +61,20 @@ def find_in_sidebar(window: Window, wanted: str, step: int = 10) -> tuple[int, i
 
 
 def find_in(window: Window, rect: dict[str, int], wanted: str, step: int = 10) -> tuple[int, int]:
-    """The first point down the middle of a screen rectangle where Ctrl+C copies ``wanted``."""
+    """A point inside the first button or field down the middle of a screen rectangle whose Ctrl+C
+    copy contains ``wanted``: found by a quick search, then confirmed (a late answer finds it a step or
+    two low) and taken between two points that both copy it where the thing is taller than a step."""
     window.call("bpy.context.window_manager.clipboard = ''")
     x = rect["x"] + rect["width"] // 2
-    for y in range(rect["y"] + step, rect["y"] + rect["height"], step):
-        if wanted in copied_under(window, x, y):
-            return x, y
-    raise WindowError(
-        f"nothing at x={x} from y={rect['y']} to {rect['y'] + rect['height']} copies {wanted!r}"
-    )
+    top, bottom = rect["y"], rect["y"] + rect["height"]
+    for y in range(top + step, bottom, step):
+        if wanted not in copied_under(window, x, y):
+            continue
+        for first in range(max(top + 1, y - 2 * step), y + 1, step // 2 or 1):
+            if wanted in copied_settled(window, x, first):
+                below = first + step // 2
+                return (x, below - step // 4) if wanted in copied_settled(window, x, below) else (x, first)
+    raise WindowError(f"nothing at x={x} from y={top} to {bottom} copies {wanted!r}")
 
 
 def copies_down(window: Window, rect: dict[str, int], step: int = 8) -> list[str]:
@@ -71,52 +90,30 @@ def copies_down(window: Window, rect: dict[str, int], step: int = 8) -> list[str
     return found
 
 
-def find_field(window: Window, data_path: str) -> tuple[int, int]:
-    """A text field, found by giving it a value nobody would type (Ctrl+C copies a field's text)."""
-    found = _mark_and_find(window, data_path)
-    window.call(f"{data_path} = ''")
-    return found
-
-
 FIELD_MARKER = "kiln-window-find-me"
 
 
-def _mark_and_find(window: Window, data_path: str) -> tuple[int, int]:
+def find_field(window: Window, data_path: str) -> tuple[int, int]:
+    """A text field, found by giving it a value nobody would type (Ctrl+C copies a field's text); the
+    field keeps that value."""
     window.call(f"{data_path} = {FIELD_MARKER!r}")
     return find_in_sidebar(window, FIELD_MARKER)
 
 
-def type_into_field(window: Window, x: int, y: int, text: str, prop: str | None = None) -> None:
-    """Double-click a text field to edit it, select all, type, Enter; with ``prop`` (the field's Python
-    path), wait until it holds the text, else try again with the field found anew.
-
-    On a busy machine the keys can be handled seconds after xdotool sent them (so the value is awaited,
-    not read once), and the Sidebar can be drawn again while they come (the edit ends, the keys go
-    elsewhere): a retry first ends any edit still open (Escape), then marks the field and checks, with
-    Ctrl+C at the very point, that the field is still there just before the click."""
+def paste_into_field(window: Window, data_path: str, text: str) -> None:
+    """``text`` into a Sidebar text field as an artist pastes a prompt: the clipboard holds it, the
+    pointer rests on the field, Ctrl+V (Blender pastes into the field under the pointer). No letter is
+    typed, so none can land elsewhere as a shortcut when the field has moved (on a busy machine the
+    Sidebar is drawn again at any time). The value is awaited; a second and third try find the field
+    anew."""
     display = window.display
     for attempt in range(3):
-        if attempt and prop is not None:
-            display.xdotool("key", "Escape")
-            window.call("pass")
-            picture = display.screenshot(SHOTS / f"type-into-field-attempt-{attempt}.png")
-            open_kiln_tab(window)
-            try:
-                x, y = _mark_and_find(window, prop)
-            except WindowError as lost:
-                raise WindowError(f"{lost}; the screen before this try: {picture}") from None
-        display.xdotool("mousemove", "--sync", x, y)
-        display.xdotool("click", "--repeat", "2", "1")
-        time.sleep(0.1)
-        display.xdotool("key", "ctrl+a")
-        display.xdotool("type", "--delay", "5", text)
-        display.xdotool("key", "Return")
-        if prop is None:
-            return
+        x, y = find_field(window, data_path)
+        window.call(f"bpy.context.window_manager.clipboard = {text!r}")
+        display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+v")
         try:
-            window.wait_for(f"{prop} == {text!r}", timeout=8, every=0.2)
+            window.wait_for(f"{data_path} == {text!r}", timeout=8, every=0.2)
             return
         except WindowError:
-            continue
-    picture = display.screenshot(SHOTS / "type-into-field-failed.png")
-    raise WindowError(f"{prop} does not hold {text!r} after typing it three times at {x}, {y}: {picture}")
+            display.screenshot(SHOTS / f"paste-into-field-attempt-{attempt + 1}.png")
+    raise WindowError(f"{data_path} does not hold {text!r} after three pastes (pictures in {SHOTS})")

@@ -1,6 +1,6 @@
 """What an artist does in the Sidebar, in Debian's Blender program with a window.
 
-Real input (xdotool) where the claim is about input: N, the Kiln tab, typing the prompt, the
+Real input (xdotool) where the claim is about input: N, the Kiln tab, pasting the prompt, the
 Generate button, Ctrl+Z. Operators in the window's context where the claim is about behaviour.
 """
 
@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from program import Window
-from sidebar import find_field, find_in_sidebar, open_kiln_tab, type_into_field, viewport_centre
+from sidebar import find_in_sidebar, open_kiln_tab, paste_into_field, viewport_centre
 
 from sandbox.server import Sandbox
 
@@ -24,16 +24,14 @@ def test_no_key_says_what_to_do(open_window: Callable[..., Window]) -> None:
     find_in_sidebar(window, "kiln.")  # the panel drew
 
 
-def test_type_press_generate_follow_the_job_and_undo_the_import(
+def test_paste_press_generate_follow_the_job_and_undo_the_import(
     open_window: Callable[..., Window], sandbox_factory: Callable[..., Sandbox], sandbox_key: str
 ) -> None:
     sandbox = sandbox_factory(speed=0.4)  # a text job takes about 12 s: long enough to watch
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     open_kiln_tab(window)
 
-    type_into_field(
-        window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT, "bpy.context.scene.kiln.prompt"
-    )
+    paste_into_field(window, "bpy.context.scene.kiln.prompt", PROMPT)
     assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
 
     window.display.click(*find_in_sidebar(window, "bpy.ops.kiln.generate_from_text"))

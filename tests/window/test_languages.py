@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from conftest import SHOTS, shot
 from program import REPO, Display, Program, Window
-from sidebar import find_field, find_in_sidebar, open_kiln_tab, type_into_field
+from sidebar import find_in_sidebar, open_kiln_tab, paste_into_field
 
 from sandbox.server import Sandbox
 
@@ -275,12 +275,7 @@ def test_ready_and_running_pictures_in_german_and_japanese(
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     bar = open_kiln_tab(window)
     load_language_texts(program, window)
-    type_into_field(
-        window,
-        *find_field(window, "bpy.context.scene.kiln.prompt"),
-        PICTURE_PROMPT,
-        "bpy.context.scene.kiln.prompt",
-    )
+    paste_into_field(window, "bpy.context.scene.kiln.prompt", PICTURE_PROMPT)
     pictures: dict[str, Path] = {}
     drawn: dict[str, list[str]] = {}
 

@@ -4,7 +4,7 @@ names and checked for what makes it that state.
 One Blender goes from nothing configured to a first mesh as an artist would, on a named service (Tripo,
 its stand-in): the first screen (no service chosen: the services listed, each with what it costs and
 needs), Tripo chosen there with a click, the setup box, online access ticked in it, Kiln's preferences
-opened from it (in sections), the key in, Test Connection, a prompt typed with its price, Generate, the
+opened from it (in sections), the key in, Test Connection, a prompt pasted with its price, Generate, the
 job running, the treasure chest (the sandbox serves a model made in Blender) in the viewport, then a
 failed job with the service's reason. Another Blender, on a
 service that does not publish a text job's price, meets the first click's price question, Image mode with
@@ -26,11 +26,10 @@ from program import Display, Program, Window
 from shared_window import load_support
 from sidebar import (
     copies_down,
-    find_field,
     find_in,
     find_in_sidebar,
     open_kiln_tab,
-    type_into_field,
+    paste_into_field,
     viewport_centre,
 )
 
@@ -216,14 +215,12 @@ def test_a_first_mesh_from_nothing_configured(
     )
     window.wait_for("len(bpy.context.window_manager.windows) == 1", timeout=10)
 
-    # Ready: a prompt typed, Generate says what a click costs (into the Sidebar as drawn once the
+    # Ready: a prompt pasted, Generate says what a click costs (into the Sidebar as drawn once the
     # preferences window is gone: Generate's price, and what to type).
     assert not window.call(f"result = bool({SETUP}.missing())")
     texts = drawn(window)
     assert "Generate · 20 credits" in texts and "The prompt is empty." in " ".join(texts), texts
-    type_into_field(
-        window, *find_field(window, "bpy.context.scene.kiln.prompt"), PROMPT, "bpy.context.scene.kiln.prompt"
-    )
+    paste_into_field(window, "bpy.context.scene.kiln.prompt", PROMPT)
     assert window.call("result = bpy.context.scene.kiln.prompt") == PROMPT
     generate = find_in_sidebar(window, "bpy.ops.kiln.generate_from_text")
     sidebar_picture(window, "sidebar-ready")
@@ -277,12 +274,7 @@ def test_the_panel_as_an_artist_meets_it(
     open_kiln_tab(window)
 
     # The first click of unknown price asks, saying why and how to set it; nothing is sent meanwhile.
-    type_into_field(
-        window,
-        *find_field(window, "bpy.context.scene.kiln.prompt"),
-        UNPRICED_PROMPT,
-        "bpy.context.scene.kiln.prompt",
-    )
+    paste_into_field(window, "bpy.context.scene.kiln.prompt", UNPRICED_PROMPT)
     generate = find_in_sidebar(window, "bpy.ops.kiln.generate_from_text")
     window.display.xdotool("mousemove", "--sync", *viewport_centre(window))
     window.display.click(*generate)

@@ -7,7 +7,7 @@ One Blender for the whole file, started as a studio's launcher starts it (the se
 the environment, the custom service's among them: Kiln starts with it chosen; a fresh Kiln without them
 chooses none, test_pictures' first screen): the service is chosen in the Generate panel's own menu with real
 input (a click, then the letter the menu underlines), the key given as Kiln's preferences take it,
-the prompt typed, Generate clicked. What the panel says is read from its real redraw (the texts it
+the prompt pasted, Generate clicked. What the panel says is read from its real redraw (the texts it
 gave Blender, ``tests/support/language_texts.py``), its buttons by what Ctrl+C over them copies, and
 every text measured against the real Sidebar (``tests/support/sidebar_measure.py``).
 """
@@ -22,7 +22,7 @@ import pytest
 from pictures import sidebar_picture
 from program import Program, Window, WindowError
 from shared_window import print_log_if_failed, shared_window
-from sidebar import copied_under, find_field, find_in, type_into_field
+from sidebar import copied_under, find_in, paste_into_field
 
 from sandbox.server import Sandbox
 
@@ -164,10 +164,6 @@ def keys_link(window: Window) -> tuple[int, int]:
     )
 
 
-def prompt_field(window: Window) -> tuple[int, int]:
-    return spot(window, "prompt", "", lambda: find_field(window, PROMPT))
-
-
 def underlined(names: list[str], wanted: str) -> str:
     """The letter a Blender menu of ``names`` (top to bottom) underlines in ``wanted``, picked as Blender
     picks them (``ui_menu_block_set_keyaccels``): a first pass over the menu tries each name's first
@@ -252,7 +248,7 @@ def give_key(window: Window, stand: Stand) -> None:
 @pytest.mark.parametrize("stand", STANDS, ids=[stand.service for stand in STANDS])
 def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Window, stand: Stand) -> None:
     if window.call("result = bpy.context.scene.kiln.prompt") != PICTURE_PROMPT:
-        type_into_field(window, *prompt_field(window), PICTURE_PROMPT, PROMPT)
+        paste_into_field(window, PROMPT, PICTURE_PROMPT)
     choose_service(window, stand)
 
     # No key for this service: the setup box says so, links to where its keys are made.
@@ -293,7 +289,7 @@ def test_a_job_through_tripo_end_to_end(window: Window, stand_ins: dict[str, San
     give_key(window, tripo)
     for server in stand_ins.values():
         server.requests.clear()
-    type_into_field(window, *prompt_field(window), JOB_PROMPT, PROMPT)
+    paste_into_field(window, PROMPT, JOB_PROMPT)
 
     generate = copied_now(window, *generate_button(window))
     assert "service='TRIPO'" in generate and JOB_PROMPT in generate, generate
