@@ -4,6 +4,7 @@ button or field by what Ctrl+C over it copies, click, type."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from conftest import SHOTS
@@ -34,6 +35,10 @@ def open_kiln_tab(window: Window) -> dict[str, Any]:
     raise WindowError(f"the Sidebar never showed the Kiln tab: {window.call('result = sidebar()')}")
 
 
+#: How long a search's confirming read waits for a copy over what may copy nothing (seconds).
+CONFIRM_WAIT = 0.3
+
+
 def copied_under(window: Window, x: int, y: int) -> str:
     """What Ctrl+C copies with the mouse at x, y (an operator button copies its Python command,
     a field its value); over anything else the clipboard keeps what it had.
@@ -45,14 +50,20 @@ def copied_under(window: Window, x: int, y: int) -> str:
     return window.display.clipboard()
 
 
-def copied_settled(window: Window, x: int, y: int) -> str:
-    """What Ctrl+C copies at x, y, read only once Blender has handled the key: the clipboard emptied
-    first, and two round trips through Blender's loop before it is read."""
+def copied_settled(window: Window, x: int, y: int, wait: float = 0.5) -> str:
+    """What Ctrl+C copies at x, y ("" over what copies nothing), read once Blender got to the key: the
+    clipboard emptied first, the pointer brought from beside the point (Blender lights the button under
+    a pointer that moves), a round trip through Blender's loop, then the clipboard read until the copy
+    is there or ``wait`` seconds have passed (a busy Blender, or one redrawing for a running job, gets
+    to a key late)."""
     window.call("bpy.context.window_manager.clipboard = ''")
-    window.display.xdotool("mousemove", "--sync", x, y, "key", "ctrl+c")
+    window.display.xdotool("mousemove", "--sync", x + 3, y)
+    window.display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+c")
     window.call("pass")
-    window.call("pass")
-    return window.display.clipboard()
+    deadline = time.monotonic() + wait
+    while not (copied := window.display.clipboard()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return copied
 
 
 def find_in_sidebar(window: Window, wanted: str, step: int = 10) -> tuple[int, int]:
@@ -60,20 +71,25 @@ def find_in_sidebar(window: Window, wanted: str, step: int = 10) -> tuple[int, i
     return find_in(window, window.call("result = sidebar()"), wanted, step)
 
 
-def find_in(window: Window, rect: dict[str, int], wanted: str, step: int = 10) -> tuple[int, int]:
+def find_in(
+    window: Window, rect: dict[str, int], wanted: str | Callable[[str], bool], step: int = 10
+) -> tuple[int, int]:
     """A point inside the first button or field down the middle of a screen rectangle whose Ctrl+C
-    copy contains ``wanted``: found by a quick search, then confirmed (a late answer finds it a step or
-    two low) and taken between two points that both copy it where the thing is taller than a step."""
+    copy contains ``wanted`` (or, given a function, whose copy it accepts): found by a quick search,
+    then confirmed (a late answer finds it a step or two low) and taken between two points that both
+    copy it where the thing is taller than a step."""
+    matches = wanted if callable(wanted) else lambda copy: wanted in copy
     window.call("bpy.context.window_manager.clipboard = ''")
     x = rect["x"] + rect["width"] // 2
     top, bottom = rect["y"], rect["y"] + rect["height"]
     for y in range(top + step, bottom, step):
-        if wanted not in copied_under(window, x, y):
+        if not matches(copied_under(window, x, y)):
             continue
         for first in range(max(top + 1, y - 2 * step), y + 1, step // 2 or 1):
-            if wanted in copied_settled(window, x, first):
+            if matches(copied_settled(window, x, first, CONFIRM_WAIT)):
                 below = first + step // 2
-                return (x, below - step // 4) if wanted in copied_settled(window, x, below) else (x, first)
+                inside = matches(copied_settled(window, x, below, CONFIRM_WAIT))
+                return (x, below - step // 4) if inside else (x, first)
     raise WindowError(f"nothing at x={x} from y={top} to {bottom} copies {wanted!r}")
 
 

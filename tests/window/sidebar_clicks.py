@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import shot
 from program import Window, WindowError
-from sidebar import find_in
+from sidebar import copied_settled, find_in
 
 #: How long a Ctrl+C may take to reach the clipboard while a job runs (seconds).
 COPY_WAIT = 1.0
@@ -37,16 +37,9 @@ SUBPANELS = ("KILN_PT_generate_advanced", "KILN_PT_retexture", "KILN_PT_blockout
 
 
 def copies(window: Window, x: int, y: int) -> str:
-    """What Ctrl+C copies at x, y ("" over what copies nothing). The pointer comes from beside the point
-    (Blender lights the button under the pointer when it moves), and the clipboard is read until the copy
-    is there: while a job runs, Blender takes its time to get to the key."""
-    window.call("bpy.context.window_manager.clipboard = ''")
-    window.display.xdotool("mousemove", "--sync", x + 3, y)
-    window.display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+c")
-    deadline = time.monotonic() + COPY_WAIT
-    while not (copied := window.display.clipboard()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return copied
+    """What Ctrl+C copies at x, y ("" over what copies nothing), waiting longer for the copy: while a job
+    runs, Blender takes its time to get to the key."""
+    return copied_settled(window, x, y, COPY_WAIT)
 
 
 def locate(window: Window, rect: dict[str, int], wanted: str, step: int = 8) -> tuple[int, int]:

@@ -22,7 +22,7 @@ import pytest
 from pictures import sidebar_picture
 from program import Program, Window, WindowError
 from shared_window import print_log_if_failed, shared_window
-from sidebar import copied_under, find_in, paste_into_field
+from sidebar import copied_settled, find_in, paste_into_field
 
 from sandbox.server import Sandbox
 
@@ -111,9 +111,8 @@ SPOTS: dict[str, tuple[int, int]] = {}
 
 
 def copied_now(window: Window, x: int, y: int) -> str:
-    """What Ctrl+C copies at x, y now ("" over what copies nothing: the clipboard is emptied first)."""
-    window.call("bpy.context.window_manager.clipboard = ''")
-    return copied_under(window, x, y)
+    """What Ctrl+C copies at x, y now ("" over what copies nothing), read once Blender has handled it."""
+    return copied_settled(window, x, y)
 
 
 def spot(window: Window, name: str, wanted: str, find: Callable[[], tuple[int, int]]) -> tuple[int, int]:
@@ -130,12 +129,8 @@ def service_menu(window: Window) -> tuple[int, int]:
 
     def find() -> tuple[int, int]:
         bar = window.call("result = sidebar()")
-        x = bar["x"] + bar["width"] // 2
-        window.call("bpy.context.window_manager.clipboard = ''")
-        for y in range(bar["y"] + 6, bar["y"] + bar["height"] // 2, 6):
-            if copied_under(window, x, y) in BY_ID:
-                return x, y
-        raise WindowError("no service menu in the Kiln tab")
+        upper = {**bar, "height": bar["height"] // 2}
+        return find_in(window, upper, lambda copy: copy in BY_ID, 6)
 
     known = SPOTS.get("menu")
     if known is None or copied_now(window, *known) not in BY_ID:
