@@ -1,5 +1,5 @@
 """What an artist does with the Sidebar, with real input: show it, pick the Kiln tab, find a
-button or field by what Ctrl+C over it copies, click, type."""
+button or field by what Ctrl+C over it copies, click, paste a prompt."""
 
 from __future__ import annotations
 
@@ -72,12 +72,16 @@ def find_in_sidebar(window: Window, wanted: str, step: int = 10) -> tuple[int, i
 
 
 def find_in(
-    window: Window, rect: dict[str, int], wanted: str | Callable[[str], bool], step: int = 10
+    window: Window,
+    rect: dict[str, int],
+    wanted: str | Callable[[str], bool],
+    step: int = 10,
+    wait: float = CONFIRM_WAIT,
 ) -> tuple[int, int]:
     """A point inside the first button or field down the middle of a screen rectangle whose Ctrl+C
     copy contains ``wanted`` (or, given a function, whose copy it accepts): found by a quick search,
-    then confirmed (a late answer finds it a step or two low) and taken between two points that both
-    copy it where the thing is taller than a step."""
+    then confirmed by :func:`copied_settled` waiting up to ``wait`` (a late answer finds it a step or
+    two low) and taken between two points that both copy it where the thing is taller than a step."""
     matches = wanted if callable(wanted) else lambda copy: wanted in copy
     window.call("bpy.context.window_manager.clipboard = ''")
     x = rect["x"] + rect["width"] // 2
@@ -86,9 +90,9 @@ def find_in(
         if not matches(copied_under(window, x, y)):
             continue
         for first in range(max(top + 1, y - 2 * step), y + 1, step // 2 or 1):
-            if matches(copied_settled(window, x, first, CONFIRM_WAIT)):
+            if matches(copied_settled(window, x, first, wait)):
                 below = first + step // 2
-                inside = matches(copied_settled(window, x, below, CONFIRM_WAIT))
+                inside = matches(copied_settled(window, x, below, wait))
                 return (x, below - step // 4) if inside else (x, first)
     raise WindowError(f"nothing at x={x} from y={top} to {bottom} copies {wanted!r}")
 

@@ -43,13 +43,8 @@ def copies(window: Window, x: int, y: int) -> str:
 
 
 def locate(window: Window, rect: dict[str, int], wanted: str, step: int = 8) -> tuple[int, int]:
-    """A point where Ctrl+C copies ``wanted``, checked again with the pointer at rest there (a quick scan
-    can read a copy the step before made)."""
-    x, y = find_in(window, rect, wanted, step)
-    for dy in (0, -step // 2, -step, step // 2):
-        if wanted in copies(window, x, y + dy):
-            return x, y + dy
-    raise WindowError(f"nothing near {x}, {y} copies {wanted!r} when asked again")
+    """A point where Ctrl+C copies ``wanted``, confirmed with the longer wait a running job needs."""
+    return find_in(window, rect, wanted, step, COPY_WAIT)
 
 
 def below(window: Window, y: int) -> dict[str, int]:
