@@ -133,7 +133,10 @@ def paste_into_field(window: Window, data_path: str, text: str) -> None:
         display.xdotool("mousemove", "--sync", x, y, "sleep", "0.05", "key", "ctrl+v")
         try:
             window.wait_for(f"{data_path} == {text!r}", timeout=8, every=0.2)
-            return
         except WindowError:
             display.screenshot(SHOTS / f"paste-into-field-attempt-{attempt + 1}.png")
+            continue
+        # The pointer moves on, as an artist's does: resting on the field, it would open its tooltip.
+        display.xdotool("mousemove", "--sync", *viewport_centre(window))
+        return
     raise WindowError(f"{data_path} does not hold {text!r} after three pastes (pictures in {SHOTS})")
