@@ -110,15 +110,10 @@ def log_on_failure(window: Window, request: pytest.FixtureRequest) -> Iterator[N
 SPOTS: dict[str, tuple[int, int]] = {}
 
 
-def copied_now(window: Window, x: int, y: int) -> str:
-    """What Ctrl+C copies at x, y now ("" over what copies nothing), read once Blender has handled it."""
-    return copied_settled(window, x, y)
-
-
 def spot(window: Window, name: str, wanted: str, find: Callable[[], tuple[int, int]]) -> tuple[int, int]:
     """``name``'s point, where Ctrl+C copies ``wanted``: where it was last time, else found by ``find``."""
     known = SPOTS.get(name)
-    if known is None or wanted not in copied_now(window, *known):
+    if known is None or wanted not in copied_settled(window, *known):
         SPOTS[name] = find()
     return SPOTS[name]
 
@@ -133,7 +128,7 @@ def service_menu(window: Window) -> tuple[int, int]:
         return find_in(window, upper, lambda copy: copy in BY_ID, 6)
 
     known = SPOTS.get("menu")
-    if known is None or copied_now(window, *known) not in BY_ID:
+    if known is None or copied_settled(window, *known) not in BY_ID:
         SPOTS["menu"] = find()
     return SPOTS["menu"]
 
@@ -242,7 +237,7 @@ def give_key(window: Window, stand: Stand) -> None:
 
 @pytest.mark.parametrize("stand", STANDS, ids=[stand.service for stand in STANDS])
 def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Window, stand: Stand) -> None:
-    if window.call("result = bpy.context.scene.kiln.prompt") != PICTURE_PROMPT:
+    if window.call(f"result = {PROMPT}") != PICTURE_PROMPT:
         paste_into_field(window, PROMPT, PICTURE_PROMPT)
     choose_service(window, stand)
 
@@ -250,12 +245,12 @@ def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Wind
     assert window.call("result = sys.modules[MODULE + '.session.setup'].missing().key")
     texts = drawn(window)
     assert menu_shows(window) == stand.name
-    assert copied_now(window, *service_menu(window)) == stand.service
+    assert copied_settled(window, *service_menu(window)) == stand.service
     assert "Before Kiln can make a mesh:" in texts and "Add your API key" in texts, texts
     assert "Open Kiln Preferences" in texts, texts
     if stand.keys_page:
         assert f"Get a {stand.name} API Key" in texts, texts
-        link = copied_now(window, *keys_link(window))
+        link = copied_settled(window, *keys_link(window))
         assert stand.keys_page in link, link
     else:
         assert not [text for text in texts if text.startswith("Get a ")], texts
@@ -268,7 +263,7 @@ def test_each_service_in_the_generate_panel_its_setup_box_and_ready(window: Wind
     assert "Before Kiln can make a mesh:" not in texts, texts
     assert f"Generate · {stand.price}" in texts, texts
     assert ("Model" in texts) == (stand.service != "INTERFACE"), texts
-    generate = copied_now(window, *generate_button(window))
+    generate = copied_settled(window, *generate_button(window))
     assert f"service='{stand.service}'" in generate and PICTURE_PROMPT in generate, generate
     assert cut_texts(window) == []
     sidebar_picture(window, f"sidebar-service-{stand.slug}")
@@ -286,7 +281,7 @@ def test_a_job_through_tripo_end_to_end(window: Window, stand_ins: dict[str, San
         server.requests.clear()
     paste_into_field(window, PROMPT, JOB_PROMPT)
 
-    generate = copied_now(window, *generate_button(window))
+    generate = copied_settled(window, *generate_button(window))
     assert "service='TRIPO'" in generate and JOB_PROMPT in generate, generate
     window.display.click(*generate_button(window))
     window.wait_for(
