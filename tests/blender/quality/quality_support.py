@@ -71,21 +71,30 @@ def face_groups(count: int, adjacency: np.ndarray) -> list[np.ndarray]:
 
 
 def sampled_uv_overlap(uv: np.ndarray, samples: int) -> float:
-    """Share of random points in the UV square inside two or more triangles, of those inside any."""
+    """Share of random points in the UV square inside two or more triangles, of those inside any.
+
+    The points are sorted by u once, so each triangle tests only the points between its smallest
+    and largest u (the same points and sums as testing them all, in a fraction of the time)."""
     rng = np.random.default_rng(7)
     points = rng.random((samples, 2))
+    points = points[np.argsort(points[:, 0])]
+    along_u = points[:, 0]
     hits = np.zeros(samples, dtype=np.int64)
     a, b, c = uv[:, 0], uv[:, 1], uv[:, 2]
     ab, ac = b - a, c - a
     keep = np.abs(ab[:, 0] * ac[:, 1] - ab[:, 1] * ac[:, 0]) > 1e-12
     for tri_a, tri_b, tri_c in zip(a[keep], b[keep], c[keep], strict=True):
-        v0, v1, v2 = tri_c - tri_a, tri_b - tri_a, points - tri_a
+        us = (tri_a[0], tri_b[0], tri_c[0])
+        first = int(np.searchsorted(along_u, min(us), side="left"))
+        last = int(np.searchsorted(along_u, max(us), side="right"))
+        near = points[first:last]
+        v0, v1, v2 = tri_c - tri_a, tri_b - tri_a, near - tri_a
         d00, d01, d11 = v0 @ v0, v0 @ v1, v1 @ v1
         d20, d21 = v2 @ v0, v2 @ v1
         denom = d00 * d11 - d01 * d01
         u = (d11 * d20 - d01 * d21) / denom
         v = (d00 * d21 - d01 * d20) / denom
-        hits += (u >= 0) & (v >= 0) & (u + v <= 1)
+        hits[first:last] += (u >= 0) & (v >= 0) & (u + v <= 1)
     covered = (hits > 0).sum()
     return float((hits > 1).sum() / covered) if covered else 0.0
 
