@@ -11,7 +11,8 @@ PY := $(VENV)/bin/python
 PY_LTS := $(VENV_LTS)/bin/python
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: all venv test lint typecheck pytest pytest-plain pytest-newest pytest-lts window screenshots build repo demo bench clean
+.PHONY: all venv test lint typecheck pytest pytest-plain pytest-newest pytest-newest-blender \
+	pytest-newest-system pytest-lts pytest-lts-blender pytest-lts-system window screenshots build repo demo bench clean
 
 all: test
 
@@ -51,18 +52,20 @@ typecheck: $(VENV)/.stamp
 	$(PY) tools/typecheck.py
 
 # tests/python needs no Blender (it refuses bpy): run once. tests/blender (Kiln inside the bpy
-# module) and tests/system (child Blenders of the same version) run on both Blenders. The three are
-# independent (each run has its own user folder, sandboxes and ports), so `make test` runs them side
-# by side with the window suite: most of their time is spent waiting on jobs, helpers and windows.
+# module) and tests/system (child Blenders of the same version) run on both Blenders, each folder in
+# its own pytest. The runs are independent (each has its own user folder, sandboxes and ports), so
+# `make test` runs them side by side with the window suite: most of their time is spent waiting on
+# jobs, helpers and windows, and no one run is left alone at the end on a two-core machine.
 pytest: pytest-plain pytest-newest pytest-lts
 
 pytest-plain: $(VENV)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 
-pytest-newest: $(VENV)/.stamp $(NODE)/.stamp
-	@echo "=== pytest tests/blender tests/system on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY) -m pytest tests/blender tests/system $(PYTEST_ARGS)
+pytest-newest: pytest-newest-blender pytest-newest-system
+pytest-newest-blender pytest-newest-system: pytest-newest-%: $(VENV)/.stamp $(NODE)/.stamp
+	@echo "=== pytest tests/$* on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
+	$(PY) -m pytest tests/$* $(PYTEST_ARGS)
 
 # On Blender 4.2, the system tests that check Kiln's own processes rather than Blender are left to
 # the newest: a kill at each step of a job, one job list shared by several Blenders, the farm's queue,
@@ -72,9 +75,10 @@ NEWEST_ONLY := $(addprefix --ignore=tests/system/,jobs/test_crash_safety.py jobs
 	store/test_shared_store_blenders.py store/test_emptied_after_a_kill.py windows \
 	farm/test_openjd.py farm/test_openjd_repository.py) \
 	--deselect system/batch/test_batch_scripts.py::test_demo_writes_the_blend_the_picture_and_the_summary
-pytest-lts: $(VENV_LTS)/.stamp $(NODE)/.stamp
-	@echo "=== pytest tests/blender tests/system on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY_LTS) -m pytest tests/blender tests/system $(NEWEST_ONLY) $(PYTEST_ARGS)
+pytest-lts: pytest-lts-blender pytest-lts-system
+pytest-lts-blender pytest-lts-system: pytest-lts-%: $(VENV_LTS)/.stamp $(NODE)/.stamp
+	@echo "=== pytest tests/$* on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
+	$(PY_LTS) -m pytest tests/$* $(if $(filter system,$*),$(NEWEST_ONLY)) $(PYTEST_ARGS)
 
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
@@ -111,7 +115,8 @@ screenshots: window
 test:
 	$(MAKE) $(VENV)/.stamp
 	$(PY) tools/fetch_wheels.py
-	$(MAKE) -j4 -Otarget window pytest-newest pytest-lts pytest-plain lint typecheck
+	$(MAKE) -j6 -Otarget window pytest-newest-blender pytest-newest-system pytest-lts-blender pytest-lts-system \
+		pytest-plain lint typecheck
 	$(PY) -m pytest $(WINDOW_RHYTHM) $(PYTEST_ARGS)
 
 build: $(VENV)/.stamp
