@@ -71,6 +71,8 @@ class Option:
 
 #: The value of the resolution choice that lets the service decide (no resolution in the request).
 AUTO = "AUTO"
+#: The most variants of one image a click sends (each costs a job).
+MAX_VARIANTS = 8
 #: The port agents reach Kiln on unless the artist chooses another.
 AGENT_PORT = 8790
 #: Folders agents may name images in: a few path fields, each with Blender's folder picker (a list
@@ -198,6 +200,8 @@ TABLE: dict[str, Option] = {
             ("NONE", words.OPTION_FIT_NONE),
         ),
     ),
+    # An image job's variants: an argument of the image operator, and the panel's setting.
+    "variants": Option(words.ARG_VARIANTS, 1, 1, MAX_VARIANTS),
     # Agents (Kiln's MCP server): preferences only.
     "allow_agents": Option(words.OPTION_ALLOW_AGENTS, False),
     "agent_port": Option(words.OPTION_AGENT_PORT, AGENT_PORT, 0, 65535),

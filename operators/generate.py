@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
@@ -119,13 +119,7 @@ class KILN_OT_generate_from_image(
         default="ASK",
     )
     prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
-    variants: IntProperty(  # type: ignore[valid-type]
-        name=words.ARG_VARIANTS.name,
-        description=words.ARG_VARIANTS.tip,
-        default=1,
-        min=1,
-        max=image_jobs.MAX_VARIANTS,
-    )
+    variants: declare("variants")  # type: ignore[valid-type]
     #: The token of the image check that ran off the main thread (``session.image_jobs``).
     checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 

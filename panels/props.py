@@ -26,7 +26,6 @@ from ..api.services import info, old_records_service, service_ids
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
-from ..session.image_jobs import MAX_VARIANTS
 from ..session.job_requests import image_price_request, text_request
 
 #: The style choice that sends none (the service's own look).
@@ -126,9 +125,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
     image_prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
-    image_variants: IntProperty(  # type: ignore[valid-type]
-        name=words.ARG_VARIANTS.name, description=words.ARG_VARIANTS.tip, default=1, min=1, max=MAX_VARIANTS
-    )
+    image_variants: declare("variants")  # type: ignore[valid-type]
     # The service's options: one the artist never touched is not sent (the service's own default).
     option_pbr: BoolProperty(name=words.ARG_PBR.name, description=words.ARG_PBR.tip, default=True)  # type: ignore[valid-type]
     option_quad: BoolProperty(name=words.ARG_QUAD.name, description=words.ARG_QUAD.tip)  # type: ignore[valid-type]
