@@ -16,7 +16,7 @@ from typing import Any
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .api.agents.limits import DEFAULT_CREDITS, DEFAULT_JOBS
-from .api.jobs import ServiceConfig
+from .api.jobs.defaults import LARGE_IMPORT_TRIANGLES, MAX_IN_FLIGHT, POLL_INTERVAL, TIMEOUT_SECONDS
 from .api.services import info, old_records_service
 from .api.words import Label
 from .api.words import catalogue as words
@@ -92,17 +92,15 @@ TABLE: dict[str, Option] = {
     "base_url": Option(words.OPTION_BASE_URL, ""),
     "poll_interval": Option(
         words.OPTION_POLL_INTERVAL,
-        ServiceConfig.poll_interval,
+        POLL_INTERVAL,
         2.0,
         3.0,
         subtype="TIME_ABSOLUTE",
         unit="TIME_ABSOLUTE",
     ),
     # The engine's own defaults (what a script's ServiceConfig takes), so both mean the same.
-    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, ServiceConfig.max_in_flight, 1, 100),
-    "timeout_minutes": Option(
-        words.OPTION_TIMEOUT_MINUTES, int(ServiceConfig.timeout_seconds // 60), 1, 24 * 60
-    ),
+    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, MAX_IN_FLIGHT, 1, 100),
+    "timeout_minutes": Option(words.OPTION_TIMEOUT_MINUTES, int(TIMEOUT_SECONDS // 60), 1, 24 * 60),
     # Where a result goes, and how it is opened.
     "auto_import": Option(words.OPTION_AUTO_IMPORT, True),
     "placement": Option(
@@ -112,7 +110,9 @@ TABLE: dict[str, Option] = {
     ),
     "collection_name": Option(words.OPTION_COLLECTION_NAME, "Kiln"),
     "import_in_place": Option(words.OPTION_IMPORT_IN_PLACE, False),
-    "large_import_triangles": Option(words.OPTION_LARGE_IMPORT_TRIANGLES, 200_000, 0, soft_maximum=5_000_000),
+    "large_import_triangles": Option(
+        words.OPTION_LARGE_IMPORT_TRIANGLES, LARGE_IMPORT_TRIANGLES, 0, soft_maximum=5_000_000
+    ),
     # Import options: a preference, and an argument of the generate operators.
     "origin_at_base": Option(words.OPTION_ORIGIN_AT_BASE, False),
     "apply_scale": Option(words.OPTION_APPLY_SCALE, False),
