@@ -19,23 +19,20 @@ from typing import TYPE_CHECKING
 import bpy
 
 from . import dependencies, language
-from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
-from .api.features import secrets, service_access
+from .api.features import service_access
 from .api.features.cache import SizeCache
-from .api.features.connection_check import CheckState
-from .api.features.connection_check import current as connection_check
-from .api.features.credits import takes_text_cost
-from .api.http.origin import host_label
-from .api.jobs import CACHE_DIR, Account, ServiceConfig
 from .api.services import NOT_CHOSEN, info, is_registered, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
 from .registration import classes_factory
-from .ui_text import human_size, key_hint
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
+
+    from .api.features import secrets
+    from .api.features.connection_check import CheckState, ConnectionCheck
+    from .api.jobs import ServiceConfig
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +50,8 @@ def user_dir() -> Path:
 
 def cache_dir() -> Path:
     """Where downloaded meshes and previews are kept (the job engine's cache)."""
+    from .api.jobs import CACHE_DIR  # loaded by the first job or draw, not at registration
+
     return user_dir() / CACHE_DIR
 
 
@@ -66,6 +65,8 @@ def key_home(service: str) -> secrets.KeyHome:
     sid = service_id(service)
     home = key_homes.get(sid)
     if home is None:
+        from .api.features import secrets  # loaded by the first key read, not at registration
+
         home = key_homes[sid] = secrets.KeyHome(user_dir, secrets.service_secret(sid))
     return home
 
@@ -77,7 +78,7 @@ def _get_key(self: KilnPreferences) -> str:
 
 def _set_key(self: KilnPreferences, value: str) -> None:
     key_home(self.service).write(value)
-    connection_check.reset()
+    connection_check().reset()
 
 
 def address_of(prefs: KilnPreferences, service: str) -> str:
@@ -104,7 +105,7 @@ def _set_address(self: KilnPreferences, value: str) -> None:
             kept = self.addresses.add()
             kept.service = sid
         kept.address = value
-    connection_check.reset()
+    connection_check().reset()
 
 
 def finish_key_saves() -> None:
@@ -115,7 +116,14 @@ def finish_key_saves() -> None:
 
 def _forget_connection_check(_self: KilnPreferences, _context: bpy.types.Context) -> None:
     """A connection answer is about the URL and key it was asked with; a new URL makes it stale."""
-    connection_check.reset()
+    connection_check().reset()
+
+
+def connection_check() -> ConnectionCheck:
+    """The Test Connection button's check (loaded by its first use, not at registration)."""
+    from .api.features.connection_check import current
+
+    return current
 
 
 def _apply_log_level(self: KilnPreferences, _context: bpy.types.Context) -> None:
@@ -212,6 +220,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_credits(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """The text job's price (only where the chosen service does not publish it: the custom
         service's), when to ask before spending, and what 0 means, said in words."""
+        from .api.features.credits import takes_text_cost  # loaded by the first draw, not at registration
+
         if takes_text_cost(service_id(self.service)):
             col.prop(self, "text_cost")
         col.prop(self, "ask_above")
@@ -255,6 +265,10 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Which service first, then its key (and its address where Kiln does not know it), with what
         to do while either is missing."""
+        # Loaded by the first draw, not at registration.
+        from .api.features.connection_check import CheckState
+        from .api.http.origin import host_label
+
         col.prop(self, "service")
         if not is_registered(self.service):  # none chosen yet: no key or address of a service not chosen
             return
@@ -281,19 +295,22 @@ class KilnPreferences(bpy.types.AddonPreferences):
             said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
             wrapped_label(col, context, said, icon="INFO")
         col.operator("kiln.test_connection", icon="URL")
-        state = connection_check.state
+        check = connection_check()
+        state = check.state
         if state is CheckState.IDLE:
             return
         answer = col.column()
         answer.alert = state is CheckState.FAILED
         icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
         icon = icons.get(state, "ERROR")
-        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
+        wrapped_label(answer, context, language.said(check.message), icon=icon)
 
     def _draw_key(
         self, col: bpy.types.UILayout, context: bpy.types.Context, chosen: service_access.Credentials
     ) -> None:
         """Where the chosen service's keys are made, its key, where the key is kept or came from."""
+        from .ui_text import key_hint  # loaded by the first draw, not at registration
+
         service = info(chosen.service)
         if service.keys_page:
             link = col.operator(
@@ -319,7 +336,9 @@ class KilnPreferences(bpy.types.AddonPreferences):
 
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
-        from .api.agents import status as agent_status  # loaded by the first draw, not at registration
+        # Loaded by the first draw, not at registration.
+        from .api.agents import status as agent_status
+        from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
 
         shown = agent_status.current
         col = layout.column()
@@ -350,6 +369,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         row.operator("kiln.new_agent_token", icon="FILE_REFRESH")
 
     def _draw_cache(self, col: bpy.types.UILayout) -> None:
+        from .ui_text import human_size  # loaded by the first draw, not at registration
+
         size = human_size(cache_size.size(cache_dir()))
         col.label(text=language.text(words.PREFS_CACHE_SIZE, size=size), icon="FILE_FOLDER")
         row = col.row(align=True)
@@ -414,6 +435,8 @@ def agent_folders(context: bpy.types.Context | None = None) -> tuple[Path, ...]:
 
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
+    from .api.jobs import Account, ServiceConfig  # loaded by the first job, not at registration
+
     prefs = get(context)
     every = [prefs.credentials(sid) for sid in service_ids()]
     unnamed = prefs.credentials("")  # what a request naming no service uses (as outside checks give it)

@@ -10,7 +10,6 @@ import bpy
 
 from .. import preferences
 from ..api.features import cache
-from ..api.features.connection_check import current as connection_check
 from ..api.services import info, is_registered
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
@@ -19,7 +18,6 @@ from ..options import declare
 from ..session import runtime
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator
-from ..ui_text import human_size
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -56,7 +54,7 @@ class KILN_OT_test_connection(OnlineOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         chosen = preferences.credentials(context)
-        work = connection_check.begin(chosen.base_url, chosen.api_key, chosen.service)
+        work = preferences.connection_check().begin(chosen.base_url, chosen.api_key, chosen.service)
         if work is None:
             tell(self, "INFO", words.CONNECTION_TEST_RUNNING)
             return {"CANCELLED"}
@@ -79,6 +77,8 @@ class KILN_OT_clear_cache(bpy.types.Operator):
         engine, problem = runtime.try_engine(context)
         if engine is None:
             return refuse(self, problem)
+        from ..ui_text import human_size  # loaded by the first use, not at registration
+
         files, freed = cache.clear_cache(engine.cache_dir, engine.jobs())
         preferences.cache_size.forget()
         log.info("Cleared %d cached files (%d bytes)", files, freed)

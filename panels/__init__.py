@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
-from ..registration import classes_factory
-from . import agents, generate, jobs, props, thumbnails
+from ..registration import classes_factory, release_loaded
+from . import agents, generate, jobs, props
 
 classes = (*props.classes, *generate.classes, *jobs.classes, *agents.classes)
 _register_classes, _unregister_classes = classes_factory(classes)
+#: What each module of the room loaded by its first draw lets go of on unregister.
+_RELEASES = (("thumbnails", "free_all"),)
 
 
 def register() -> None:
@@ -24,6 +26,6 @@ def register() -> None:
 
 def unregister() -> None:
     jobs.unregister()
-    thumbnails.free_all()
+    release_loaded(__name__, _RELEASES)
     props.unregister()
     _unregister_classes()

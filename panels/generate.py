@@ -3,7 +3,9 @@
 While Kiln cannot reach the service, one box names everything missing at once (the key, the service
 address, Blender's online access), each with what fixes it. The Advanced subpanel keeps what is
 rarely needed (a prompt from a Text block, a batch from a file, the service's extra options); the
-Blockout subpanel starts closed, and only objects marked as placeholders count there.
+Blockout subpanel starts closed, and only objects marked as placeholders count there. What only
+drawing needs (requests and their prices, thumbnails, the library's offer) loads with the first
+draw, not when Kiln registers.
 """
 
 from __future__ import annotations
@@ -18,17 +20,13 @@ from .. import preferences
 from ..api.checks import inputs
 from ..api.errors import InputError
 from ..api.features import service_access
-from ..api.features.credits import takes_text_cost
-from ..api.http.origin import host_label
-from ..api.jobs.service_side import request_order
 from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
 from ..language import said, text
-from ..session import blockout, job_requests, spending, variants
+from ..session import spending
 from ..session.setup import Missing, missing, offline_sentence
-from . import reuse_offer, thumbnails
 from .props import (
     OPTION_SETTINGS,
     VIEW_SETTINGS,
@@ -40,7 +38,6 @@ from .props import (
     tier_is_resolution,
     tier_setting,
 )
-from .service_list import draw_service_chooser
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
@@ -60,7 +57,8 @@ class Blocker:
 
 def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings) -> Blocker | None:
     """What keeps Generate from being pressed, or None when it can be."""
-    from ..api.services.order import refusal  # loaded by the first draw, not when Kiln registers
+    from ..api.jobs.service_side import request_order
+    from ..api.services.order import refusal
 
     lacking = missing(context)
     if lacking:
@@ -106,6 +104,8 @@ class KILN_PT_generate(bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         assert layout is not None
+        from .service_list import draw_service_chooser
+
         settings = scene_settings(context)
         service = preferences.chosen_service(context)
         if not service:  # Generate is offered once a service is chosen
@@ -123,6 +123,8 @@ class KILN_PT_generate(bpy.types.Panel):
 
 def _draw_where_it_runs(layout: bpy.types.UILayout, context: bpy.types.Context, service: str) -> None:
     """A studio's own server: where a job runs (it costs no credits), and its model's licence note."""
+    from ..api.http.origin import host_label
+
     found = info(service)
     if not found.local:
         return
@@ -181,6 +183,8 @@ def _draw_text_inputs(
 def _draw_image_inputs(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
 ) -> None:
+    from . import thumbnails
+
     col = layout.column()
     col.row().prop(settings, "image_source", expand=True)
     icon = None
@@ -230,6 +234,9 @@ def _draw_views(
 def _draw_generate_button(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
 ) -> None:
+    from ..api.features.credits import takes_text_cost
+    from . import reuse_offer
+
     blocker = generate_blocker(context, settings)
     request = request_of(settings, context)
     jobs = settings.image_variants if settings.mode == "IMAGE" else 1  # variants: each is a job
@@ -273,6 +280,8 @@ def _draw_balance(
 
 def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacking: Missing) -> None:
     """Everything missing before Kiln can reach the service, at once, each with what fixes it."""
+    from .service_list import draw_service_chooser
+
     box = layout.box()
     col = box.column()
     col.alert = True
@@ -352,6 +361,8 @@ class KILN_PT_blockout(AfterAServiceIsChosen, bpy.types.Panel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
+        from ..session import blockout, job_requests
+
         layout = self.layout
         assert layout is not None
         objects = blockout.placeholders(context)
@@ -382,6 +393,8 @@ class KILN_PT_blockout(AfterAServiceIsChosen, bpy.types.Panel):
 
 def _left_out(others: list[bpy.types.Object]) -> Message:
     """Why selected objects do not count: one object's own reason, or how many do not."""
+    from ..session import blockout
+
     if len(others) == 1:
         return blockout.why_not(others[0])
     return message(words.BLOCKOUT_NOT_PLACEHOLDERS, n=len(others))
@@ -389,6 +402,8 @@ def _left_out(others: list[bpy.types.Object]) -> Message:
 
 def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     """Variant controls for the active object's placeholder."""
+    from ..session import blockout, variants
+
     name = blockout.active_placeholder(context)
     if not name:
         return
@@ -424,6 +439,8 @@ class KILN_PT_retexture(AfterAServiceIsChosen, bpy.types.Panel):
         if not service.capabilities.retexture:
             wrapped_label(col, context, text(words.RETEXTURE_NOT_OFFERED, service=service.name), icon="INFO")
             return
+        from ..session import job_requests
+
         settings = scene_settings(context)
         wrapped_label(col, context, text(words.RETEXTURE_HINT), icon="BRUSH_DATA")
         col.prop(settings, "retexture_prompt", text="")

@@ -8,7 +8,7 @@ they only mirror the engine's job ids so a UIList can draw them.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import (
@@ -21,12 +21,13 @@ from bpy.props import (
 )
 
 from .. import preferences
-from ..api.jobs import JobRequest
 from ..api.services import info, old_records_service, service_ids
 from ..api.words import catalogue as words
 from ..api.words.translations import KILN_CONTEXT
 from ..options import declare
-from ..session.job_requests import image_price_request, text_request
+
+if TYPE_CHECKING:
+    from ..api.jobs import JobRequest
 
 #: The style choice that sends none (the service's own look).
 NO_STYLE = "NONE"
@@ -186,6 +187,8 @@ def effective_prompt(settings: KilnGenerateSettings) -> str:
 def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> JobRequest:
     """The request Generate sends to the chosen service, as far as its price and the library's match
     go (no file is read while drawing)."""
+    from ..session.job_requests import image_price_request, text_request  # loaded by the first draw
+
     if settings.mode == "TEXT":
         request = text_request(
             effective_prompt(settings), settings.text_resolution, settings.provider, settings.quality

@@ -39,7 +39,8 @@ from __future__ import annotations
 import importlib
 
 from ..main_thread import later
-from . import library, messenger, results_here, state, watcher
+from ..registration import release_loaded
+from . import library, messenger, results_here, watcher
 
 #: What sending the first job loads (where its result lands, its service's order, its game options),
 #: relative to this package.
@@ -60,9 +61,13 @@ def load_first_job_modules() -> None:
         importlib.import_module(name, __name__)
 
 
+#: What each module of the room loaded by its first use lets go of on unregister.
+_RELEASES = (("state", "forget"),)
+
+
 def unregister() -> None:
     results_here.unregister()
     watcher.unregister()
     library.unregister_library()
-    state.current.clear()
+    release_loaded(__name__, _RELEASES)
     messenger.unregister()
