@@ -6,7 +6,7 @@ its modules that load with their first use (not at registration) let go of what 
 Kiln's labels ("All", "Engine", "Info") are often words Blender also uses. Registered under Blender's
 default context, Kiln's translation would replace Blender's own wherever that word appears; so every
 operator, panel, menu, list and property Kiln registers is named in Kiln's own context
-(``api.words.translations.KILN_CONTEXT``), set here once as the classes are registered.
+(``api.words.contexts.KILN_CONTEXT``), set here once as the classes are registered.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import bpy
 
-from .api.words.translations import KILN_CONTEXT
+from .api.words.contexts import KILN_CONTEXT
 
 #: Kiln's classes (and mixins) whose properties are already in Kiln's context: a mixin shared by
 #: many operators is read once.

@@ -23,7 +23,7 @@ from bpy.props import (
 from .. import preferences
 from ..api.services import info, old_records_service, service_ids
 from ..api.words import catalogue as words
-from ..api.words.translations import KILN_CONTEXT
+from ..api.words.contexts import KILN_CONTEXT
 from ..options import declare
 
 if TYPE_CHECKING:
