@@ -21,6 +21,8 @@ import bpy
 from . import dependencies, language
 from .api.features import service_access
 from .api.features.cache import SizeCache
+from .api.features.connection_check import CheckState
+from .api.features.connection_check import current as connection_check
 from .api.services import NOT_CHOSEN, info, is_registered, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
     from .api.features import secrets
-    from .api.features.connection_check import CheckState, ConnectionCheck
     from .api.jobs import ServiceConfig
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def _get_key(self: KilnPreferences) -> str:
 
 def _set_key(self: KilnPreferences, value: str) -> None:
     key_home(self.service).write(value)
-    connection_check().reset()
+    connection_check.reset()
 
 
 def address_of(prefs: KilnPreferences, service: str) -> str:
@@ -105,7 +106,7 @@ def _set_address(self: KilnPreferences, value: str) -> None:
             kept = self.addresses.add()
             kept.service = sid
         kept.address = value
-    connection_check().reset()
+    connection_check.reset()
 
 
 def finish_key_saves() -> None:
@@ -116,14 +117,7 @@ def finish_key_saves() -> None:
 
 def _forget_connection_check(_self: KilnPreferences, _context: bpy.types.Context) -> None:
     """A connection answer is about the URL and key it was asked with; a new URL makes it stale."""
-    connection_check().reset()
-
-
-def connection_check() -> ConnectionCheck:
-    """The Test Connection button's check (loaded by its first use, not at registration)."""
-    from .api.features.connection_check import current
-
-    return current
+    connection_check.reset()
 
 
 def _apply_log_level(self: KilnPreferences, _context: bpy.types.Context) -> None:
@@ -265,9 +259,7 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Which service first, then its key (and its address where Kiln does not know it), with what
         to do while either is missing."""
-        # Loaded by the first draw, not at registration.
-        from .api.features.connection_check import CheckState
-        from .api.http.origin import host_label
+        from .api.http.origin import host_label  # loaded by the first draw, not at registration
 
         col.prop(self, "service")
         if not is_registered(self.service):  # none chosen yet: no key or address of a service not chosen
@@ -295,15 +287,14 @@ class KilnPreferences(bpy.types.AddonPreferences):
             said = language.text(words.PREFS_ADDRESS_FROM_ENVIRONMENT, name=chosen.url_env)
             wrapped_label(col, context, said, icon="INFO")
         col.operator("kiln.test_connection", icon="URL")
-        check = connection_check()
-        state = check.state
+        state = connection_check.state
         if state is CheckState.IDLE:
             return
         answer = col.column()
         answer.alert = state is CheckState.FAILED
         icons: dict[CheckState, IconItems] = {CheckState.RUNNING: "SORTTIME", CheckState.OK: "CHECKMARK"}
         icon = icons.get(state, "ERROR")
-        wrapped_label(answer, context, language.said(check.message), icon=icon)
+        wrapped_label(answer, context, language.said(connection_check.message), icon=icon)
 
     def _draw_key(
         self, col: bpy.types.UILayout, context: bpy.types.Context, chosen: service_access.Credentials

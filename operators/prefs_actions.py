@@ -10,6 +10,7 @@ import bpy
 
 from .. import preferences
 from ..api.features import cache
+from ..api.features.connection_check import current as connection_check
 from ..api.services import info, is_registered
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
@@ -54,7 +55,7 @@ class KILN_OT_test_connection(OnlineOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
         chosen = preferences.credentials(context)
-        work = preferences.connection_check().begin(chosen.base_url, chosen.api_key, chosen.service)
+        work = connection_check.begin(chosen.base_url, chosen.api_key, chosen.service)
         if work is None:
             tell(self, "INFO", words.CONNECTION_TEST_RUNNING)
             return {"CANCELLED"}
