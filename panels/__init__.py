@@ -1,8 +1,9 @@
 """What the Sidebar draws: the generate panel and the job list, plus the properties they keep.
 
 * ``props`` — what the Sidebar remembers: the panel's inputs per scene, the list's rows.
-* ``generate`` — the Generate panel, its Advanced and Blockout subpanels; ``reuse_offer`` — its
-  "Already generated" offer; ``service_list`` — the services to choose from while none is chosen.
+* ``generate`` — the Generate panel, its Advanced and Blockout subpanels; ``blocker`` — why its
+  button is greyed out; ``reuse_offer`` — its "Already generated" offer; ``service_list`` — the
+  services to choose from while none is chosen.
 * ``jobs`` — the job list and the details of the chosen job; ``thumbnails`` — their previews;
   ``quality`` — a result's quality line in the details.
 * ``agents`` — the Agents panel (who is connected, what each spent) and an agent's job's mark.

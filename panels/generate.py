@@ -4,21 +4,17 @@ While Kiln cannot reach the service, one box names everything missing at once (t
 address, Blender's online access), each with what fixes it. The Advanced subpanel keeps what is
 rarely needed (a prompt from a Text block, a batch from a file, the service's extra options); the
 Blockout subpanel starts closed, and only objects marked as placeholders count there. What only
-drawing needs (requests and their prices, thumbnails, the library's offer) loads with the first
-draw, not when Kiln registers.
+drawing needs (why Generate is greyed out, requests and their prices, thumbnails, the library's
+offer) loads with the first draw, not when Kiln registers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
 
 from .. import preferences
-from ..api.checks import inputs
-from ..api.errors import InputError
 from ..api.features import service_access
 from ..api.services import info
 from ..api.words import Message, message
@@ -26,12 +22,13 @@ from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
 from ..language import said, text
 from ..session import spending
-from ..session.setup import Missing, missing, offline_sentence
+from ..session.setup import missing, offline_sentence
 from .props import (
     OPTION_SETTINGS,
     VIEW_SETTINGS,
     KilnGenerateSettings,
     effective_prompt,
+    image_file,
     request_of,
     scene_settings,
     style_setting,
@@ -43,54 +40,9 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
     from ..api.features.credits import CreditEstimate
+    from ..session.setup import Missing
 
 THUMBNAIL_SCALE = 6.0
-
-
-@dataclass(frozen=True)
-class Blocker:
-    """Why Generate cannot be pressed: what is missing to reach the service, or what the inputs lack."""
-
-    missing: Missing = field(default_factory=Missing)
-    reason: Message | None = None
-
-
-def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings) -> Blocker | None:
-    """What keeps Generate from being pressed, or None when it can be."""
-    from ..api.jobs.service_side import request_order
-    from ..api.services.order import refusal
-
-    lacking = missing(context)
-    if lacking:
-        return Blocker(missing=lacking)
-    try:
-        if settings.mode == "TEXT":
-            inputs.check_prompt(effective_prompt(settings))
-        else:
-            _check_image_choice(settings)
-    except InputError as exc:
-        return Blocker(reason=exc.message)
-    service = info(preferences.chosen_service(context))
-    refused = refusal(service.capabilities, service.name, request_order(request_of(settings, context)))
-    return Blocker(reason=refused) if refused is not None else None
-
-
-def _check_image_choice(settings: KilnGenerateSettings) -> None:
-    """Cheap checks only (no file is read while drawing): the operator checks the content when pressed."""
-    if settings.image_source == "FILE":
-        if not settings.image_path.strip():
-            raise InputError(words.CHOOSE_IMAGE_FILE)
-        if not _file_path(settings).is_file():
-            raise InputError(words.IMAGE_FILE_MISSING, path=settings.image_path.strip())
-    elif settings.image_source == "BLENDER":
-        if settings.image is None:
-            raise InputError(words.CHOOSE_BLENDER_IMAGE)
-    else:
-        inputs.check_web_url(settings.image_url, "image URL")
-
-
-def _file_path(settings: KilnGenerateSettings) -> Path:
-    return Path(bpy.path.abspath(settings.image_path.strip()))
 
 
 class KILN_PT_generate(bpy.types.Panel):
@@ -191,7 +143,7 @@ def _draw_image_inputs(
     if settings.image_source == "FILE":
         col.prop(settings, "image_path", text="")
         if settings.image_path.strip():
-            icon = thumbnails.file_icon(str(_file_path(settings)))
+            icon = thumbnails.file_icon(str(image_file(settings)))
     elif settings.image_source == "BLENDER":
         col.template_ID(settings, "image", new="image.new", open="image.open", live_icon=True)
         if settings.image is not None:
@@ -236,6 +188,7 @@ def _draw_generate_button(
 ) -> None:
     from ..api.features.credits import takes_text_cost
     from . import reuse_offer
+    from .blocker import generate_blocker
 
     blocker = generate_blocker(context, settings)
     request = request_of(settings, context)

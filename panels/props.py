@@ -8,6 +8,7 @@ they only mirror the engine's job ids so a UIList can draw them.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import bpy
@@ -182,6 +183,11 @@ def effective_prompt(settings: KilnGenerateSettings) -> str:
     if settings.prompt_text is not None:
         return str(settings.prompt_text.as_string()).strip()
     return str(settings.prompt).strip()
+
+
+def image_file(settings: KilnGenerateSettings) -> Path:
+    """The chosen image file, made absolute (a path relative to the .blend is read against it)."""
+    return Path(bpy.path.abspath(settings.image_path.strip()))
 
 
 def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> JobRequest:
