@@ -25,9 +25,12 @@ from .service_choices import NOT_CHOSEN_NUMBER, service_items
 Value = bool | int | float | str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Option:
-    """One option: its words, its default (whose type is the property's), its range and its choices."""
+    """One option: its words, its default (whose type is the property's), its range and its choices.
+
+    Known by its name in the table, never compared as a value: no generated ``__eq__`` or ``__repr__``
+    (``dataclass`` compiles each from source while Kiln registers)."""
 
     label: Label
     default: Value
