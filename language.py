@@ -24,7 +24,7 @@ import bpy
 
 from .api.words import Entry, Message, Plural, fill
 from .api.words import catalogue as words
-from .api.words.translations import KILN_CONTEXT, plural_context, table
+from .api.words.contexts import KILN_CONTEXT, plural_context
 from .drawing import tag_redraw
 from .main_thread import later
 
@@ -53,6 +53,8 @@ def _hand_over() -> None:
     if _handed_over:
         return
     _handed_over = True
+    from .api.words.translations import table  # the files' reader loads with them, not at registration
+
     try:
         texts, rules = table()
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # a damaged file: English, and said

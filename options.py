@@ -16,7 +16,7 @@ from typing import Any
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .api.agents.limits import DEFAULT_CREDITS, DEFAULT_JOBS
-from .api.jobs import ServiceConfig
+from .api.jobs.defaults import LARGE_IMPORT_TRIANGLES, MAX_IN_FLIGHT, POLL_INTERVAL, TIMEOUT_SECONDS
 from .api.services import info, old_records_service
 from .api.words import Label
 from .api.words import catalogue as words
@@ -25,9 +25,12 @@ from .service_choices import NOT_CHOSEN_NUMBER, service_items
 Value = bool | int | float | str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Option:
-    """One option: its words, its default (whose type is the property's), its range and its choices."""
+    """One option: its words, its default (whose type is the property's), its range and its choices.
+
+    Known by its name in the table, never compared as a value: no generated ``__eq__`` or ``__repr__``
+    (``dataclass`` compiles each from source while Kiln registers)."""
 
     label: Label
     default: Value
@@ -71,6 +74,8 @@ class Option:
 
 #: The value of the resolution choice that lets the service decide (no resolution in the request).
 AUTO = "AUTO"
+#: The most variants of one image a click sends (each costs a job).
+MAX_VARIANTS = 8
 #: The port agents reach Kiln on unless the artist chooses another.
 AGENT_PORT = 8790
 #: Folders agents may name images in: a few path fields, each with Blender's folder picker (a list
@@ -90,17 +95,15 @@ TABLE: dict[str, Option] = {
     "base_url": Option(words.OPTION_BASE_URL, ""),
     "poll_interval": Option(
         words.OPTION_POLL_INTERVAL,
-        ServiceConfig.poll_interval,
+        POLL_INTERVAL,
         2.0,
         3.0,
         subtype="TIME_ABSOLUTE",
         unit="TIME_ABSOLUTE",
     ),
     # The engine's own defaults (what a script's ServiceConfig takes), so both mean the same.
-    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, ServiceConfig.max_in_flight, 1, 100),
-    "timeout_minutes": Option(
-        words.OPTION_TIMEOUT_MINUTES, int(ServiceConfig.timeout_seconds // 60), 1, 24 * 60
-    ),
+    "max_in_flight": Option(words.OPTION_MAX_IN_FLIGHT, MAX_IN_FLIGHT, 1, 100),
+    "timeout_minutes": Option(words.OPTION_TIMEOUT_MINUTES, int(TIMEOUT_SECONDS // 60), 1, 24 * 60),
     # Where a result goes, and how it is opened.
     "auto_import": Option(words.OPTION_AUTO_IMPORT, True),
     "placement": Option(
@@ -110,7 +113,9 @@ TABLE: dict[str, Option] = {
     ),
     "collection_name": Option(words.OPTION_COLLECTION_NAME, "Kiln"),
     "import_in_place": Option(words.OPTION_IMPORT_IN_PLACE, False),
-    "large_import_triangles": Option(words.OPTION_LARGE_IMPORT_TRIANGLES, 200_000, 0, soft_maximum=5_000_000),
+    "large_import_triangles": Option(
+        words.OPTION_LARGE_IMPORT_TRIANGLES, LARGE_IMPORT_TRIANGLES, 0, soft_maximum=5_000_000
+    ),
     # Import options: a preference, and an argument of the generate operators.
     "origin_at_base": Option(words.OPTION_ORIGIN_AT_BASE, False),
     "apply_scale": Option(words.OPTION_APPLY_SCALE, False),
@@ -198,6 +203,8 @@ TABLE: dict[str, Option] = {
             ("NONE", words.OPTION_FIT_NONE),
         ),
     ),
+    # An image job's variants: an argument of the image operator, and the panel's setting.
+    "variants": Option(words.ARG_VARIANTS, 1, 1, MAX_VARIANTS),
     # Agents (Kiln's MCP server): preferences only.
     "allow_agents": Option(words.OPTION_ALLOW_AGENTS, False),
     "agent_port": Option(words.OPTION_AGENT_PORT, AGENT_PORT, 0, 65535),

@@ -19,23 +19,21 @@ from typing import TYPE_CHECKING
 import bpy
 
 from . import dependencies, language
-from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
-from .api.features import secrets, service_access
+from .api.features import service_access
 from .api.features.cache import SizeCache
 from .api.features.connection_check import CheckState
 from .api.features.connection_check import current as connection_check
-from .api.features.credits import takes_text_cost
-from .api.http.origin import host_label
-from .api.jobs import CACHE_DIR, Account, ServiceConfig
 from .api.services import NOT_CHOSEN, info, is_registered, old_records_service, service_id, service_ids
 from .api.words import catalogue as words
 from .drawing import wrapped_label
 from .options import AGENT_FOLDERS, declare
 from .registration import classes_factory
-from .ui_text import human_size, key_hint
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
+
+    from .api.features import secrets
+    from .api.jobs import ServiceConfig
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +51,8 @@ def user_dir() -> Path:
 
 def cache_dir() -> Path:
     """Where downloaded meshes and previews are kept (the job engine's cache)."""
+    from .api.jobs import CACHE_DIR  # loaded by the first job or draw, not at registration
+
     return user_dir() / CACHE_DIR
 
 
@@ -66,6 +66,8 @@ def key_home(service: str) -> secrets.KeyHome:
     sid = service_id(service)
     home = key_homes.get(sid)
     if home is None:
+        from .api.features import secrets  # loaded by the first key read, not at registration
+
         home = key_homes[sid] = secrets.KeyHome(user_dir, secrets.service_secret(sid))
     return home
 
@@ -212,6 +214,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_credits(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """The text job's price (only where the chosen service does not publish it: the custom
         service's), when to ask before spending, and what 0 means, said in words."""
+        from .api.features.credits import takes_text_cost  # loaded by the first draw, not at registration
+
         if takes_text_cost(service_id(self.service)):
             col.prop(self, "text_cost")
         col.prop(self, "ask_above")
@@ -255,6 +259,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
     def _draw_service(self, col: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Which service first, then its key (and its address where Kiln does not know it), with what
         to do while either is missing."""
+        from .api.http.origin import host_label  # loaded by the first draw, not at registration
+
         col.prop(self, "service")
         if not is_registered(self.service):  # none chosen yet: no key or address of a service not chosen
             return
@@ -294,6 +300,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         self, col: bpy.types.UILayout, context: bpy.types.Context, chosen: service_access.Credentials
     ) -> None:
         """Where the chosen service's keys are made, its key, where the key is kept or came from."""
+        from .ui_text import key_hint  # loaded by the first draw, not at registration
+
         service = info(chosen.service)
         if service.keys_page:
             link = col.operator(
@@ -319,7 +327,9 @@ class KilnPreferences(bpy.types.AddonPreferences):
 
     def _draw_agents(self, layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
         """Allow Agents, where agents reach Kiln (or why not), the budget, the folders, the buttons."""
-        from .api.agents import status as agent_status  # loaded by the first draw, not at registration
+        # Loaded by the first draw, not at registration.
+        from .api.agents import status as agent_status
+        from .api.agents.environment import PORT_VARIABLE, TOKEN_VARIABLE
 
         shown = agent_status.current
         col = layout.column()
@@ -350,6 +360,8 @@ class KilnPreferences(bpy.types.AddonPreferences):
         row.operator("kiln.new_agent_token", icon="FILE_REFRESH")
 
     def _draw_cache(self, col: bpy.types.UILayout) -> None:
+        from .ui_text import human_size  # loaded by the first draw, not at registration
+
         size = human_size(cache_size.size(cache_dir()))
         col.label(text=language.text(words.PREFS_CACHE_SIZE, size=size), icon="FILE_FOLDER")
         row = col.row(align=True)
@@ -414,6 +426,8 @@ def agent_folders(context: bpy.types.Context | None = None) -> tuple[Path, ...]:
 
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
     """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
+    from .api.jobs import Account, ServiceConfig  # loaded by the first job, not at registration
+
     prefs = get(context)
     every = [prefs.credentials(sid) for sid in service_ids()]
     unnamed = prefs.credentials("")  # what a request naming no service uses (as outside checks give it)

@@ -1,20 +1,24 @@
 """Class registration shared by the rooms, and the one place Kiln's names get their translation context.
 
+A room registers its classes with :func:`classes_factory`; on unregister, :func:`release_loaded` lets
+its modules that load with their first use (not at registration) let go of what they hold.
+
 Kiln's labels ("All", "Engine", "Info") are often words Blender also uses. Registered under Blender's
 default context, Kiln's translation would replace Blender's own wherever that word appears; so every
 operator, panel, menu, list and property Kiln registers is named in Kiln's own context
-(``api.words.translations.KILN_CONTEXT``), set here once as the classes are registered.
+(``api.words.contexts.KILN_CONTEXT``), set here once as the classes are registered.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import bpy
 
-from .api.words.translations import KILN_CONTEXT
+from .api.words.contexts import KILN_CONTEXT
 
 #: Kiln's classes (and mixins) whose properties are already in Kiln's context: a mixin shared by
 #: many operators is read once.
@@ -47,3 +51,13 @@ def _properties_in_kiln_context(klass: type) -> None:
 def classes_factory(classes: Sequence[type]) -> tuple[Callable[[], None], Callable[[], None]]:
     """``bpy.utils.register_classes_factory`` for Kiln's classes, each in Kiln's translation context."""
     return bpy.utils.register_classes_factory([in_kiln_context(cls) for cls in classes])  # type: ignore[func-returns-value, return-value]
+
+
+def release_loaded(package: str, releases: Iterable[tuple[str, str]]) -> None:
+    """On unregister: each ``(module, function)`` of ``package`` whose module was loaded calls that
+    function to let go of what it holds. One never loaded holds nothing and is not loaded now (its
+    file may be gone: an update)."""
+    for name, release in releases:
+        module = sys.modules.get(f"{package}.{name}")
+        if module is not None:
+            getattr(module, release)()

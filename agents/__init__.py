@@ -24,10 +24,10 @@ never imports them.
 from __future__ import annotations
 
 import importlib
-import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from ..registration import release_loaded
 from ..session import watcher
 
 if TYPE_CHECKING:
@@ -62,7 +62,4 @@ _RELEASES = (("serving", "shutdown"), ("access", "forget"), ("settings", "forget
 def unregister() -> None:
     """Let go of what the loaded modules hold; loads none (their files may be gone: an update)."""
     watcher.remove_duty(_serve)
-    for name, release in _RELEASES:
-        module = sys.modules.get(f"{__name__}.{name}")
-        if module is not None:
-            getattr(module, release)()
+    release_loaded(__name__, _RELEASES)

@@ -1,5 +1,8 @@
 """The agents' buttons and the serving operator: copy a client configuration, make a new token,
-disconnect agents, and serve agents in background mode (``bpy.ops.kiln.serve_agents``)."""
+disconnect agents, and serve agents in background mode (``bpy.ops.kiln.serve_agents``).
+
+The agents' room (``agents``, ``api.agents``) loads with the first use, not when Kiln registers.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from .. import agents, language
 from ..api.agents import client_config
-from ..api.agents.environment import MIN_TOKEN_CHARS, TOKEN_VARIABLE, usable_token
 from ..api.errors import KilnError
 from ..api.words import catalogue as words
 from ..session.blocking import blocks
@@ -73,6 +75,8 @@ class KILN_OT_new_agent_token(bpy.types.Operator):
         except agents.settings.EnvironmentUnusable:
             from_environment = True
         if from_environment:
+            from ..api.agents.environment import TOKEN_VARIABLE
+
             return refuse(self, words.AGENT_TOKEN_FROM_ENVIRONMENT, token=TOKEN_VARIABLE)
         agents.access.renew()
         agents.serving.reconcile(context)  # a server with the old token stops; one with the new starts
@@ -115,6 +119,8 @@ class KILN_OT_serve_agents(bpy.types.Operator):
     )
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..api.agents.environment import MIN_TOKEN_CHARS, usable_token
+
         if not blocks(self):
             return refuse(self, words.SERVE_IN_A_WINDOW)
         token = self.token.strip()

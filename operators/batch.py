@@ -19,7 +19,7 @@ from ..api.errors import KilnError
 from ..api.words import catalogue as words
 from ..language import report, said
 from ..options import declare
-from ..session import job_requests, spending
+from ..session import spending
 from ..session.arguments import GameOutputProperties, ServiceProperties
 from ..session.messenger import announce, refuse
 from ..session.setup import OnlineOperator, setup_problems
@@ -93,7 +93,7 @@ class KILN_OT_generate_batch(ServiceProperties, GameOutputProperties, OnlineOper
         return batch_run.run(self, context, self._given(game), self._ask_first, self._check_first)
 
     def _given(self, game: GameOptions) -> batch_run.Given:
-        from ..session import batch_run
+        from ..session import batch_run, job_requests
 
         summary = bpy.path.abspath(self.summary_path.strip()) if self.summary_path.strip() else ""
         return batch_run.Given(

@@ -2,6 +2,7 @@
 place; cycle and keep the variants.
 
 What a selection asks for, and cycling variants, is ``session.blockout``; these are the operators.
+What they set in motion loads with the first use, not when Kiln registers.
 """
 
 from __future__ import annotations
@@ -14,33 +15,20 @@ import bpy
 from bpy.props import StringProperty
 
 from ..api.errors import KilnError
-from ..api.jobs import JobRequest
-from ..api.jobs.service_side import refusal_of
 from ..api.words import catalogue as words
 from ..language import report, tip
 from ..options import declare
-from ..session import image_jobs, image_lines, job_requests, library, spending, variants, watcher
+from ..session import spending, watcher
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks
-from ..session.blockout import (
-    active_placeholder,
-    cycle,
-    has_result,
-    mark,
-    not_placeholders,
-    placeholders,
-    plan,
-    quick_request,
-    why_not,
-    with_results,
-)
-from ..session.launching import tell_not_in_scene, wait_then_import
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
-from ..session.starting import start_job
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..api.features.library_index import Entry
+    from ..api.jobs import JobRequest
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +59,8 @@ class KILN_OT_mark_placeholder(bpy.types.Operator):
         return context.window_manager.invoke_props_dialog(self, confirm_text=report(words.MARK_CONFIRM))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..session.blockout import mark
+
         prompt = " ".join(self.prompt.split())
         if not prompt:
             return refuse(self, words.MARK_SAY_WHAT)
@@ -101,6 +91,9 @@ class KILN_OT_generate_from_selection(
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         """In the UI, sending placeholders always says how many jobs and what they cost, and asks."""
+        from ..session import job_requests
+        from ..session.blockout import placeholders, quick_request, with_results
+
         chosen = job_requests.resolution(self.resolution)
         found = (quick_request(o, chosen) for o in placeholders(context))
         requests = [self.with_service(r, context) for r in found if r]
@@ -111,6 +104,11 @@ class KILN_OT_generate_from_selection(
         return spending.ask_first(self, context, event, requests, words.CONFIRM_GENERATE.name, note)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..api.jobs.service_side import refusal_of
+        from ..session import image_lines, job_requests, library
+        from ..session.blockout import has_result, not_placeholders, placeholders, plan, why_not
+        from ..session.launching import tell_not_in_scene, wait_then_import
+
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
@@ -165,19 +163,24 @@ class KILN_OT_generate_from_selection(
 
     def _again(self, token: str) -> None:
         """Called again from the image check's outcome, with the same arguments and its token."""
+        from ..session import image_jobs
+
         arguments = {**image_jobs.given_arguments(self), "checked": token}
         op = bpy.ops.kiln.generate_from_selection  # type: ignore[attr-defined]
         image_jobs.call_again(lambda: op("EXEC_DEFAULT", **arguments))
 
-    def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: library.Entry) -> None:
+    def _use_copy(self, context: bpy.types.Context, request: JobRequest, entry: Entry) -> None:
         """The library's copy of an identical earlier result takes the placeholder's place."""
-        from ..session.placement import Placement  # loaded with the first job, not when Kiln registers
+        from ..session import library
+        from ..session.placement import Placement
 
         how = Placement(self.import_options(context), self.fit, placeholder=request.placeholder)
         library.append(context, entry, how, request)
         log.info("“%s” filled from the Kiln library (generated %s)", request.placeholder, entry.date)
 
     def _send(self, context: bpy.types.Context, requests: list[JobRequest]) -> list[str]:
+        from ..session.starting import start_job
+
         options = self.import_options(context)
         return [
             start_job(context, self.with_game(request, context), import_options=options, fit=self.fit).id
@@ -188,6 +191,8 @@ class KILN_OT_generate_from_selection(
 class _VariantOperator(bpy.types.Operator):
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
+        from ..session.blockout import active_placeholder
+
         if active_placeholder(context):
             return True
         cls.poll_message_set(tip(words.VARIANT_NOT_A_PLACEHOLDER))
@@ -198,6 +203,8 @@ class _CycleVariant(_VariantOperator):
     step = 1
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..session.blockout import active_placeholder, cycle
+
         name = active_placeholder(context)
         number = cycle(context, name, self.step)
         if number is None:
@@ -235,6 +242,9 @@ class KILN_OT_variant_keep(_VariantOperator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..session import variants
+        from ..session.blockout import active_placeholder
+
         name = active_placeholder(context)
         shown = variants.shown_variant(name, context)
         if shown is None:

@@ -1,4 +1,8 @@
-"""The generate operators: the same jobs whether clicked in the Sidebar or called from a script."""
+"""The generate operators: the same jobs whether clicked in the Sidebar or called from a script.
+
+What a job needs (its request, the library, the image check, the launch) loads with the first click,
+not when Kiln registers.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +11,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
-from ..api.jobs import JobRequest
 from ..api.words import catalogue as words
-from ..api.words.kinds import Label
 from ..options import declare
-from ..session import image_jobs, library, spending
+from ..session import spending
 from ..session.arguments import GameOutputProperties, ImportOptionProperties, ServiceProperties
 from ..session.blocking import blocks, has_event_loop
-from ..session.job_requests import image_price_request, save_blender_image, text_request, views_request
-from ..session.launching import launch
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..api.jobs import JobRequest
+    from ..api.words.kinds import Label
 
 
 def _confirm_spend(
@@ -32,6 +35,8 @@ def _confirm_spend(
 ) -> set[OperatorResult]:
     """The invoke of a generate operator: ask first when the artist wants to confirm this much, or
     before the session's first job of unknown price."""
+    from ..session import library
+
     assert isinstance(op, bpy.types.Operator)
     if library.reusable(request, op.reuse, context) is not None:  # type: ignore[attr-defined]
         return op.execute(context)  # free
@@ -42,6 +47,9 @@ def _send_or_reuse(
     op: bpy.types.Operator, context: bpy.types.Context, request: JobRequest, reuse: str
 ) -> set[OperatorResult]:
     """Use the library's copy of an identical request (ALWAYS; ASK when nobody can be asked), or send it."""
+    from ..session import library
+    from ..session.launching import launch
+
     entry = library.reusable(request, reuse, context)
     if entry is not None and reuse == "ASK" and not blocks():
         tell(op, "WARNING", words.LIBRARY_OFFER_REPORT, name=entry.label, date=entry.date)
@@ -83,6 +91,8 @@ class KILN_OT_generate_from_text(
         return _send_or_reuse(self, context, self._request(), self.reuse)
 
     def _request(self) -> JobRequest:
+        from ..session.job_requests import text_request
+
         return self.with_service(text_request(self.prompt, self.resolution, self.provider, self.quality))
 
     def priced_request(self) -> JobRequest:
@@ -119,17 +129,13 @@ class KILN_OT_generate_from_image(
         default="ASK",
     )
     prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
-    variants: IntProperty(  # type: ignore[valid-type]
-        name=words.ARG_VARIANTS.name,
-        description=words.ARG_VARIANTS.tip,
-        default=1,
-        min=1,
-        max=image_jobs.MAX_VARIANTS,
-    )
+    variants: declare("variants")  # type: ignore[valid-type]
     #: The token of the image check that ran off the main thread (``session.image_jobs``).
     checked: StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
+        from ..session import image_jobs, library
+
         if not has_event_loop():  # background mode: no timer brings a check's outcome back
             return self.execute(context)
         if not self.checked:  # first the image check, off the main thread; it calls this again
@@ -154,9 +160,13 @@ class KILN_OT_generate_from_image(
         return spending.ask_first(self, context, event, priced, confirm, f"{note} {over}".strip())
 
     def priced_request(self) -> JobRequest:
+        from ..session.job_requests import image_price_request
+
         return self.with_service(image_price_request(self.resolution))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..session import image_jobs
+
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)
@@ -181,6 +191,8 @@ class KILN_OT_generate_from_image(
         return _send_or_reuse(self, context, checked.request, self.reuse)
 
     def _check_first(self, context: bpy.types.Context, mode: str) -> set[OperatorResult]:
+        from ..session import image_jobs
+
         try:
             request = self._request()
         except KilnError as exc:  # unusable input, or the image cannot be saved for upload
@@ -189,6 +201,9 @@ class KILN_OT_generate_from_image(
         return {"FINISHED"}
 
     def _request(self) -> JobRequest:
+        from ..api.jobs import JobRequest
+        from ..session.job_requests import save_blender_image
+
         sources = [s for s in (self.filepath, self.image_name, self.image_url) if s.strip()]
         if len(sources) != 1:
             raise InputError(words.CHOOSE_ONE_IMAGE)
@@ -247,9 +262,13 @@ class KILN_OT_generate_from_views(
         return _confirm_spend(self, context, event, self.priced_request())
 
     def priced_request(self) -> JobRequest:
+        from ..session.job_requests import image_price_request
+
         return self.with_service(image_price_request(self.resolution))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..session.job_requests import views_request
+
         problems = setup_problems(context, self.chosen_service(context))
         if problems:
             return refuse(self, *problems)

@@ -1,5 +1,8 @@
 """What can be done to a job from the list or a script: stop waiting, retry, import, remove, resume,
-add one by its id, copy its details for support."""
+add one by its id, copy its details for support.
+
+The job model and what follows a job load with the first action, not when Kiln registers.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,7 @@ import bpy
 from bpy.props import StringProperty
 
 from ..api.errors import KilnError
-from ..api.jobs import Job, JobKind, JobRequest, JobState
 from ..api.jobs.disk import ensure_folder
-from ..api.jobs.service_side import cancels_on_service
 from ..api.services import info
 from ..api.words import catalogue as words
 from ..language import report, said, tip
@@ -19,12 +20,13 @@ from ..options import declare
 from ..session import runtime, spending, watcher
 from ..session.arguments import chosen_service
 from ..session.blocking import blocks
-from ..session.launching import job_outcome, wait_then_import
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..api.jobs import Job
 
 
 def _job(context: bpy.types.Context, job_id: str) -> Job:
@@ -52,6 +54,8 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
     @classmethod
     def description(cls, context: bpy.types.Context, properties: Any) -> str:
         """The job's own service says which it is: a cancel there, or Stop Waiting (it may still charge)."""
+        from ..api.jobs.service_side import cancels_on_service
+
         engine = runtime.engine_if_started()
         job = engine.get(properties.job_id) if engine is not None else None
         on_service = job is not None and cancels_on_service(job)
@@ -60,6 +64,8 @@ class KILN_OT_cancel_job(_JobOperator, bpy.types.Operator):
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         """A cancel that reaches the service (it deletes the task there: no Resume, credits spent) asks
         first; Stop Waiting leaves the task running and keeps Resume, so it does not."""
+        from ..api.jobs.service_side import cancels_on_service
+
         try:
             job = _job(context, self.job_id)
         except KilnError as exc:
@@ -96,6 +102,8 @@ class KILN_OT_retry_job(_JobOperator, OnlineOperator):
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorResult]:
         """Say what the new job costs and that the earlier one's result stays, then ask."""
+        from ..api.jobs import JobKind, JobState
+
         try:
             job = _job(context, self.job_id)
         except KilnError as exc:
@@ -179,6 +187,9 @@ class KILN_OT_resume_task(OnlineOperator):
         return context.window_manager.invoke_props_dialog(self)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..api.jobs import JobKind, JobRequest
+        from ..session.launching import wait_then_import
+
         service = chosen_service(self.properties, context)
         if not info(service).capabilities.follows_by_id:
             return refuse(self, words.ADD_BY_ID_NOT_ON_SERVICE, service=info(service).name)
@@ -210,6 +221,8 @@ class KILN_OT_import_job(_JobOperator, bpy.types.Operator):
     bl_options = {"INTERNAL"}  # import_one pushes the one undo step itself
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..api.jobs import JobState
+
         try:
             job = _job(context, self.job_id)
         except KilnError as exc:
@@ -247,6 +260,8 @@ class KILN_OT_clear_finished(bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..api.jobs import JobState
+
         try:
             engine = runtime.engine(context)
         except KilnError as exc:
@@ -270,7 +285,7 @@ class KILN_OT_copy_details(_JobOperator, bpy.types.Operator):
             job = _job(context, self.job_id)
         except KilnError as exc:
             return refuse(self, exc.message)
-        from ..api.jobs.details import job_details  # loaded by the first copy, not at registration
+        from ..api.jobs.details import job_details
 
         context.window_manager.clipboard = job_details(job)
         tell(self, "INFO", words.DETAILS_COPIED)
@@ -308,6 +323,9 @@ class KILN_OT_wait_jobs(OnlineOperator):
     )
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
+        from ..api.jobs import JobState
+        from ..session.launching import job_outcome, wait_then_import
+
         try:
             engine = runtime.engine(context)
         except KilnError as exc:

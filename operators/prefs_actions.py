@@ -19,7 +19,6 @@ from ..options import declare
 from ..session import runtime
 from ..session.messenger import refuse, tell
 from ..session.setup import OnlineOperator
-from ..ui_text import human_size
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
@@ -79,6 +78,8 @@ class KILN_OT_clear_cache(bpy.types.Operator):
         engine, problem = runtime.try_engine(context)
         if engine is None:
             return refuse(self, problem)
+        from ..ui_text import human_size  # loaded by the first use, not at registration
+
         files, freed = cache.clear_cache(engine.cache_dir, engine.jobs())
         preferences.cache_size.forget()
         log.info("Cleared %d cached files (%d bytes)", files, freed)

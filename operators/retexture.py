@@ -1,5 +1,8 @@
 """Re-texture the selected mesh on a service that documents it: new textures from a prompt or an
-image, the result beside the original (which stays as it is)."""
+image, the result beside the original (which stays as it is).
+
+The job model and the re-texture's own session code load with the first use, not when Kiln registers.
+"""
 
 from __future__ import annotations
 
@@ -12,18 +15,17 @@ from bpy.props import StringProperty
 
 from ..api.checks import inputs
 from ..api.errors import InputError, KilnError
-from ..api.jobs import JobRequest
-from ..api.jobs.service_side import refusal_of
 from ..api.words import catalogue as words
 from ..options import declare
-from ..session import retexture, spending
+from ..session import spending
 from ..session.arguments import ServiceProperties
-from ..session.launching import launch
 from ..session.messenger import refuse
 from ..session.setup import OnlineOperator, setup_problems
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems as OperatorResult
+
+    from ..api.jobs import JobRequest
 
 
 class KILN_OT_retexture_selected(spending.PriceQuestion, ServiceProperties, OnlineOperator):
@@ -48,6 +50,8 @@ class KILN_OT_retexture_selected(spending.PriceQuestion, ServiceProperties, Onli
 
     def priced_request(self) -> JobRequest:
         """What sets the price: a re-texture on the chosen service (the mesh is exported only when sent)."""
+        from ..api.jobs import JobRequest
+
         return self.with_service(JobRequest(kind="retexture"))
 
     def execute(self, context: bpy.types.Context) -> set[OperatorResult]:
@@ -59,10 +63,16 @@ class KILN_OT_retexture_selected(spending.PriceQuestion, ServiceProperties, Onli
             request = self._request(context)
         except KilnError as exc:
             return refuse(self, exc.message)
+        from ..session.launching import launch
+
         return launch(self, context, request)
 
     def _request(self, context: bpy.types.Context) -> JobRequest:
         """Checked before the export (the service, the style), then the mesh exported and its size checked."""
+        from ..api.jobs import JobRequest
+        from ..api.jobs.service_side import refusal_of
+        from ..session import retexture
+
         obj = retexture.chosen_mesh(context)
         prompt, image = self.prompt.strip(), self.filepath.strip()
         if bool(prompt) == bool(image):

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import agents, language
-from ..api.jobs import Job
 from ..api.words import catalogue as words
 from ..drawing import fit, wrapped_label
 
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
     from ..api.agents import SessionView
+    from ..api.jobs import Job
 
 #: An agent, in this panel and on its jobs' rows.
 AGENT_ICON: IconItems = "CONSOLE"

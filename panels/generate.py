@@ -3,96 +3,46 @@
 While Kiln cannot reach the service, one box names everything missing at once (the key, the service
 address, Blender's online access), each with what fixes it. The Advanced subpanel keeps what is
 rarely needed (a prompt from a Text block, a batch from a file, the service's extra options); the
-Blockout subpanel starts closed, and only objects marked as placeholders count there.
+Blockout subpanel starts closed, and only objects marked as placeholders count there. What only
+drawing needs (why Generate is greyed out, requests and their prices, thumbnails, the library's
+offer) loads with the first draw, not when Kiln registers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bpy
 
 from .. import preferences
-from ..api.checks import inputs
-from ..api.errors import InputError
 from ..api.features import service_access
-from ..api.features.credits import takes_text_cost
-from ..api.http.origin import host_label
-from ..api.jobs.service_side import request_order
 from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
 from ..drawing import labeled_prop, wrapped_label
 from ..language import said, text
-from ..session import blockout, job_requests, spending, variants
-from ..session.setup import Missing, missing, offline_sentence
-from . import reuse_offer, thumbnails
+from ..session import spending
+from ..session.setup import missing, offline_sentence
 from .props import (
     OPTION_SETTINGS,
     VIEW_SETTINGS,
     KilnGenerateSettings,
     effective_prompt,
+    image_file,
     request_of,
     scene_settings,
     style_setting,
     tier_is_resolution,
     tier_setting,
 )
-from .service_list import draw_service_chooser
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
     from ..api.features.credits import CreditEstimate
+    from ..session.setup import Missing
 
 THUMBNAIL_SCALE = 6.0
-
-
-@dataclass(frozen=True)
-class Blocker:
-    """Why Generate cannot be pressed: what is missing to reach the service, or what the inputs lack."""
-
-    missing: Missing = field(default_factory=Missing)
-    reason: Message | None = None
-
-
-def generate_blocker(context: bpy.types.Context, settings: KilnGenerateSettings) -> Blocker | None:
-    """What keeps Generate from being pressed, or None when it can be."""
-    from ..api.services.order import refusal  # loaded by the first draw, not when Kiln registers
-
-    lacking = missing(context)
-    if lacking:
-        return Blocker(missing=lacking)
-    try:
-        if settings.mode == "TEXT":
-            inputs.check_prompt(effective_prompt(settings))
-        else:
-            _check_image_choice(settings)
-    except InputError as exc:
-        return Blocker(reason=exc.message)
-    service = info(preferences.chosen_service(context))
-    refused = refusal(service.capabilities, service.name, request_order(request_of(settings, context)))
-    return Blocker(reason=refused) if refused is not None else None
-
-
-def _check_image_choice(settings: KilnGenerateSettings) -> None:
-    """Cheap checks only (no file is read while drawing): the operator checks the content when pressed."""
-    if settings.image_source == "FILE":
-        if not settings.image_path.strip():
-            raise InputError(words.CHOOSE_IMAGE_FILE)
-        if not _file_path(settings).is_file():
-            raise InputError(words.IMAGE_FILE_MISSING, path=settings.image_path.strip())
-    elif settings.image_source == "BLENDER":
-        if settings.image is None:
-            raise InputError(words.CHOOSE_BLENDER_IMAGE)
-    else:
-        inputs.check_web_url(settings.image_url, "image URL")
-
-
-def _file_path(settings: KilnGenerateSettings) -> Path:
-    return Path(bpy.path.abspath(settings.image_path.strip()))
 
 
 class KILN_PT_generate(bpy.types.Panel):
@@ -106,6 +56,8 @@ class KILN_PT_generate(bpy.types.Panel):
     def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
         assert layout is not None
+        from .service_list import draw_service_chooser
+
         settings = scene_settings(context)
         service = preferences.chosen_service(context)
         if not service:  # Generate is offered once a service is chosen
@@ -123,6 +75,8 @@ class KILN_PT_generate(bpy.types.Panel):
 
 def _draw_where_it_runs(layout: bpy.types.UILayout, context: bpy.types.Context, service: str) -> None:
     """A studio's own server: where a job runs (it costs no credits), and its model's licence note."""
+    from ..api.http.origin import host_label
+
     found = info(service)
     if not found.local:
         return
@@ -181,13 +135,15 @@ def _draw_text_inputs(
 def _draw_image_inputs(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings, service: str
 ) -> None:
+    from . import thumbnails
+
     col = layout.column()
     col.row().prop(settings, "image_source", expand=True)
     icon = None
     if settings.image_source == "FILE":
         col.prop(settings, "image_path", text="")
         if settings.image_path.strip():
-            icon = thumbnails.file_icon(str(_file_path(settings)))
+            icon = thumbnails.file_icon(str(image_file(settings)))
     elif settings.image_source == "BLENDER":
         col.template_ID(settings, "image", new="image.new", open="image.open", live_icon=True)
         if settings.image is not None:
@@ -230,6 +186,10 @@ def _draw_views(
 def _draw_generate_button(
     layout: bpy.types.UILayout, context: bpy.types.Context, settings: KilnGenerateSettings
 ) -> None:
+    from ..api.features.credits import takes_text_cost
+    from . import reuse_offer
+    from .blocker import generate_blocker
+
     blocker = generate_blocker(context, settings)
     request = request_of(settings, context)
     jobs = settings.image_variants if settings.mode == "IMAGE" else 1  # variants: each is a job
@@ -273,6 +233,8 @@ def _draw_balance(
 
 def draw_setup_box(layout: bpy.types.UILayout, context: bpy.types.Context, lacking: Missing) -> None:
     """Everything missing before Kiln can reach the service, at once, each with what fixes it."""
+    from .service_list import draw_service_chooser
+
     box = layout.box()
     col = box.column()
     col.alert = True
@@ -352,6 +314,8 @@ class KILN_PT_blockout(AfterAServiceIsChosen, bpy.types.Panel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
+        from ..session import blockout, job_requests
+
         layout = self.layout
         assert layout is not None
         objects = blockout.placeholders(context)
@@ -382,6 +346,8 @@ class KILN_PT_blockout(AfterAServiceIsChosen, bpy.types.Panel):
 
 def _left_out(others: list[bpy.types.Object]) -> Message:
     """Why selected objects do not count: one object's own reason, or how many do not."""
+    from ..session import blockout
+
     if len(others) == 1:
         return blockout.why_not(others[0])
     return message(words.BLOCKOUT_NOT_PLACEHOLDERS, n=len(others))
@@ -389,6 +355,8 @@ def _left_out(others: list[bpy.types.Object]) -> Message:
 
 def _draw_variants(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     """Variant controls for the active object's placeholder."""
+    from ..session import blockout, variants
+
     name = blockout.active_placeholder(context)
     if not name:
         return
@@ -424,6 +392,8 @@ class KILN_PT_retexture(AfterAServiceIsChosen, bpy.types.Panel):
         if not service.capabilities.retexture:
             wrapped_label(col, context, text(words.RETEXTURE_NOT_OFFERED, service=service.name), icon="INFO")
             return
+        from ..session import job_requests
+
         settings = scene_settings(context)
         wrapped_label(col, context, text(words.RETEXTURE_HINT), icon="BRUSH_DATA")
         col.prop(settings, "retexture_prompt", text="")

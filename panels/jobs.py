@@ -2,20 +2,20 @@
 
 Its rows mirror the engine's job ids (``session.job_rows``). Drawing may not write data, so when the
 draw sees the rows behind the engine it asks a one-shot ``bpy.app.timers`` callback to resync them
-right after; no timer runs while nothing changes.
+right after; no timer runs while nothing changes. What only a drawn job needs (the job model, its
+words, thumbnails, quality line) loads with the first job drawn, not when Kiln registers.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import bpy
 
 from .. import preferences
-from ..api.jobs import Job, JobKind, JobState
-from ..api.jobs.service_side import cancels_on_service, resumable
 from ..api.services import info
 from ..api.words import Message
 from ..api.words import catalogue as words
@@ -32,25 +32,33 @@ from ..language import said, text
 from ..main_thread import cancel, later
 from ..service_choices import service_words
 from ..session import job_rows, results_here, runtime, spending, watcher
-from ..session.quality_report import job_report
-from ..ui_text import progress_sentence, progress_text, shown_by_filter, status_text, triangles_text
-from . import agents, quality, thumbnails
+from . import agents
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import IconItems
 
-STATE_ICONS: dict[JobState, IconItems] = {
-    JobState.SUBMITTING: "EXPORT",
-    JobState.QUEUED: "SORTTIME",
-    JobState.RUNNING: "PLAY",
-    JobState.DOWNLOADING: "IMPORT",
-    JobState.READY: "PACKAGE",
-    JobState.IMPORTED: "CHECKMARK",
-    JobState.FAILED: "ERROR",
-    JobState.CANCELLED: "CANCEL",
-    JobState.OUTCOME_UNKNOWN: "QUESTION",
-    JobState.TIMED_OUT: "TIME",
-}
+    from ..api.jobs import Job, JobState
+
+
+@functools.cache
+def state_icons() -> dict[JobState, IconItems]:
+    """Each state's icon in the list (made by the first job drawn)."""
+    from ..api.jobs import JobState
+
+    return {
+        JobState.SUBMITTING: "EXPORT",
+        JobState.QUEUED: "SORTTIME",
+        JobState.RUNNING: "PLAY",
+        JobState.DOWNLOADING: "IMPORT",
+        JobState.READY: "PACKAGE",
+        JobState.IMPORTED: "CHECKMARK",
+        JobState.FAILED: "ERROR",
+        JobState.CANCELLED: "CANCEL",
+        JobState.OUTCOME_UNKNOWN: "QUESTION",
+        JobState.TIMED_OUT: "TIME",
+    }
+
+
 PREVIEW_SCALE = 6.0
 LIST_ROWS = 4
 #: Share of a list row an active job's name takes; its progress bar takes the rest.
@@ -68,12 +76,16 @@ _filtered: tuple[tuple[Any, ...], list[int]] | None = None
 
 def _sync_later() -> None:
     """One-shot timer: resync the rows outside drawing, drop thumbnails of removed jobs, redraw."""
+    from . import thumbnails
+
     if job_rows.sync_now(bpy.context.window_manager):
         thumbnails.forget_jobs_except({job.id for job in job_rows.jobs()})
         watcher.redraw_now()
 
 
 def _thumbnail(job: Job) -> int | None:
+    from . import thumbnails
+
     return thumbnails.job_icon(job.id, job.preview_path) if job.preview_path else None
 
 
@@ -82,6 +94,8 @@ def _draw_row(
 ) -> None:
     """One line a row: the name, shortened in the middle to what fits (the details show all of it),
     with the state's icon; an active job's progress bar beside it while there is room."""
+    from ..ui_text import progress_text
+
     agent = agents.mark(job)  # an agent asked for it
     fixed = float(elsewhere) + float(agent is not None)  # icons after the name
     with_bar = job.state.is_active
@@ -137,7 +151,7 @@ class KILN_UL_jobs(bpy.types.UIList):
         thumb = _thumbnail(job)
         if self.layout_type == "GRID":
             if thumb is None:
-                layout.label(text="", icon=STATE_ICONS[job.state])
+                layout.label(text="", icon=state_icons()[job.state])
             else:
                 layout.label(text="", icon_value=thumb)
             return
@@ -151,6 +165,8 @@ class KILN_UL_jobs(bpy.types.UIList):
         Worked out again only when a job, the filter or the search text changed.
         """
         global _filtered
+        from ..ui_text import shown_by_filter
+
         engine = runtime.engine_if_started()
         mirror, mirror_roster = job_rows.mirrored()
         rows = getattr(data, property)
@@ -226,13 +242,17 @@ def service_label(job: Job) -> str:
 
 
 def _state_icon(job: Job) -> IconItems:
+    from ..api.jobs import JobState
+
     if job.state is JobState.IMPORTED and not results_here.is_here(job):
         return IMPORTED_ELSEWHERE_ICON
-    return STATE_ICONS[job.state]
+    return state_icons()[job.state]
 
 
 def _status(job: Job) -> str:
     """The job's state in words; for an imported job, where its result is."""
+    from ..ui_text import status_text
+
     return said(status_text(job, here=results_here.is_here(job), origin=runtime.current_origin()))
 
 
@@ -273,6 +293,10 @@ def _active_job(wm: bpy.types.WindowManager) -> Job | None:
 
 def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:
     """The active job in full: big thumbnail, progress or outcome, the error sentence, its actions."""
+    from ..session.quality_report import job_report
+    from ..ui_text import progress_sentence, progress_text, triangles_text
+    from . import quality
+
     col = layout.column()
     thumb = _thumbnail(job)
     if thumb is not None:
@@ -312,7 +336,8 @@ def _draw_details(layout: bpy.types.UILayout, context: bpy.types.Context, job: J
 
 def _draw_fidelity(layout: bpy.types.UILayout, context: bpy.types.Context, job: Job) -> None:
     """How well an image job's mesh matches its image, in words, once the mesh is here."""
-    from ..api.checks import fidelity  # loaded by the first image job drawn, not at registration
+    from ..api.checks import fidelity
+    from ..api.jobs import JobKind, JobState
 
     if JobKind(job.request.kind) is not JobKind.IMAGE or job.state not in (JobState.READY, JobState.IMPORTED):
         return
@@ -326,6 +351,9 @@ def _draw_actions(
     layout: bpy.types.UILayout, context: bpy.types.Context, job: Job, *, elsewhere: bool = False
 ) -> None:
     """``elsewhere``: another Blender works on the job, so only what it allows is offered (Import)."""
+    from ..api.jobs import JobState
+    from ..api.jobs.service_side import cancels_on_service, resumable
+
     has_mesh = job.state in (JobState.READY, JobState.IMPORTED) and bool(job.mesh_path)
     has_mesh = has_mesh and Path(job.mesh_path).is_file()
     first: list[tuple[str, str, IconItems]] = []

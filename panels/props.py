@@ -8,7 +8,8 @@ they only mirror the engine's job ids so a UIList can draw them.
 from __future__ import annotations
 
 import json
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import (
@@ -21,13 +22,13 @@ from bpy.props import (
 )
 
 from .. import preferences
-from ..api.jobs import JobRequest
 from ..api.services import info, old_records_service, service_ids
 from ..api.words import catalogue as words
-from ..api.words.translations import KILN_CONTEXT
+from ..api.words.contexts import KILN_CONTEXT
 from ..options import declare
-from ..session.image_jobs import MAX_VARIANTS
-from ..session.job_requests import image_price_request, text_request
+
+if TYPE_CHECKING:
+    from ..api.jobs import JobRequest
 
 #: The style choice that sends none (the service's own look).
 NO_STYLE = "NONE"
@@ -126,9 +127,7 @@ class KilnGenerateSettings(bpy.types.PropertyGroup):
     image_resolution: declare("image_resolution")  # type: ignore[valid-type]
     webhook_url: StringProperty(name=words.ARG_WEBHOOK_URL.name, description=words.ARG_WEBHOOK_URL.tip)  # type: ignore[valid-type]
     image_prepare: BoolProperty(name=words.ARG_PREPARE.name, description=words.ARG_PREPARE.tip, default=True)  # type: ignore[valid-type]
-    image_variants: IntProperty(  # type: ignore[valid-type]
-        name=words.ARG_VARIANTS.name, description=words.ARG_VARIANTS.tip, default=1, min=1, max=MAX_VARIANTS
-    )
+    image_variants: declare("variants")  # type: ignore[valid-type]
     # The service's options: one the artist never touched is not sent (the service's own default).
     option_pbr: BoolProperty(name=words.ARG_PBR.name, description=words.ARG_PBR.tip, default=True)  # type: ignore[valid-type]
     option_quad: BoolProperty(name=words.ARG_QUAD.name, description=words.ARG_QUAD.tip)  # type: ignore[valid-type]
@@ -186,9 +185,16 @@ def effective_prompt(settings: KilnGenerateSettings) -> str:
     return str(settings.prompt).strip()
 
 
+def image_file(settings: KilnGenerateSettings) -> Path:
+    """The chosen image file, made absolute (a path relative to the .blend is read against it)."""
+    return Path(bpy.path.abspath(settings.image_path.strip()))
+
+
 def request_of(settings: KilnGenerateSettings, context: bpy.types.Context | None = None) -> JobRequest:
     """The request Generate sends to the chosen service, as far as its price and the library's match
     go (no file is read while drawing)."""
+    from ..session.job_requests import image_price_request, text_request  # loaded by the first draw
+
     if settings.mode == "TEXT":
         request = text_request(
             effective_prompt(settings), settings.text_resolution, settings.provider, settings.quality

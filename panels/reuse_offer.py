@@ -28,6 +28,7 @@ from .props import (
     chosen_options,
     chosen_tier,
     effective_prompt,
+    image_file,
     request_of,
     uses_views,
 )
@@ -136,8 +137,7 @@ def _key(settings: KilnGenerateSettings, context: bpy.types.Context | None) -> s
         return None
     if uses_views(settings, preferences.chosen_service(context)):
         return None  # the library keeps single-image requests
-    path = Path(bpy.path.abspath(settings.image_path.strip()))
-    digest = _file_digest(path)
+    digest = _file_digest(image_file(settings))
     if digest is None:
         return None
     return image_digest_key(digest.hex(), request)

@@ -39,7 +39,8 @@ from __future__ import annotations
 import importlib
 
 from ..main_thread import later
-from . import library, messenger, results_here, state, watcher
+from ..registration import release_loaded
+from . import library, messenger, results_here, watcher
 
 #: What sending the first job loads (where its result lands, its service's order, its game options),
 #: relative to this package.
@@ -49,7 +50,9 @@ FIRST_JOB_MODULES = (".placement", "..api.services.order", "..api.features.quali
 def register() -> None:
     watcher.register()
     results_here.register()
-    library.register_library()
+    # On a timer tick soon after Kiln is enabled, not while Blender's start waits for register (a
+    # result kept in the library registers it too: background mode has no timers).
+    later(library.register_library)
     later(load_first_job_modules)
 
 
@@ -60,9 +63,13 @@ def load_first_job_modules() -> None:
         importlib.import_module(name, __name__)
 
 
+#: What each module of the room loaded by its first use lets go of on unregister.
+_RELEASES = (("state", "forget"),)
+
+
 def unregister() -> None:
     results_here.unregister()
     watcher.unregister()
     library.unregister_library()
-    state.current.clear()
+    release_loaded(__name__, _RELEASES)
     messenger.unregister()

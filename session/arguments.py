@@ -16,13 +16,13 @@ import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import preferences
-from ..api.jobs import JobRequest
 from ..api.services import OPTION_NAMES, is_registered, service_id
 from ..api.words import catalogue as words
 from ..options import declare
 
 if TYPE_CHECKING:
     from ..api.features.quality.options import GameOptions
+    from ..api.jobs import JobRequest
     from .placement import ImportOptions
 
 

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The most variants of one image a click sends (each costs a job).
-MAX_VARIANTS = 8
 #: At most this many outcomes wait for their operator (the oldest go first).
 KEPT_OUTCOMES = 16
 #: The outcomes of checks that ran off the main thread, until the operator called again takes its own.

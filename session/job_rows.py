@@ -8,12 +8,14 @@ Jobs panel asks for when its draw finds them behind the engine (jobs removed, an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
-from ..api.jobs import Job
 from . import runtime
+
+if TYPE_CHECKING:
+    from ..api.jobs import Job
 
 #: A Python mirror of the rows' job ids (reading 5,000 RNA rows costs milliseconds a draw), and the
 #: engine roster it mirrors.

@@ -17,14 +17,6 @@ import bpy
 
 from .. import preferences
 from ..api.errors import KilnError
-from ..api.features.library_index import (
-    Entry,
-    LibraryIndex,
-    image_key,
-    reach_folder,
-    write_whole,
-)
-from ..api.jobs import Job, JobRequest
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
 from ..language import report
@@ -33,6 +25,8 @@ from .messenger import refuse, tell
 from .scene_objects import NAME_CHARS
 
 if TYPE_CHECKING:
+    from ..api.features.library_index import Entry, LibraryIndex
+    from ..api.jobs import JobRequest
     from .placement import Placement
 
 log = logging.getLogger(__name__)
@@ -55,6 +49,8 @@ def library_dir(context: bpy.types.Context | None = None) -> Path:
 
 def reach_library(context: bpy.types.Context | None = None) -> Path:
     """The library folder, made if needed; a chosen folder on a share that is not there is not made."""
+    from ..api.features.library_index import reach_folder  # loaded by the first use, not at registration
+
     folder = library_dir(context)
     reach_folder(folder, create_parents=not preferences.get(context).library_dir.strip())
     return folder
@@ -63,6 +59,8 @@ def reach_library(context: bpy.types.Context | None = None) -> Path:
 def index(context: bpy.types.Context | None = None) -> LibraryIndex:
     """The index of the current library folder (kept in memory; re-read only when its file changes)."""
     global _index
+    from ..api.features.library_index import LibraryIndex
+
     folder = library_dir(context)
     if _index is None or _index.folder != folder:
         _index = LibraryIndex(folder)
@@ -116,11 +114,15 @@ def _added() -> set[str]:
 
 
 def _record_added(folders: set[str]) -> None:
+    from ..api.features.library_index import write_whole
+
     write_whole(preferences.user_dir() / ADDED_RECORD, "".join(f"{f}\n" for f in sorted(folders)).encode())
 
 
 def lookup(request: JobRequest, context: bpy.types.Context | None = None) -> Entry | None:
     """The library's copy of an identical request, or None."""
+    from ..api.features.library_index import image_key
+
     return lookup_key(image_key(request), context)
 
 
@@ -134,6 +136,7 @@ def append(context: bpy.types.Context, entry: Entry, how: Placement, request: Jo
     """Bring the library's copy into the scene for ``request``, placed and named as a fresh import of
     it would be (``operators.placement``: its import options, group, placeholder); returns the names."""
     # Loaded by the first copy, not when Kiln registers.
+    from ..api.jobs import Job
     from .placement import append_blend, name_copy_after_request, place
     from .scene_import import object_name
 

@@ -8,11 +8,15 @@ made again only when the number of objects changes, another file is loaded, or u
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import bpy
 from bpy.app.handlers import persistent
 
-from ..api.jobs import Job
 from .scene_objects import custom
+
+if TYPE_CHECKING:
+    from ..api.jobs import Job
 
 _generation = 0
 _cached: tuple[tuple[int, int, str], frozenset[str]] | None = None

@@ -17,9 +17,10 @@ from ..api.words import catalogue as words
 from ..language import tip
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Missing:
-    """What Kiln still needs before it can send anything."""
+    """What Kiln still needs before it can send anything (read field by field, never compared as a
+    value: no generated ``__eq__`` or ``__repr__``, which ``dataclass`` compiles while Kiln registers)."""
 
     key: bool = False
     address: bool = False

@@ -17,8 +17,6 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import preferences
-from ..api.features.credits import takes_text_cost
-from ..api.jobs import JobKind
 from ..api.services import info
 from ..api.words import Message, message
 from ..api.words import catalogue as words
@@ -71,6 +69,14 @@ def should_ask(cost: CreditEstimate, context: bpy.types.Context | None = None) -
     return not blocks() and limit > 0 and cost.exceeds(limit)
 
 
+def _text_price_settable(request: Priced) -> bool:
+    """A text job of a service whose text price the artist sets (the preferences' Text Job Price)."""
+    from ..api.features.credits import takes_text_cost  # loaded by the first price asked, not at registration
+    from ..api.jobs import JobKind
+
+    return takes_text_cost(request.service_id) and str(request.kind) == JobKind.TEXT
+
+
 def ask_first(
     op: bpy.types.Operator,
     context: bpy.types.Context,
@@ -83,7 +89,7 @@ def ask_first(
     cost = estimate_for(requests, context)
     if cost.known == 0 and cost.unpriced:
         # The Text Job Price gives the price of text jobs of a service at the artist's address only.
-        settable = all(takes_text_cost(r.service_id) and str(r.kind) == JobKind.TEXT for r in requests)
+        settable = all(_text_price_settable(r) for r in requests)
         unknown = words.SPEND_QUESTION_UNPRICED if settable else words.SPEND_QUESTION_PRICE_UNKNOWN
         question = report(unknown, n=len(requests))
     else:
@@ -233,7 +239,7 @@ class PriceQuestion:
         layout = self.layout  # type: ignore[attr-defined]
         request = self.priced_request()
         name = info(request.service_id).name
-        settable = takes_text_cost(request.service_id) and str(request.kind) == JobKind.TEXT
+        settable = _text_price_settable(request)
         if settable:  # a text price the artist can set
             why, how = text(words.UNKNOWN_PRICE_WHY, service=name), text(words.UNKNOWN_PRICE_SET_IT)
         else:  # the panel's own line under Generate (Rodin's fractions of a credit, say)

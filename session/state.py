@@ -52,6 +52,11 @@ class SessionState:
 current = SessionState()
 
 
+def forget() -> None:
+    """On unregister: a Kiln enabled again starts clean (its jobs stay on disk)."""
+    current.clear()
+
+
 def choose_options(job_id: str, options: ImportOptions, fit: Fit = "CONTAIN") -> None:
     """The import options (and blockout fit) a generate operator was called with, for one job."""
     from .placement import Placement  # loaded with the first job sent, not when Kiln registers

@@ -25,14 +25,13 @@ import bpy
 from bpy.app.handlers import persistent
 
 from .. import preferences
-from ..api.jobs import Job, JobState
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
-from . import balances, messenger, runtime, state
+from . import messenger, runtime
 from .blocking import blocks
 
 if TYPE_CHECKING:
-    from ..api.jobs import JobEngine
+    from ..api.jobs import Job, JobEngine
     from .messenger import Report
 
 log = logging.getLogger(__name__)
@@ -116,6 +115,8 @@ def sidebar_drawn() -> None:
 
 
 def _importable_here(job: Job) -> bool:
+    from ..api.jobs import JobState
+
     return job.state is JobState.READY and job.origin == runtime.current_origin()
 
 
@@ -159,6 +160,10 @@ def import_one(context: bpy.types.Context, job: Job) -> Report:
 
 def tick(context: bpy.types.Context) -> list[Report]:
     """One bounded step on the main thread; returns what the status bar should say."""
+    # Loaded by the first beat, not at registration.
+    from ..api.jobs import JobState
+    from . import balances, state
+
     messages = messenger.take()
     engine = runtime.engine_if_started()
     if engine is None:

@@ -6,10 +6,12 @@ import logging
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import fs
-from ..jobs import Job, JobState
-from ..jobs.model import cache_name
+
+if TYPE_CHECKING:
+    from ..jobs import Job
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,10 @@ def folder_size(folder: Path) -> int:
 
 def _protected(jobs: Iterable[Job]) -> set[str]:
     """Cache names (Kiln's job ids) whose files are still needed: jobs at work, or not yet imported."""
+    # Loaded by the first clearing, not when the preferences (which keep a SizeCache) register.
+    from ..jobs import JobState
+    from ..jobs.model import cache_name
+
     return {cache_name(job) for job in jobs if job.state.is_active or job.state is JobState.READY}
 
 

@@ -1,6 +1,7 @@
 """Test Connection off the UI thread: the work asks the service, the UI reads the answer when it arrives.
 
-The Blender side runs the work its one way off the main thread (``main_thread.follow``).
+The Blender side runs the work its one way off the main thread (``main_thread.follow``). Light: the
+preferences hold the check from the moment Kiln registers; what a check uses loads with the first one.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from ..services import info, make_client
 from ..services.advice import fitted
 from ..words import Message, english_message, message
 from ..words import catalogue as words
-from .credits import note_balance
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,8 @@ class ConnectionCheck:
             self._state, self._answer = CheckState.IDLE, None
 
     def _run(self, generation: int, base_url: str, api_key: str, service: str) -> None:
+        from .credits import note_balance
+
         try:
             state, answer = CheckState.OK, self._ask(base_url, api_key, service)
         except KilnError as exc:  # its advice names only controls the service has

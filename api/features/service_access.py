@@ -23,10 +23,13 @@ from ..services import info, is_registered, old_records_service
 ENV_POLL_INTERVAL = "KILN_POLL_INTERVAL"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Credentials:
     """The key and the address a service's jobs use, and whether each came from the environment
-    (``key_env`` and ``url_env`` name the variables, for the preferences' sentences)."""
+    (``key_env`` and ``url_env`` name the variables, for the preferences' sentences).
+
+    Read field by field, never compared as a value nor printed whole (it holds the key): no
+    generated ``__eq__`` or ``__repr__``, which ``dataclass`` compiles from source while Kiln registers."""
 
     api_key: str
     base_url: str

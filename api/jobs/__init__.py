@@ -2,6 +2,7 @@
 
 Blender-free on purpose (``api/`` never imports bpy). One module per idea, bottom first:
 
+* ``defaults`` — how jobs run unless told otherwise (the poll interval, jobs at once, the time limit).
 * ``model`` — what a job is: its request, its state, its files; ``details`` — what Copy Details
   says of one.
 * ``disk`` — disk trouble as sentences; ``owner`` — which process works on a job.
@@ -68,30 +69,44 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lazy import lazy_names
-from .disk import CACHE_DIR, UPLOADS_DIR, StoreError
-from .model import (
-    ACTIVE_STATES,
-    FINISHED_STATES,
-    Account,
-    Job,
-    JobEvent,
-    JobKind,
-    JobRequest,
-    JobState,
-    Owner,
-    ServiceConfig,
-)
 
 if TYPE_CHECKING:
     from ..http.retrying import RetryPolicy
     from .details import job_details
+    from .disk import CACHE_DIR, UPLOADS_DIR, StoreError
     from .engine import EngineNotRunning, JobElsewhere, JobEngine
+    from .model import (
+        ACTIVE_STATES,
+        FINISHED_STATES,
+        Account,
+        Job,
+        JobEvent,
+        JobKind,
+        JobRequest,
+        JobState,
+        Owner,
+        ServiceConfig,
+    )
     from .scheduler import OFFLINE_NOTE
     from .store_file import STORE_FILE
 
-#: Loaded on first use: the engine (threads, SQLite, the HTTP steps) is not needed to register the
-#: add-on or to build a request, and a `blender -b` script that never generates never pays for it.
+#: Every name loads on first use: registering the add-on loads none of the room (``defaults`` gives
+#: the preferences their figures), the model loads with the first job, and the engine (threads,
+#: SQLite, the HTTP steps) when it starts, so a `blender -b` script that never generates never pays for it.
 _LAZY = {
+    "CACHE_DIR": ".disk",
+    "UPLOADS_DIR": ".disk",
+    "StoreError": ".disk",
+    "ACTIVE_STATES": ".model",
+    "FINISHED_STATES": ".model",
+    "Account": ".model",
+    "Job": ".model",
+    "JobEvent": ".model",
+    "JobKind": ".model",
+    "JobRequest": ".model",
+    "JobState": ".model",
+    "Owner": ".model",
+    "ServiceConfig": ".model",
     "job_details": ".details",
     "EngineNotRunning": ".engine",
     "JobElsewhere": ".engine",

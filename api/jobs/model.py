@@ -20,6 +20,7 @@ from typing import Any
 from ..isolation import HelperLimits
 from ..services import old_records_service, service_id
 from ..words import Message, english_message
+from .defaults import LARGE_IMPORT_TRIANGLES, MAX_IN_FLIGHT, POLL_INTERVAL, TIMEOUT_SECONDS
 
 #: The record layout inside the store; a record of a newer layout is kept, never rewritten.
 RECORD_FORMAT = 1
@@ -79,15 +80,15 @@ class ServiceConfig:
 
     base_url: str
     api_key: str = field(repr=False)
-    poll_interval: float = 2.5
-    max_in_flight: int = 4
-    timeout_seconds: float = 30 * 60.0
+    poll_interval: float = POLL_INTERVAL
+    max_in_flight: int = MAX_IN_FLIGHT
+    timeout_seconds: float = TIMEOUT_SECONDS
     #: Blender's "Allow Online Access"; while it is off, jobs wait and nothing is sent.
     online: bool = True
     #: Every mesh is imported by the helper Blender and appended (``isolation``), unless the artist
     #: chose to import in this Blender: then only results above either size still go through it.
     import_in_place: bool = False
-    large_import_triangles: int = 200_000
+    large_import_triangles: int = LARGE_IMPORT_TRIANGLES
     large_import_bytes: int = 20 * 1024 * 1024
     #: The helper's command line (``isolation.helper_command``); empty: no helper can run here.
     helper_command: tuple[str, ...] = ()

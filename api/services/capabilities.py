@@ -3,6 +3,7 @@
 Callers ask a service's :class:`Capabilities` instead of testing its name: which inputs it takes,
 its quality tiers (or resolutions) and their default, the prices it publishes, its options, and
 whether it has idempotency, cancel, a balance or webhooks (after Apache Libcloud's ``features``).
+A service's capabilities are known by its id and a tier by its own, never compared as values (see ``info``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ JobInput = Literal["text", "image"]
 OPTION_NAMES = ("pbr", "quad", "polygons", "texture", "style")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Tier:
     """One quality choice a service offers for a kind of job: a resolution, a model tier.
 
@@ -44,7 +45,7 @@ class Tier:
         return datetime.date.fromisoformat(self.retires) <= (today or datetime.date.today())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Capabilities:
     """What one service takes and offers. An empty tier list means the service takes no such job."""
 

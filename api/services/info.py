@@ -3,6 +3,11 @@
 One :class:`ServiceInfo` per service, in that service's own package (``api/services/<name>/``),
 beside every other constant of that service. It imports nothing heavy, so the Sidebar can read it
 while it draws; the service's wire (``client.py`` in the same package) is loaded on a worker.
+
+A service, its capabilities and its tiers are constants known by their id, never compared as
+values nor printed whole: their classes get no ``__eq__``/``__hash__`` or ``__repr__`` from
+``dataclass``, which compiles each one from source as Kiln registers (every service's tiers are
+Blender settings of their own, so every package is loaded then).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from ..words.kinds import Label
 from .capabilities import Capabilities
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ServiceInfo:
     """A 3D generation service Kiln speaks to."""
 

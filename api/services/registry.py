@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import importlib
 import threading
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .info import ServiceInfo
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
+    """Where a registered service's ``INFO`` is: its module, and the package a relative one is in."""
+
     module: str
     package: str
 

@@ -5,6 +5,7 @@ The bottom of ``api/`` (it imports nothing of Kiln's), so every room may speak:
 * ``kinds`` — what an entry is: a text, a count-aware ``Plural``, a ``Label`` and its tooltip.
 * ``catalogue`` — every sentence, label and tooltip, written once.
 * ``phrasing`` — plural forms by count, values filled in, a stored ``Message``, shortening.
+* ``contexts`` — the translation contexts Kiln's words are registered and looked up under.
 * ``translations`` — the translators' .po files (``po/``), read into what Blender registers.
 * ``checking`` — the translation check: every entry, placeholder and plural form in every language.
 

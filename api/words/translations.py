@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import catalogue
+from .contexts import BLENDER_CONTEXTS, KILN_CONTEXT, plural_context
 from .kinds import Label, Plural
 
 #: Where the .po files are (shipped with the add-on).
@@ -34,17 +35,6 @@ LOCALES: dict[str, str] = {
     "de_DE": "nplurals=2; plural=(n != 1);",
     "pt_BR": "nplurals=2; plural=(n > 1);",
 }
-
-#: Kiln's own translation context: its names never replace Blender's translation of the same word.
-KILN_CONTEXT = "Kiln"
-#: Blender's default translation context (tooltips are looked up there) and its operators' context.
-#: Only Kiln's tooltips go there too: long enough never to be one of Blender's own texts.
-BLENDER_CONTEXTS = ("*", "Operator")
-
-
-def plural_context(index: int) -> str:
-    """The context a plural form is registered under: the entry's English plural text is the msgid."""
-    return f"Kiln plural {index}"
 
 
 @dataclass

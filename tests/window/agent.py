@@ -86,6 +86,11 @@ def show_kiln_preferences() -> dict[str, int]:
     return screen_rect(region)
 
 
+def kiln_module(name: str) -> Any:
+    """A module of Kiln's, loaded if it is not yet (many load with their first use, not at registration)."""
+    return importlib.import_module(f"{MODULE}.{name}")
+
+
 def kiln_jobs() -> list[dict[str, Any]]:
     """Every job the running engine knows, as plain values."""
     runtime = sys.modules[f"{MODULE}.session.runtime"]
@@ -223,7 +228,7 @@ class CallTimer:
         self.calls: list[tuple[str, float, float]] = []
 
     def wrap(self, module: str, *names: str) -> None:
-        owner = importlib.import_module(f"{MODULE}.{module}")  # some load with their first use
+        owner = kiln_module(module)
         for name in names:
             original = getattr(owner, name)
 
@@ -259,6 +264,7 @@ _namespace: dict[str, Any] = {
     "in_view3d": in_view3d,
     "screen_rect": screen_rect,
     "sidebar": sidebar,
+    "kiln_module": kiln_module,
     "kiln_jobs": kiln_jobs,
     "show_kiln_preferences": show_kiln_preferences,
     "kiln_objects": kiln_objects,

@@ -22,7 +22,7 @@ SELECT_RESULT = (
 )
 #: The helper writes the library's copy after the import, so the test waits for it.
 IN_LIBRARY = (
-    "library_copy(sys.modules[MODULE + '.session.blockout']"
+    "library_copy(kiln_module('session.blockout')"
     ".quick_request(bpy.data.objects['Barrel placeholder'], None))"
 )
 

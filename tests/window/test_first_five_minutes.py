@@ -21,7 +21,7 @@ SELECT_ALL = (
     "    bpy.ops.object.select_all(action='SELECT')\n"
     "result = sorted(o.name for o in bpy.context.selected_objects)\n"
 )
-PLACEHOLDERS = "len(sys.modules[MODULE + '.session.blockout'].placeholders(bpy.context))"
+PLACEHOLDERS = "len(kiln_module('session.blockout').placeholders(bpy.context))"
 PRESS_SELECTION = (
     "try:\n"
     "    with in_view3d('WINDOW'):\n"

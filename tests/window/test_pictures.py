@@ -50,7 +50,7 @@ SETUP = "sys.modules[MODULE + '.session.setup']"
 PREFS = "bpy.context.preferences.addons[MODULE].preferences"
 IN_VIEW3D = "with in_view3d('WINDOW'):\n    "
 #: The library's copy of the Generate panel's request, and whether this session's list still has its job.
-OFFERED = "sys.modules[MODULE + '.panels.reuse_offer']._match(bpy.context.scene.kiln, bpy.context)"
+OFFERED = "kiln_module('panels.reuse_offer')._match(bpy.context.scene.kiln, bpy.context)"
 REDRAW = "for w in bpy.context.window_manager.windows:\n    for a in w.screen.areas:\n        a.tag_redraw()"
 #: The Kiln preferences window, made big enough to show every setting of Kiln's.
 PREFERENCES_SIZE = (1000, 1240)

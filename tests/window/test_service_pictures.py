@@ -139,7 +139,7 @@ def test_two_services_side_by_side_and_the_views_input(
         f"{SETTINGS}.view_left = {program.inside(left)!r}"
     )
     assert panel_texts(window, image=True) == ["pbr", "polygons", "quad", "texture"]
-    offer = "sys.modules[MODULE + '.panels.reuse_offer']"
+    offer = "kiln_module('panels.reuse_offer')"
     operator = window.call(f"result = {offer}.operator_id(bpy.context.scene.kiln, bpy.context)")
     assert operator == "kiln.generate_from_views"
     redraw(window)

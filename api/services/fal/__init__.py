@@ -18,7 +18,7 @@ Checked 2026-11-28. The wire is ``client`` (:mod:`.client`), loaded on a worker 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...words import catalogue as words
 from ..capabilities import Capabilities, Tier
@@ -54,10 +54,10 @@ DATA_URI_MAX_BYTES = 10 * 1024 * 1024
 # ------------------------------------------------------------------ tiers (one model each)
 
 
-@dataclass(frozen=True)
-class Model:
+class Model(NamedTuple):
     """One model fal hosts, as Kiln sends to it: its app id, the field its image goes in, the
-    output field its mesh comes back in, and the fixed fields Kiln adds."""
+    output field its mesh comes back in, and the fixed fields Kiln adds (a record of constants:
+    Python makes it without compiling the methods a dataclass compiles while Kiln registers)."""
 
     app_id: str
     image_field: str

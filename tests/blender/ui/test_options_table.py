@@ -17,6 +17,7 @@ UNDER_ANOTHER_NAME = {
     ("KILN_OT_generate_from_image", "resolution"): "image_resolution",
     ("KILN_OT_generate_from_views", "resolution"): "image_resolution",
     ("KilnGenerateSettings", "text_resolution"): "resolution",
+    ("KilnGenerateSettings", "image_variants"): "variants",
     ("KILN_OT_export_job", "engine"): "export_engine",
 }
 

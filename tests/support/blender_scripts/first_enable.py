@@ -5,7 +5,7 @@ The first-enable test starts several ``enable`` runs on one user folder, each wr
 ``GO.ready-<pid>`` once Blender is up, and the test creates ``GO`` when all are: so they enable
 Kiln at the same moment, as two windows opened together after installing, or two farm tasks on
 a fresh worker, would. Prints ``KILN-ENABLED`` (after whether enabling read Kiln's translation
-files) or exits non-zero with what went wrong.
+files, and which of Kiln's modules enabling loaded) or exits non-zero with what went wrong.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ def main() -> None:
         raise SystemExit(f"{MODULE} did not enable")
     # Enabling hands Blender no translation (the first timer tick does): read it before any tick.
     print("KILN-TRANSLATIONS-READ", sys.modules[f"{MODULE}.language"]._handed_over)
+    loaded = sorted(name.removeprefix(f"{MODULE}.") for name in sys.modules if name.startswith(f"{MODULE}."))
+    print("KILN-LOADED", *loaded)
     print("KILN-ENABLED")
 
 

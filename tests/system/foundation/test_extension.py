@@ -108,6 +108,35 @@ def test_enabling_kiln_reads_no_translation_file(installed: Path, tmp_path: Path
     assert "KILN-TRANSLATIONS-READ False" in _first_enable(user, "enable", go, "KILN-ENABLED")
 
 
+#: What Kiln loads with its first use (a draw, a click, the first timer tick), never to register:
+#: Blender's start waits for every add-on's register (docs/performance.md, row 6).
+FIRST_USE = (
+    "api.jobs.model",  # the job model (and, under it, the helper Blender's room)
+    "api.isolation",
+    "api.features.library_index",
+    "api.features.credits",
+    "api.features.secrets",
+    "api.words.translations",
+    "session.state",
+    "session.blockout",
+    "panels.blocker",
+    "ui_text",
+)
+
+
+def test_enabling_kiln_loads_only_what_registering_needs(installed: Path, tmp_path: Path) -> None:
+    """Registering loads the classes, their properties and what the rooms hook into Blender; the job
+    model, the library's index, the credits, the key stores and the translations wait for their first use."""
+    user = tmp_path / "user"
+    shutil.copytree(installed, user, symlinks=True)
+    go = tmp_path / "go"
+    go.touch()
+    said = _first_enable(user, "enable", go, "KILN-ENABLED")
+    loaded = next(line.split()[1:] for line in said.splitlines() if line.startswith("KILN-LOADED"))
+    assert "preferences" in loaded and "operators.generate" in loaded  # the check reads real names
+    assert [name for name in FIRST_USE if name in loaded] == []
+
+
 @pytest.mark.slow
 def test_blenders_enabling_kiln_at_the_same_moment_all_enable(installed: Path, tmp_path: Path) -> None:
     """Blender unpacks Kiln's Pillow wheel on the first enable: Blenders doing it at the same moment
