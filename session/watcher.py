@@ -27,6 +27,7 @@ from bpy.app.handlers import persistent
 from .. import preferences
 from ..api.words import catalogue as words
 from ..drawing import tag_redraw
+from ..main_thread import later
 from . import messenger, runtime
 from .blocking import blocks
 
@@ -254,8 +255,15 @@ def register() -> None:
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
     if not blocks():  # interactive: jobs resume at once; a blocking script starts the engine when it runs one
-        runtime.try_engine()  # a folder that cannot hold the job list is said when an operator runs
+        later(_resume_jobs)
     ensure_running()
+
+
+def _resume_jobs() -> None:
+    """Start the engine on the first timer tick, not while Blender's start waits for register (it
+    opens the job list and loads the job room), so the last session's jobs resume from there; a folder
+    that cannot hold the job list is said when an operator runs."""
+    runtime.try_engine()
 
 
 def unregister() -> None:
