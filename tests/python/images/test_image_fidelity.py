@@ -75,6 +75,7 @@ def test_a_200k_triangle_mesh_is_measured_within_its_budget(tmp_path: Path) -> N
     grid = _glb(tmp_path, meshes.text_mesh("textured test grid of 200000 triangles", 1024), "grid")
     chair = concept_images.write_concept(tmp_path, "chair")
     fidelity.measure(grid, chair)
-    start = time.perf_counter()
+    # CPU time: make test runs side by side on two cores, and the wall clock would count the others.
+    start = time.process_time()
     assert fidelity.measure(grid, chair).value is not None
-    assert time.perf_counter() - start < 3.0  # the budget (1.5 s) is the bench's; here: a shared machine
+    assert time.process_time() - start < 3.0  # the budget (1.5 s) is the bench's; here: a shared machine

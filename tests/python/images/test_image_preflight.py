@@ -122,7 +122,8 @@ def test_a_4k_image_is_checked_and_prepared_well_under_a_second(tmp_path: Path) 
     big = tmp_path / "big.png"
     concept_images.draw_case("off_centre", 4096).save(big)
     check_image(big, INTERFACE)  # warm the imports
-    start = time.perf_counter()
+    # CPU time: make test runs side by side on two cores, and the wall clock would count the others.
+    start = time.process_time()
     found = check_image(big, INTERFACE, prepare_into=tmp_path / "out")
-    assert time.perf_counter() - start < 2.0  # the budget (0.8 s) is the bench's; here: a shared machine
+    assert time.process_time() - start < 2.0  # the budget (0.8 s) is the bench's; here: a shared machine
     assert found.prepared_path
