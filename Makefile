@@ -60,12 +60,12 @@ pytest: pytest-plain pytest-newest pytest-lts
 
 pytest-plain: $(VENV)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
-	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+	$(BESIDE) $(PY) -m pytest tests/python $(PYTEST_ARGS)
 
 pytest-newest: pytest-newest-blender pytest-newest-system
 pytest-newest-blender pytest-newest-system: pytest-newest-%: $(VENV)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/$* on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY) -m pytest tests/$* $(PYTEST_ARGS)
+	$(BESIDE) $(PY) -m pytest tests/$* $(PYTEST_ARGS)
 
 # On Blender 4.2, the system tests that check Kiln's own processes rather than Blender are left to
 # the newest: a kill at each step of a job, one job list shared by several Blenders, the farm's queue,
@@ -78,7 +78,7 @@ NEWEST_ONLY := $(addprefix --ignore=tests/system/,jobs/test_crash_safety.py jobs
 pytest-lts: pytest-lts-blender pytest-lts-system
 pytest-lts-blender pytest-lts-system: pytest-lts-%: $(VENV_LTS)/.stamp $(NODE)/.stamp
 	@echo "=== pytest tests/$* on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
-	$(PY_LTS) -m pytest tests/$* $(if $(filter system,$*),$(NEWEST_ONLY)) $(PYTEST_ARGS)
+	$(BESIDE) $(PY_LTS) -m pytest tests/$* $(if $(filter system,$*),$(NEWEST_ONLY)) $(PYTEST_ARGS)
 
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
@@ -110,13 +110,16 @@ screenshots: window
 
 # The window suite is the longest run, so it starts first, as soon as .venv is there; the other
 # runs build what they need beside it (.venv-lts, the glTF validator), then lint and the type
-# check take the first free slot. Each run's output is kept together (-Otarget) and printed when it
-# ends; any failure fails make test.
+# check take the first free slot. The runs beside the window suite are nicer (BESIDE): the two cores
+# go to the windows' Blenders first, whose tests wait on what a window draws, and the bpy runs take
+# what is left (alone they wait on jobs and helpers much of the time). Each run's output is kept
+# together (-Otarget) and printed when it ends; any failure fails make test.
+BESIDE ?=
 test:
 	$(MAKE) $(VENV)/.stamp
 	$(PY) tools/fetch_wheels.py
-	$(MAKE) -j6 -Otarget window pytest-newest-blender pytest-newest-system pytest-lts-blender pytest-lts-system \
-		pytest-plain lint typecheck
+	$(MAKE) -j6 -Otarget BESIDE="nice -n 5" window pytest-newest-blender pytest-newest-system \
+		pytest-lts-blender pytest-lts-system pytest-plain lint typecheck
 	$(PY) -m pytest $(WINDOW_RHYTHM) $(PYTEST_ARGS)
 
 build: $(VENV)/.stamp
