@@ -50,9 +50,7 @@ FIRST_JOB_MODULES = (".placement", "..api.services.order", "..api.features.quali
 def register() -> None:
     watcher.register()
     results_here.register()
-    # On a timer tick soon after Kiln is enabled, not while Blender's start waits for register (a
-    # result kept in the library registers it too: background mode has no timers).
-    later(library.register_library)
+    library.register_library()
     later(load_first_job_modules)
 
 
