@@ -19,7 +19,7 @@ import bpy
 
 from ..api.features import disclosure
 from ..api.features.disclosure import Row
-from ..api.features.library_index import is_temp_name
+from ..api.features.library_folder import is_temp_name
 from ..api.version import kiln_version
 from ..api.words import Message, english, message
 from ..api.words import catalogue as words

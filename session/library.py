@@ -17,6 +17,7 @@ import bpy
 
 from .. import preferences
 from ..api.errors import KilnError
+from ..api.features.library_folder import reach_folder, write_whole
 from ..api.words import catalogue as words
 from ..api.words import message, shorten
 from ..language import report
@@ -49,8 +50,6 @@ def library_dir(context: bpy.types.Context | None = None) -> Path:
 
 def reach_library(context: bpy.types.Context | None = None) -> Path:
     """The library folder, made if needed; a chosen folder on a share that is not there is not made."""
-    from ..api.features.library_index import reach_folder  # loaded by the first use, not at registration
-
     folder = library_dir(context)
     reach_folder(folder, create_parents=not preferences.get(context).library_dir.strip())
     return folder
@@ -114,8 +113,6 @@ def _added() -> set[str]:
 
 
 def _record_added(folders: set[str]) -> None:
-    from ..api.features.library_index import write_whole
-
     write_whole(preferences.user_dir() / ADDED_RECORD, "".join(f"{f}\n" for f in sorted(folders)).encode())
 
 

@@ -25,15 +25,8 @@ from mathutils import Vector
 from .. import preferences
 from ..api import fs
 from ..api.errors import KilnError
-from ..api.features.library_index import (
-    LibraryIndex,
-    Shelf,
-    catalog_id_of,
-    ensure_catalog,
-    reach_folder,
-    shelf,
-    temp_name,
-)
+from ..api.features.library_folder import reach_folder, temp_name
+from ..api.features.library_index import LibraryIndex, Shelf, catalog_id_of, ensure_catalog, shelf
 from ..api.features.provenance import AI_TAG
 from ..api.features.quality.options import GameOptions
 from ..api.isolation import HelperUnavailable

@@ -21,23 +21,21 @@ ids every Blender agrees on.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import logging
-import os
 import re
 import time
 import uuid
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from .. import fs
 from ..errors import StorageError
 from ..jobs import JobKind, JobRequest
 from ..services import info, old_records_service
 from ..words import Message, message
 from ..words import catalogue as words
+from .library_folder import is_temp_name, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +45,6 @@ INDEX_FORMAT = 1
 #: One small JSON file per entry, named by ``entry_file_name``.
 ENTRIES_DIR = "kiln_index"
 ENTRY_FORMAT = 1
-TEMP_SUFFIX = ".tmp"
 CATALOG_FILE = "blender_assets.cats.txt"
 #: Tries to get a catalog line into the shared catalog file while other Kilns rewrite it.
 CATALOG_TRIES = 5
@@ -154,48 +151,6 @@ def shelf(folder: Path, job_id: str, request: JobRequest, task_id: str, now: flo
 def entry_file_name(key: str) -> str:
     """The entry file of a request key (a hash: keys hold characters no file system should see)."""
     return hashlib.sha256(key.encode()).hexdigest()[:40] + ".json"
-
-
-def temp_name(final: Path) -> Path:
-    """A unique name beside ``final`` that no reader takes for a finished file (hidden, ``.tmp``)."""
-    return final.with_name(f".{final.name}.{uuid.uuid4().hex}{TEMP_SUFFIX}")
-
-
-def is_temp_name(name: str) -> bool:
-    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
-
-
-def write_whole(path: Path, data: bytes) -> None:
-    """Write ``path`` so that a reader anywhere sees the old file or the whole new one (StorageError)."""
-    temp = temp_name(path)
-    try:
-        with temp.open("wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        fs.replace(temp, path)
-    except OSError as exc:
-        raise StorageError(path, exc) from None
-    finally:
-        if temp.exists():
-            fs.discard(temp)
-
-
-def reach_folder(folder: Path, create_parents: bool) -> None:
-    """Make sure the library folder is there (StorageError with a sentence when it cannot be).
-
-    A chosen folder whose parent is missing is most likely a network share that is not mounted:
-    it is not created, so results never land on the local disk where the share should be.
-    """
-    if folder.is_dir():
-        return
-    if not create_parents and not folder.parent.is_dir():
-        missing = FileNotFoundError(errno.ENOENT, "it, or the network share holding it, is not there")
-        raise StorageError(folder, missing)
-    try:
-        folder.mkdir(parents=create_parents, exist_ok=True)
-    except OSError as exc:
-        raise StorageError(folder, exc) from None
 
 
 class LibraryIndex:

@@ -7,6 +7,7 @@ import multiprocessing
 import time
 from pathlib import Path
 
+from api.features.library_folder import is_temp_name, temp_name
 from api.features.library_index import (
     CATALOG_FILE,
     ENTRIES_DIR,
@@ -17,10 +18,8 @@ from api.features.library_index import (
     ensure_catalog,
     entry_file_name,
     image_key,
-    is_temp_name,
     normalise_prompt,
     request_key,
-    temp_name,
 )
 from api.jobs import JobRequest
 
