@@ -11,8 +11,11 @@ asks here:
   library's copy of a result, a connection test) and hand its outcome to a function on the main
   thread. The work gets plain values only and never touches bpy.
 
-Kiln's ``unregister`` calls :func:`forget`: nothing of a disabled Kiln runs later (a thread still
-working ends on its own; its outcome is dropped).
+Both timers are persistent: Blender drops any other timer when a file is loaded, and Kiln registers
+before the file an artist opens from the command line, a file manager or the splash is loaded (the
+translations handed over, the engine started on the first tick would be lost with it). Kiln's
+``unregister`` calls :func:`forget`: nothing of a disabled Kiln runs later (a thread still working
+ends on its own; its outcome is dropped).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ def later(fn: Callable[[], float | None], seconds: float = 0.0) -> None:
         return again
 
     _soon[fn] = call
-    bpy.app.timers.register(call, first_interval=seconds)
+    bpy.app.timers.register(call, first_interval=seconds, persistent=True)
 
 
 def cancel(fn: Callable[[], float | None]) -> None:
@@ -80,7 +83,7 @@ def follow(name: str, work: Callable[[], T], done: Callable[[T], None]) -> None:
         return None
 
     _followed.add(check)
-    bpy.app.timers.register(check, first_interval=POLL_SECONDS)
+    bpy.app.timers.register(check, first_interval=POLL_SECONDS, persistent=True)
 
 
 def forget() -> None:
