@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from program import REPO, Display, Program, Window, WindowError, provision
+from program import FIRST_START_PREFERENCES, REPO, Display, Program, Window, WindowError, provision
 
 from sandbox.server import Sandbox
 
@@ -82,16 +82,12 @@ def kiln_zip(program: Program) -> Path:
 @pytest.fixture(scope="session")
 def installed_user(program: Program, kiln_zip: Path) -> Path:
     """A user folder where Kiln was installed as Install from Disk does, with preferences an
-    artist would have after the first start (no splash; autosave on its default)."""
+    artist would have after the first start (``FIRST_START_PREFERENCES``; autosave on its default)."""
     user = program.workdir("user-template")
     program.blender(
         ["--command", "extension", "install-file", "-r", "user_default", "-e", program.inside(kiln_zip)], user
     )
-    program.blender(
-        ["-b", "--python-expr",
-         "import bpy; bpy.context.preferences.view.show_splash = False; bpy.ops.wm.save_userpref()"],
-        user,
-    )  # fmt: skip
+    program.blender(["-b", "--python-expr", FIRST_START_PREFERENCES], user)
     return user
 
 

@@ -27,6 +27,18 @@ PROVISION = REPO / "tools" / "window_chroot.sh"
 AGENT = Path(__file__).resolve().parent / "agent.py"
 #: Blender reads no user environment but these (``env -i`` keeps the host's out of the chroot).
 BASE_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+#: Preferences as an artist has them after the first start (no splash), saved in a user folder by
+#: ``blender -b --python-expr``. Blender 5.2's Online Essentials asset library is off: without a
+#: network it fails about 12 s after each start, and its error report flashing in the status bar
+#: cost each window about 2 s of CPU (software OpenGL) and could show in a picture.
+FIRST_START_PREFERENCES = (
+    "import bpy\n"
+    "p = bpy.context.preferences\n"
+    "p.view.show_splash = False\n"
+    "if hasattr(p, 'asset_libraries'):\n"
+    "    p.asset_libraries.use_online_essentials = False\n"
+    "bpy.ops.wm.save_userpref()"
+)
 #: X display numbers, from a base each of two window runs side by side sets apart (``make window``):
 #: two runs trying the same number at once could both see the other's server come up.
 _displays = itertools.count(int(os.environ.get("KILN_WINDOW_DISPLAY_BASE", "70")))
@@ -102,13 +114,22 @@ def provision() -> Program | str:
     return Program(root=root, version=version.strip())
 
 
+#: The screens' sizes. Every frame the window draws costs about its pixels (software OpenGL draws the
+#: whole window for a change in one region), and frames are most of the suite's CPU: a screen is as
+#: small as its test allows. Tall: every Kiln panel at full height, and room for the Preferences
+#: window (test_pictures.PREFERENCES_SIZE) and a question left of the Sidebar
+#: (sidebar_clicks.QUESTION_REACH).
+SCREEN = (1024, 768)
+TALL_SCREEN = (1024, 1300)
+
+
 @dataclass
 class Display:
     """An Xvfb screen inside the chroot, with xdotool for input and ImageMagick for pictures."""
 
     program: Program
-    width: int = 1280
-    height: int = 1024
+    width: int = SCREEN[0]
+    height: int = SCREEN[1]
     number: int = field(default_factory=lambda: next(_displays))
     _process: subprocess.Popen[bytes] | None = None
     #: Where the last ``mousemove`` put the pointer.

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from program import REPO, Display, Program, Window
+from program import REPO, TALL_SCREEN, Display, Program, Window
 from sidebar import open_kiln_tab
 
 
@@ -33,7 +33,7 @@ def shared_window(
     user = program.workdir("user")
     shutil.rmtree(user)
     shutil.copytree(installed_user, user, symlinks=True)
-    screen = Display(program, width=1600, height=1300).start()
+    screen = Display(program, *TALL_SCREEN).start()
     blender = Window(program, screen, user, env)
     try:
         blender.start()

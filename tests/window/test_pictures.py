@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from pictures import SETTING_COLUMNS, area_picture, cut_below, dialog_picture, keep_content, sidebar_picture
-from program import Display, Program, Window
+from program import TALL_SCREEN, Display, Program, Window
 from shared_window import load_support
 from sidebar import (
     copies_down,
@@ -74,7 +74,7 @@ def user(artist_user: Path) -> Path:
 @pytest.fixture
 def display(program: Program) -> Iterator[Display]:
     """A screen tall enough for every Kiln panel at full height."""
-    screen = Display(program, width=1600, height=1300).start()
+    screen = Display(program, *TALL_SCREEN).start()
     yield screen
     screen.stop()
 

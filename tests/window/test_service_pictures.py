@@ -11,7 +11,7 @@ import pytest
 from conftest import SHOTS
 from pictures import sidebar_picture
 from PIL import Image
-from program import Display, Program, Window
+from program import TALL_SCREEN, Display, Program, Window
 from sidebar import open_kiln_tab
 
 from fixtures.concept_images import write_concept
@@ -29,7 +29,7 @@ GAP = 16
 @pytest.fixture
 def display(program: Program) -> Iterator[Display]:
     """A screen tall enough for every Kiln panel at full height."""
-    screen = Display(program, width=1600, height=1300).start()
+    screen = Display(program, *TALL_SCREEN).start()
     yield screen
     screen.stop()
 

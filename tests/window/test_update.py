@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from program import REPO, Display, Program, Window
+from program import FIRST_START_PREFERENCES, REPO, Display, Program, Window
 
 from sandbox.server import Sandbox
 
@@ -124,11 +124,7 @@ def test_update_while_jobs_run_lands_each_once_then_a_rollback_changes_nothing(
     listed = program.blender([*extension, "list"], user).stdout
     assert re.search(r"kiln \[installed\]", listed), listed
     assert installed_version(user) == "9.0.0"
-    program.blender(
-        ["-b", "--python-expr",
-         "import bpy; bpy.context.preferences.view.show_splash = False; bpy.ops.wm.save_userpref()"],
-        user,
-    )  # fmt: skip
+    program.blender(["-b", "--python-expr", FIRST_START_PREFERENCES], user)
 
     window = Window(program, display, user, {"KILN_AGENT_MODULE": MODULE}).start()
     try:
