@@ -19,19 +19,16 @@ all: test
 # A venv is rebuilt when its requirement files change (the stamp is older than them). They hold no
 # Pillow (Blender's Python has none): the tests and the sandbox use the wheel Kiln's zip carries,
 # fetched into wheels/ once before the runs side by side (tools/fetch_wheels.py, sandbox/pillow_wheel.py).
-# --no-compile: Python compiles a module when it is first imported; compiling every file of the bpy
-# wheel up front (thousands of Blender's scripts no test imports) took half of each venv's minute.
-PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
 $(VENV)/.stamp: requirements/dev.txt requirements/common.txt
 	rm -rf $(VENV)
 	python="$(PYTHON_NEWEST)" && "$$python" -m venv $(VENV)
-	$(PY) $(PIP_INSTALL) -r requirements/dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
 	touch $@
 
 $(VENV_LTS)/.stamp: requirements/lts.txt requirements/common.txt
 	rm -rf $(VENV_LTS)
 	python="$(PYTHON_LTS)" && "$$python" -m venv $(VENV_LTS)
-	$(PY_LTS) $(PIP_INSTALL) -r requirements/lts.txt
+	$(PY_LTS) -m pip install --quiet --disable-pip-version-check -r requirements/lts.txt
 	touch $@
 
 # npm packages the tests run (requirements/node.txt): the Khronos glTF validator (the provenance tests
