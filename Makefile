@@ -12,13 +12,14 @@ PY_LTS := $(VENV_LTS)/bin/python
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
 .PHONY: all venv test lint typecheck pytest pytest-plain pytest-newest pytest-newest-blender \
-	pytest-newest-system pytest-lts pytest-lts-blender pytest-lts-system compiled-newest compiled-lts window screenshots build repo demo bench clean
+	pytest-newest-system pytest-lts pytest-lts-blender pytest-lts-system compiled-newest compiled-lts fetch-wheels window screenshots build repo demo bench clean
 
 all: test
 
 # A venv is rebuilt when its requirement files change (the stamp is older than them). They hold no
 # Pillow (Blender's Python has none): the tests and the sandbox use the wheel Kiln's zip carries,
-# fetched into wheels/ once before the runs side by side (tools/fetch_wheels.py, sandbox/pillow_wheel.py).
+# fetched into wheels/ once (fetch-wheels) before the runs that need them (tools/fetch_wheels.py,
+# sandbox/pillow_wheel.py).
 $(VENV)/.stamp: requirements/dev.txt requirements/common.txt
 	rm -rf $(VENV)
 	python="$(PYTHON_NEWEST)" && "$$python" -m venv $(VENV)
@@ -43,6 +44,9 @@ $(NODE)/.stamp: requirements/node.txt
 	touch $@
 
 venv: $(VENV)/.stamp $(VENV_LTS)/.stamp $(NODE)/.stamp
+
+fetch-wheels: $(VENV)/.stamp
+	$(PY) tools/fetch_wheels.py
 
 lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check .
@@ -69,12 +73,12 @@ compiled-newest: $(VENV)/.stamp
 compiled-lts: $(VENV_LTS)/.stamp
 	$(PY_LTS) $(COMPILE)
 
-pytest-plain: compiled-newest $(NODE)/.stamp
+pytest-plain: compiled-newest fetch-wheels $(NODE)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
 	$(BESIDE) $(PY) -m pytest tests/python $(PYTEST_ARGS)
 
 pytest-newest: pytest-newest-blender pytest-newest-system
-pytest-newest-blender pytest-newest-system: pytest-newest-%: compiled-newest $(NODE)/.stamp
+pytest-newest-blender pytest-newest-system: pytest-newest-%: compiled-newest fetch-wheels $(NODE)/.stamp
 	@echo "=== pytest tests/$* on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(BESIDE) $(PY) -m pytest tests/$* $(PYTEST_ARGS)
 
@@ -87,7 +91,7 @@ NEWEST_ONLY := $(addprefix --ignore=tests/system/,jobs/test_crash_safety.py jobs
 	farm/test_openjd.py farm/test_openjd_repository.py) \
 	--deselect system/batch/test_batch_scripts.py::test_demo_writes_the_blend_the_picture_and_the_summary
 pytest-lts: pytest-lts-blender pytest-lts-system
-pytest-lts-blender pytest-lts-system: pytest-lts-%: compiled-lts $(NODE)/.stamp
+pytest-lts-blender pytest-lts-system: pytest-lts-%: compiled-lts fetch-wheels $(NODE)/.stamp
 	@echo "=== pytest tests/$* on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(BESIDE) $(PY_LTS) -m pytest tests/$* $(if $(filter system,$*),$(NEWEST_ONLY)) $(PYTEST_ARGS)
 
@@ -104,7 +108,7 @@ WINDOW_RHYTHM_ID := window/test_helper_import.py::test_the_window_keeps_its_rhyt
 WINDOW_RHYTHM := tests/$(WINDOW_RHYTHM_ID)
 WINDOW_FIRST := $(addprefix tests/window/,test_pictures.py test_service_pictures.py test_languages.py \
 	test_services.py test_scale.py test_sidebar_width.py test_update.py test_install.py)
-window: compiled-newest
+window: compiled-newest fetch-wheels
 	-tools/window_chroot.sh ensure >/dev/null
 	@first_log=$$(mktemp); \
 	KILN_WINDOW_DISPLAY_BASE=70 $(PY) -m pytest $(WINDOW_FIRST) $(PYTEST_ARGS) >$$first_log 2>&1 & first=$$!; \
@@ -119,16 +123,14 @@ screenshots: window
 	mkdir -p docs/images
 	cp tests/window/out/*.png docs/images/
 
-# The window suite is the longest run, so it starts first, as soon as .venv is there; the other
-# runs build what they need beside it (.venv-lts, the glTF validator), then lint and the type
-# check take the first free slot. The runs beside the window suite are nicer (BESIDE): the two cores
+# The window suite is the longest run, so it starts first, as soon as .venv and the wheels are
+# there (.venv-lts and the glTF validator are built beside them); the other runs, lint and the type
+# check take the free slots. The runs beside the window suite are nicer (BESIDE): the two cores
 # go to the windows' Blenders first, whose tests wait on what a window draws, and the bpy runs take
 # what is left (alone they wait on jobs and helpers much of the time). Each run's output is kept
 # together (-Otarget) and printed when it ends; any failure fails make test.
 BESIDE ?=
 test:
-	$(MAKE) $(VENV)/.stamp
-	$(PY) tools/fetch_wheels.py
 	$(MAKE) -j6 -Otarget BESIDE="nice -n 5" window pytest-newest-blender pytest-newest-system \
 		pytest-lts-blender pytest-lts-system pytest-plain lint typecheck
 	$(PY) -m pytest $(WINDOW_RHYTHM) $(PYTEST_ARGS)

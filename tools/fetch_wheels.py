@@ -13,6 +13,7 @@ import hashlib
 import subprocess
 import sys
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,17 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _download(into: Path, platform: str, python: str) -> None:
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
+            *("--only-binary=:all:", "--require-hashes", "--platform", platform),
+            *("--python-version", python, "--dest", str(into), "-r", str(PINNED)),
+        ],
+        check=True,
+    )
+
+
 def fetch(source_dir: Path = ROOT) -> list[Path]:
     """Every wheel the manifest of ``source_dir`` names, in its ``wheels/`` folder (downloaded once,
     checked against the pins)."""
@@ -56,16 +68,15 @@ def fetch(source_dir: Path = ROOT) -> list[Path]:
     hashes = pinned_hashes()
     if not all(path.is_file() and _sha256(path) in hashes for path in wanted):
         into.mkdir(parents=True, exist_ok=True)
-        for blender_platform, platform in PIP_PLATFORMS.items():
-            for python in LINUX_PYTHONS if blender_platform.startswith("linux") else PYTHONS:
-                subprocess.run(
-                    [
-                        *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
-                        *("--only-binary=:all:", "--require-hashes", "--platform", platform),
-                        *("--python-version", python, "--dest", str(into), "-r", str(PINNED)),
-                    ],
-                    check=True,
-                )
+        asks = [
+            (platform, python)
+            for blender_platform, platform in PIP_PLATFORMS.items()
+            for python in (LINUX_PYTHONS if blender_platform.startswith("linux") else PYTHONS)
+        ]
+        # One pip per platform and Python, a few at once: each spends most of its time starting and
+        # waiting on the index, and make test waits for all of them before its runs start.
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(lambda ask: _download(into, *ask), asks))
     missing = [path.name for path in wanted if not path.is_file() or _sha256(path) not in hashes]
     if missing:
         raise SystemExit(
