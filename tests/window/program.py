@@ -28,15 +28,17 @@ AGENT = Path(__file__).resolve().parent / "agent.py"
 #: Blender reads no user environment but these (``env -i`` keeps the host's out of the chroot).
 BASE_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
 #: Preferences as an artist has them after the first start (no splash), saved in a user folder by
-#: ``blender -b --python-expr``. Blender 5.2's Online Essentials asset library is off: without a
-#: network it fails about 12 s after each start, and its error report flashing in the status bar
-#: cost each window about 2 s of CPU (software OpenGL) and could show in a picture.
+#: ``blender -b --python-expr``. Assets: those on disk only (Blender 5.2's ``asset_access``). With
+#: online access, 5.2 fetches its Online Essentials library's listing at each start (its own
+#: ``use_online_essentials`` off does not stop that); without a network the fetch fails about 12 s
+#: after the start, and its error report flashing in the status bar cost each window about 2 s of CPU
+#: (software OpenGL) and could show in a picture.
 FIRST_START_PREFERENCES = (
     "import bpy\n"
     "p = bpy.context.preferences\n"
     "p.view.show_splash = False\n"
-    "if hasattr(p, 'asset_libraries'):\n"
-    "    p.asset_libraries.use_online_essentials = False\n"
+    "if hasattr(p.view, 'asset_access'):\n"
+    "    p.view.asset_access = 'ONLY_OFFLINE'\n"
     "bpy.ops.wm.save_userpref()"
 )
 #: X display numbers, from a base each of two window runs side by side sets apart (``make window``):
