@@ -254,7 +254,8 @@ def _on_save_post(*_args: object) -> None:
 def register() -> None:
     bpy.app.handlers.load_post.append(_on_load_post)
     bpy.app.handlers.save_post.append(_on_save_post)
-    if not blocks():  # interactive: jobs resume at once; a blocking script starts the engine when it runs one
+    # Interactive: jobs resume on the first tick; a blocking script starts the engine when it runs one.
+    if not blocks():
         later(_resume_jobs)
     ensure_running()
 
