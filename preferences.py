@@ -12,7 +12,6 @@ check alike. The Agents section's settings are read by the agents room (``agents
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -425,26 +424,23 @@ def agent_folders(context: bpy.types.Context | None = None) -> tuple[Path, ...]:
 
 
 def service_config(context: bpy.types.Context | None = None) -> ServiceConfig:
-    """A plain snapshot of what workers need, taken on the main thread (workers never read bpy)."""
-    from .api.jobs import Account, ServiceConfig  # loaded by the first job, not at registration
+    """A plain snapshot of what workers need, taken on the main thread (workers never read bpy).
 
+    Asked at every watcher beat and every submit: what it is made from is read here (a quarter of
+    making it), and ``service_access.snapshot`` makes it again only when any of that changed."""
     prefs = get(context)
-    every = [prefs.credentials(sid) for sid in service_ids()]
-    unnamed = prefs.credentials("")  # what a request naming no service uses (as outside checks give it)
-    set_up = (found.base_url for found in every if found.api_key or not info(found.service).needs_key)
-    return ServiceConfig(
-        base_url=unnamed.base_url,
-        api_key=unnamed.api_key,
-        accounts=tuple(Account(found.service, found.base_url, found.api_key) for found in every),
-        poll_interval=service_access.poll_interval(
-            prefs.poll_interval, unnamed.base_url, os.environ, *set_up
-        ),
-        max_in_flight=prefs.max_in_flight,
-        timeout_seconds=prefs.timeout_minutes * 60.0,
-        import_in_place=prefs.import_in_place,
-        large_import_triangles=prefs.large_import_triangles,
-        helper_command=_helper_command(),
-        online=bpy.app.online_access,
+    services = service_ids()
+    kept = tuple(
+        (info(sid), key_home(sid).read(), address_of(prefs, sid) if info(sid).needs_address else "")
+        for sid in services
+    )
+    return service_access.snapshot(
+        service_id(prefs.service),
+        kept,
+        service_access.variables(services),
+        (prefs.poll_interval, prefs.max_in_flight, prefs.timeout_minutes * 60.0),
+        (prefs.import_in_place, prefs.large_import_triangles, _helper_command()),
+        bpy.app.online_access,
     )
 
 

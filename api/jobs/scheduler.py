@@ -111,7 +111,9 @@ class Scheduler:
 
     def configure(self, config: ServiceConfig) -> None:
         """Take new settings; a service whose address or key changed gets a fresh client (made by a
-        worker on first use)."""
+        worker on first use). The same snapshot again (the watcher's beat, nothing changed) takes no lock."""
+        if config is self._config:
+            return
         with self._lock:
             if config == self._config:
                 return

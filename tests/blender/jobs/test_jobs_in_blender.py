@@ -222,6 +222,53 @@ def test_the_preferences_ask_for_isolated_imports_and_the_bpy_module_has_no_help
     assert command == (), "the Python running the bpy module is not a Blender program"
 
 
+def test_the_workers_settings_are_made_again_when_what_they_are_made_from_changes(
+    service: Any, blender: Any, kiln_module: Any, monkeypatch: Any
+) -> None:
+    """Every beat asks for the workers' settings: the same snapshot while nothing changed, which the
+    engine takes without its lock, and a new one after each change a setting can see."""
+    preferences = kiln_module("preferences")
+    prefs = preferences.get()
+    config = preferences.service_config()
+    assert preferences.service_config() is config
+    changes = {
+        "Jobs in Flight": lambda: setattr(prefs, "max_in_flight", prefs.max_in_flight + 1),
+        "a key typed in": lambda: preferences.key_home("TRIPO").write("tsk_live_typed0000000000000"),
+        "a key in the environment": lambda: monkeypatch.setenv("KILN_MESHY_API_KEY", "msy_from_env_00000"),
+        "online access": lambda: setattr(blender.context.preferences.system, "use_online_access", False),
+    }
+    for change, make in changes.items():
+        make()
+        changed = preferences.service_config()
+        assert changed is not config and changed != config, change
+        config = changed
+    assert config.account("TRIPO").api_key == "tsk_live_typed0000000000000"
+    assert config.account("MESHY").api_key == "msy_from_env_00000"
+    assert config.online is False
+    preferences.key_home("TRIPO").write("")
+
+    engine = engine_of(kiln_module)  # configured with the settings as they are now
+    taken, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        with engine.scheduler._lock:
+            taken.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    try:
+        assert taken.wait(10)
+        with main_thread_must_not_wait() as offences:
+            start = time.monotonic()
+            engine.configure(preferences.service_config())
+            assert time.monotonic() - start < 1.0, "the same settings waited for the engine's lock"
+        assert offences == []
+    finally:
+        release.set()
+        holder.join()
+
+
 def test_the_watcher_survives_an_unexpected_error_and_keeps_beating(
     service: Any, blender: Any, kiln_module: Any, caplog: Any, monkeypatch: Any
 ) -> None:
