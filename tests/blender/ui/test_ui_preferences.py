@@ -27,11 +27,14 @@ def custom_service_chosen(blender: Any, ui: Any) -> Iterator[None]:
 
 @pytest.fixture
 def check(ui: Any) -> Iterator[Any]:
-    """The session's connection check, forgotten before and after."""
+    """The session's connection check, forgotten before and after, with the calls waiting for the main
+    thread (the bpy module runs no timer: an earlier test's would still wait there)."""
     current = ui.prefs_actions.connection_check
     current.reset()
+    ui.main_thread.forget()
     yield current
     current.reset()
+    ui.main_thread.forget()
 
 
 @pytest.fixture
