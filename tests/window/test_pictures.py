@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from pictures import SETTING_COLUMNS, area_picture, cut_below, dialog_picture, keep_content, sidebar_picture
-from program import TALL_SCREEN, Display, Program, Window
+from program import TALL_SCREEN, VIEWPORT_AA, Display, Program, Window
 from shared_window import load_support
 from sidebar import (
     copies_down,
@@ -247,6 +247,7 @@ def test_a_first_mesh_from_nothing_configured(
     sidebar_picture(window, "sidebar-finished")
     show_in_viewport(window, meshes[0])
     area_picture(window, "viewport-with-sidebar", window.call("result = screen_rect(view3d()[1])"))
+    window.call(f"bpy.context.preferences.system.viewport_aa = {VIEWPORT_AA!r}")
 
     # Failed: Kiln's own sentence, then the service's reason in its words, quoted; Copy Details has
     # the rest.
@@ -366,9 +367,11 @@ def preferences_window(window: Window) -> dict[str, int]:
 
 def show_in_viewport(window: Window, name: str) -> None:
     """The mesh selected and framed from the front, a little to the right and above, in Solid shading
-    with its texture's colours (Material Preview needs a GPU: software OpenGL compiles for minutes)."""
+    with its texture's colours (Material Preview needs a GPU: software OpenGL compiles for minutes),
+    with Blender's default anti-aliasing (the test windows' is cheaper: ``program.VIEWPORT_AA``)."""
     window.call(
         "import math\n"
+        "bpy.context.preferences.system.viewport_aa = '8'\n"
         "from mathutils import Euler, Vector\n"
         f"obj = bpy.data.objects[{name!r}]\n"
         "for other in bpy.context.view_layer.objects:\n"
