@@ -302,19 +302,13 @@ def no_copy_objects() -> None:
 
 
 def _tick() -> float:
-    global _started
-    if not _started:
-        _started = True
-        no_copy_objects()
     for snippet in sorted(INBOX.glob("*.py")):
         _run(snippet)
     return TICK
 
 
-_started = False
-
-
 INBOX.mkdir(parents=True, exist_ok=True)
 OUTBOX.mkdir(parents=True, exist_ok=True)
+bpy.app.timers.register(no_copy_objects, first_interval=0.0)  # once, when the keymaps are there
 bpy.app.timers.register(_tick, first_interval=TICK, persistent=True)
 print(f"KILN-AGENT ready {bpy.app.version_string} Python {sys.version.split()[0]}", flush=True)

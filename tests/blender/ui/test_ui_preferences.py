@@ -175,7 +175,6 @@ def test_a_slow_service_never_holds_the_ui(
     assert check.state.value == "running"
     assert "Asking the service…" in layout.labels()
     assert blender.app.timers.is_registered(look)
-    ui.main_thread.forget()
 
 
 def test_a_rejected_key_is_said_plainly(
