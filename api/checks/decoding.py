@@ -180,6 +180,19 @@ def read_bmp(data: bytes) -> np.ndarray:
     return out
 
 
+def packed_rgba(path: str | Path, max_side: int) -> tuple[tuple[int, int], np.ndarray]:
+    """The picture at most ``max_side`` pixels a side, as its size and RGBA bytes packed one int32 a
+    pixel, the bottom row first: what Blender's preview pixels (``ImagePreview.image_pixels``) take.
+    Raises :class:`Unreadable`."""
+    import numpy as np
+
+    pixels, _ = load(path, max_side)
+    if pixels.shape[2] == 3:
+        pixels = _with_alpha(pixels)
+    height, width = pixels.shape[:2]
+    return (width, height), np.ascontiguousarray(pixels[::-1]).view(np.int32).ravel()
+
+
 def _with_alpha(pixels: np.ndarray) -> np.ndarray:
     import numpy as np
 

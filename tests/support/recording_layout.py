@@ -181,3 +181,17 @@ def run_pending_sync(bpy: Any, jobs_panel: Any) -> None:
     assert sync_asked(jobs_panel), "the panel did not ask for a resync"
     main_thread_of(jobs_panel).cancel(jobs_panel._sync_later)
     jobs_panel._sync_later()
+
+
+def finish_followed(main_thread: Any, timeout: float = 30.0) -> None:
+    """Hand each work the main thread follows its outcome, as the work's timer would once it ended
+    (no timer fires in background mode), then take the timer out."""
+    import bpy
+
+    deadline = time.monotonic() + timeout
+    while main_thread._followed:
+        assert time.monotonic() < deadline, "a followed work did not end"
+        for look in list(main_thread._followed):
+            if look() is None and bpy.app.timers.is_registered(look):
+                bpy.app.timers.unregister(look)
+        time.sleep(0.01)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from concepts import CONCEPTS
 from guards import main_thread_must_not_wait
-from recording_layout import Recorder, draw
+from recording_layout import Recorder, draw, finish_followed
 
 
 def generate_button(layout: Recorder) -> Any:
@@ -118,6 +118,8 @@ def test_image_file_chosen_shows_its_thumbnail_and_enables_generate(
     settings = blender.context.scene.kiln
     settings.mode, settings.image_source = "IMAGE", "FILE"
     settings.image_path = str(CONCEPTS / "chair.png")
+    draw(ui.generate.KILN_PT_generate, blender.context)
+    finish_followed(ui.main_thread)  # the thumbnail, read off the main thread
     layout = draw(ui.generate.KILN_PT_generate, blender.context)
     button = generate_button(layout)
     assert button.args[0] == "kiln.generate_from_image"

@@ -9,7 +9,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from typing import Any
 
-from recording_layout import ADDON_MODULE, Recorder, draw, run_pending_sync, sync_asked, wait_for
+from recording_layout import (
+    ADDON_MODULE,
+    Recorder,
+    draw,
+    finish_followed,
+    run_pending_sync,
+    sync_asked,
+    wait_for,
+)
 
 ROW = SimpleNamespace(layout_type="DEFAULT")
 
@@ -90,7 +98,10 @@ def test_done_job_shows_thumbnail_triangles_and_import_again(service: Any, blend
     assert blender.ops.kiln.generate_from_text(prompt="a red chair") == {"FINISHED"}
     job = _engine(blender).jobs()[-1]
     assert job.state.value == "imported" and job.preview_path and job.triangles
-    layout = draw_synced(blender, ui)
+    draw_synced(blender, ui)
+    draw_rows(blender, ui)
+    finish_followed(ui.main_thread)  # the thumbnail, read off the main thread
+    layout = draw(ui.jobs.KILN_PT_jobs, blender.context)
     ((_, row),) = draw_rows(blender, ui)
     preview = ui.thumbnails._previews[f"job:{job.id}"]
     (name,) = row.of("label")  # the row is the name; the details below the list say the rest
