@@ -16,20 +16,24 @@ VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
 all: test
 
-# A venv is rebuilt when its requirement files change (the stamp is older than them). They hold no
-# Pillow (Blender's Python has none): the tests and the sandbox use the wheel Kiln's zip carries,
-# fetched into wheels/ once (fetch-wheels) before the runs that need them (tools/fetch_wheels.py,
-# sandbox/pillow_wheel.py).
+# A venv is rebuilt when its requirement files change (the stamp is older than them). pip compiles
+# what it installs one file at a time (the bpy wheel alone holds about 900 scripts); compileall on
+# every core afterwards takes half as long (COMPILE_VENV). They hold no Pillow (Blender's Python
+# has none): the tests and the sandbox use the wheel Kiln's zip carries, fetched into wheels/ once
+# (fetch-wheels) before the runs that need them (tools/fetch_wheels.py, sandbox/pillow_wheel.py).
+COMPILE_VENV := -m compileall -q -j0
 $(VENV)/.stamp: requirements/dev.txt requirements/common.txt
 	rm -rf $(VENV)
 	python="$(PYTHON_NEWEST)" && "$$python" -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	$(PY) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements/dev.txt
+	$(PY) $(COMPILE_VENV) $(VENV)/lib
 	touch $@
 
 $(VENV_LTS)/.stamp: requirements/lts.txt requirements/common.txt
 	rm -rf $(VENV_LTS)
 	python="$(PYTHON_LTS)" && "$$python" -m venv $(VENV_LTS)
-	$(PY_LTS) -m pip install --quiet --disable-pip-version-check -r requirements/lts.txt
+	$(PY_LTS) -m pip install --quiet --no-compile --disable-pip-version-check -r requirements/lts.txt
+	$(PY_LTS) $(COMPILE_VENV) $(VENV_LTS)/lib
 	touch $@
 
 # npm packages the tests run (requirements/node.txt): the Khronos glTF validator (the provenance tests
