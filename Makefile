@@ -49,8 +49,9 @@ $(NODE)/.stamp: requirements/node.txt
 
 venv: $(VENV)/.stamp $(VENV_LTS)/.stamp $(NODE)/.stamp
 
-fetch-wheels: $(VENV)/.stamp
-	$(PY) tools/fetch_wheels.py
+# Only pip is needed (no venv), so the wheels download while the venvs are made.
+fetch-wheels:
+	python="$(PYTHON_NEWEST)" && "$$python" tools/fetch_wheels.py
 
 lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check .
