@@ -13,6 +13,7 @@ Python can read no pixels at all, ``previews.load`` is still what shows the file
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
     Pixels = tuple[tuple[int, int], np.ndarray]
     Read = tuple[Pixels, Pixels] | Literal["unread", "no decoder"]
+
+log = logging.getLogger(__name__)
 
 #: Blender's sizes of a preview and of an icon (pixels a side).
 PREVIEW_SIDE = 256
@@ -65,11 +68,14 @@ def _read(path: str) -> Read:
     """On a thread of its own: the preview's and the icon's pixels, never a traceback."""
     from ..api.checks import decoding
 
-    if not decoding.available():
-        return "no decoder"
     try:
+        if not decoding.available():
+            return "no decoder"
         return decoding.packed_rgba(path, PREVIEW_SIDE), decoding.packed_rgba(path, ICON_SIDE)
     except (decoding.Unreadable, OSError):
+        return "unread"
+    except Exception:  # a thumbnail is a nicety: whatever else goes wrong, the row shows its state icon
+        log.warning("Kiln could not read the thumbnail %s", path, exc_info=True)
         return "unread"
 
 
