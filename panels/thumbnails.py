@@ -69,8 +69,8 @@ def _read(path: str) -> Read:
     from ..api.checks import decoding
 
     try:
-        if not decoding.available():
-            return "no decoder"
+        if not decoding.available():  # Blender's own loading then, of a file that is there
+            return "no decoder" if Path(path).is_file() else "unread"
         return decoding.packed_rgba(path, PREVIEW_SIDE), decoding.packed_rgba(path, ICON_SIDE)
     except (decoding.Unreadable, OSError):
         return "unread"
@@ -84,8 +84,7 @@ def _show(key: str, path: str, read: Read) -> None:
     if _previews is None or _paths.get(key) != path or key in _previews or read == "unread":
         return
     if read == "no decoder":
-        if Path(path).is_file():
-            _previews.load(key, path, "IMAGE")
+        _previews.load(key, path, "IMAGE")
     else:
         ((size, pixels), (icon_size, icon_pixels)) = read
         preview = _previews.new(key)
