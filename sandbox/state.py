@@ -7,11 +7,13 @@ thread pool at submit) is ready, or failed when a fault planned it so.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -138,11 +140,39 @@ class Task:
         return self.snapshot()[2]
 
 
-def build_artifacts(kind: Kind, resolution: int, prompt: str | None, image: Image.Image | None) -> Artifacts:
-    """Mesh, GLB bytes, true triangle count and preview: the slow part, run in the thread pool.
+#: Artifacts already built, by what they are made from. The generator is deterministic, and one test
+#: process starts many sandboxes asking for the same few meshes: building one (mesh, GLB, painted
+#: preview) costs 0.1-0.5 CPU-s, which was about a tenth of a `tests/blender` run's CPU.
+BUILT_KEPT = 64
+_built: OrderedDict[tuple[Any, ...], Artifacts] = OrderedDict()
+_built_lock = threading.Lock()
 
-    A prompt naming a sample gets it as Blender exported it, at either resolution.
-    """
+
+def forget_built() -> None:
+    """Build every mesh afresh from now on (a test of the generator's own determinism)."""
+    with _built_lock:
+        _built.clear()
+
+
+def build_artifacts(kind: Kind, resolution: int, prompt: str | None, image: Image.Image | None) -> Artifacts:
+    """Mesh, GLB bytes, true triangle count and preview: the slow part, run in the thread pool;
+    the same input twice in one process is built once (``_built``)."""
+    made_from = None if image is None else (image.mode, image.size, hashlib.sha256(image.tobytes()).digest())
+    key = (kind, resolution, prompt, made_from)
+    with _built_lock:
+        if (known := _built.get(key)) is not None:
+            _built.move_to_end(key)
+            return known
+    artifacts = _build(kind, resolution, prompt, image)
+    with _built_lock:
+        _built[key] = artifacts
+        while len(_built) > BUILT_KEPT:
+            _built.popitem(last=False)
+    return artifacts
+
+
+def _build(kind: Kind, resolution: int, prompt: str | None, image: Image.Image | None) -> Artifacts:
+    """A prompt naming a sample gets it as Blender exported it, at either resolution."""
     if kind == "text" and (name := meshes.shape_name(prompt or "")) in samples.SAMPLES:
         glb = samples.glb(name)
         mesh = samples.mesh_of(glb)

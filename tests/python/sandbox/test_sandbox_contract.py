@@ -29,6 +29,7 @@ from trimesh.visual.material import PBRMaterial
 
 from sandbox.glb import glb_triangles
 from sandbox.samples import FOLDER as SAMPLES_FOLDER
+from sandbox.state import forget_built
 
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 RESULT_KEYS = {"mesh_url", "preview_image_url", "format", "triangles"}
@@ -177,6 +178,7 @@ def test_resolution_1536_has_at_least_twice_the_triangles(sandbox, sandbox_key):
 
 def test_same_prompt_gives_the_same_mesh_and_words_pick_the_object(sandbox, sandbox_key):
     def mesh_hash(prompt: str) -> str:
+        forget_built()  # built afresh each time: the generator's own determinism is what is tested
         return hashlib.sha256(
             _download(run_text(sandbox.base_url, sandbox_key, prompt)["result"]["mesh_url"])
         ).hexdigest()
