@@ -136,7 +136,8 @@ class GapMeter:
     """A 10 ms timer that records how late each call comes: the UI thread's longest stalls, and when
     (seconds since ``start``) each stall over ``SLOW_GAP_MS`` ended. Given ``until`` (an expression
     of the agent's namespace), it stops keeping gaps at the first tick where that holds, and says
-    when (``ended_at``): a phase ends at that moment, not at the test's next look."""
+    when (``ended_at``): a phase ends at that moment, not at the test's next look. Given ``after``,
+    it keeps gaps only from the first tick where that holds (``began_at``)."""
 
     SLOW_GAP_MS = 40.0
 
@@ -145,13 +146,17 @@ class GapMeter:
         self.slow: list[tuple[float, float]] = []
         self._start = self._last = 0.0
         self._until: Any = None
+        self._after: Any = None
+        self.began_at: float | None = None
         self.ended_at: float | None = None
         self.running = False
 
-    def start(self, until: str | None = None) -> None:
+    def start(self, until: str | None = None, after: str | None = None) -> None:
         self.gaps.clear()
         self.slow.clear()
         self._until = compile(until, "until", "eval") if until else None
+        self._after = compile(after, "after", "eval") if after else None
+        self.began_at = None if after else 0.0
         self.ended_at = None
         self._start = self._last = time.perf_counter()
         self.running = True
@@ -159,7 +164,9 @@ class GapMeter:
 
     def _tick(self) -> float | None:
         now = time.perf_counter()
-        if self.ended_at is None:
+        if self.began_at is None and eval(self._after, _namespace):
+            self.began_at = round(now - self._start, 2)
+        elif self.began_at is not None and self.ended_at is None:
             gap = (now - self._last) * 1000.0
             self.gaps.append(gap)
             if gap > self.SLOW_GAP_MS:
@@ -180,6 +187,7 @@ class GapMeter:
             "over_100": sum(1 for gap in gaps if gap > 100.0),
             "longest": [round(gap, 1) for gap in gaps[-12:]],
             "slow_at": list(self.slow),
+            "began_at": self.began_at,
             "ended_at": self.ended_at,
         }
 

@@ -162,15 +162,20 @@ def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
     sandbox_key: str,
     record_property: Callable[[str, Any], None],
 ) -> None:
-    """Measured from Generate until the mesh is ready to import: the submit, the polls, the download
-    and the helper's conversion (automatic import is off, so Blender's own drawing of the new mesh,
-    which is not Kiln's, is left out)."""
+    """Measured while the job runs: from the service having it (queued) until the mesh is ready to
+    import, the polls, the download and the helper's conversion. The click's own frame (its new
+    row, before the job is queued) answers the artist's click and is not the job running: it is in
+    the report (``frames_at``) but not measured. Counted from Generate, the click's frames were a
+    fixed cost that made p99 depend on how long a job lasts (in a 7.7 s job, 6 long gaps among 677
+    ticks already reach the 99th percentile). Automatic import is off, so Blender's own drawing of
+    the new mesh, which is not Kiln's, is left out."""
     sandbox = sandbox_factory(speed=5.0)
     window = open_window(env={"KILN_BASE_URL": sandbox.base_url, "KILN_API_KEY": sandbox_key})
     open_kiln_tab(window)
     window.call("bpy.context.preferences.addons[MODULE].preferences.auto_import = False")
     _settle(window)
     ready = "[j for j in kiln_jobs() if j['state'] == 'ready']"
+    in_service = "[j for j in kiln_jobs() if j['state'] in ('queued', 'running', 'downloading', 'ready')]"
 
     # Each phase ends at the first 10 ms tick that finds the job ready (the idle one never does):
     # what the ready job then brings (its sentence, the status bar's flash) is not the job running.
@@ -178,7 +183,7 @@ def test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh(
     _watch(program, user, window, IDLE_SECONDS)
     idle = window.call("result = gap_meter.stop()")
 
-    window.call(f"gap_meter.start(until={ready!r})\ndraw_counter.start()")
+    window.call(f"gap_meter.start(until={ready!r}, after={in_service!r})\ndraw_counter.start()")
     started = time.monotonic()
     prompt = f"textured test grid of {RHYTHM_TRIANGLES} triangles"
     window.call(f"with in_view3d('WINDOW'):\n    bpy.ops.kiln.generate_from_text(prompt={prompt!r})")
