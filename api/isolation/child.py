@@ -32,6 +32,8 @@ MARK = "KILN-HELPER "  # the same string is in helper_blender/request_loop.py
 POLL_SECONDS = 0.05
 WATCH_SECONDS = 0.1
 TAIL_LINES = 12
+#: How long an idle helper asked to end (its input closed) has to end as Blender ends before it is killed.
+END_SECONDS = 10.0
 #: Words in a crashed helper's last output that say it ran out of memory (Blender's allocator, C++, Python),
 #: compared case-blind. Blender's allocator says "Malloc returns null" or "Calloc returns null" (and then
 #: often dies of SIGSEGV).
@@ -155,6 +157,20 @@ class HelperProcess:
         """Over the ceiling, or its output said an allocation failed (before a crash, or before an
         importer error that only follows from it, such as "foreach_set sequence length mismatch")."""
         return self.over_ceiling or self.said_out_of_memory
+
+    def end(self) -> None:
+        """Close its input, so it ends as Blender ends and removes its own temporary folder (a killed
+        Blender leaves one behind in the artist's temp folder, for every helper); killed if it has
+        not ended within END_SECONDS. Returns at once: a thread of its own waits."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        threading.Thread(target=self._end_or_kill, name="kiln-helper-end", daemon=True).start()
+
+    def _end_or_kill(self) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(END_SECONDS)
+        self.kill()
 
     def kill(self) -> None:
         if self.alive():

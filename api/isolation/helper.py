@@ -9,7 +9,9 @@ Limits: a memory ceiling (on Linux the child caps its own address space with ``R
 watchdog thread, in ``child``, polls its resident size on every OS and kills it past the ceiling), a
 time limit per mesh and one for starting. Any failure kills the child and the next mesh starts a fresh one.
 The child ends after some idle minutes, on ``close()`` (engine shutdown: add-on disabled), at
-interpreter exit, and by itself when its stdin closes (the artist's Blender quit or crashed).
+interpreter exit, and by itself when its stdin closes (the artist's Blender quit or crashed). An
+idle child is ended by closing its stdin, so Blender ends as it should and removes its temporary
+folder; a sick or busy one is killed.
 The limit is not set through ``preexec_fn``: CPython documents running Python between fork and
 exec as unsafe in a threaded process, and Blender is one.
 
@@ -208,10 +210,17 @@ class ImportHelper:
         return answer
 
     def close(self) -> None:
-        """End the helper now (add-on disabled, engine stopped, Blender quitting)."""
+        """End the helper now (add-on disabled, engine stopped, Blender quitting): an idle one as
+        Blender ends, one opening a mesh killed (the job resumes at the next start)."""
         self._cancel_idle()
         self._generation += 1
-        self._discard()
+        if self._busy.acquire(blocking=False):
+            try:
+                self._discard(idle=True)
+            finally:
+                self._busy.release()
+        else:
+            self._discard()
 
     def _take_turn(self, cancelled: Callable[[], bool]) -> None:
         while not self._busy.acquire(timeout=POLL_SECONDS):
@@ -224,7 +233,7 @@ class ImportHelper:
         key = (command, limits.ceiling)
         if self._child is not None and self._child.alive() and self._key == key:
             return self._child
-        self._discard()
+        self._discard(idle=True)
         try:
             return self._start(command, limits, cancelled)
         except HelperUnavailable as exc:
@@ -259,9 +268,15 @@ class ImportHelper:
         )
         return child
 
-    def _discard(self) -> None:
+    def _discard(self, idle: bool = False) -> None:
+        """Forget the helper: an ``idle`` one (this thread holds the turn) is asked to end, any other
+        (failed, or opening a mesh nobody waits for now) is killed."""
         child, self._child, self._key = self._child, None, None
-        if child is not None:
+        if child is None:
+            return
+        if idle:
+            child.end()
+        else:
             child.kill()
 
     def _arm_idle(self, seconds: float) -> None:
@@ -282,7 +297,7 @@ class ImportHelper:
             try:
                 if self._child is not None:
                     log.info("Helper Blender idle: ending it")
-                self._discard()
+                self._discard(idle=True)
             finally:
                 self._busy.release()
 

@@ -105,6 +105,37 @@ def test_an_idle_helper_ends_on_its_own_and_the_next_mesh_starts_another(
     assert (tmp_path / "b.blend").is_file()
 
 
+@pytest.mark.parametrize("ending", ["idle", "closed"])
+def test_an_idle_helper_ends_as_blender_ends_and_leaves_no_temporary_folder(
+    blender: Any,
+    isolation: Any,
+    helper: Any,
+    small_glb: tuple[Path, int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ending: str,
+) -> None:
+    """Ended idle (by its timer, or by the engine stopping) the helper is asked to end, not killed:
+    a killed Blender leaves its temporary folder behind in the artist's temp folder, one a helper."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # where this helper's Blender makes its folder
+    limits = isolation.HelperLimits(idle_seconds=0.5 if ending == "idle" else 600.0)
+    command = isolation.module_helper_command()
+    helper.convert(command, limits, small_glb[0], tmp_path / "a.blend", cancelled=lambda: False)
+    pid = helper.pid
+    assert pid is not None and [p.name for p in temp.iterdir() if p.name.startswith("blender")]
+    if ending == "closed":
+        helper.close()
+    wait_for(lambda: not alive(pid), timeout=15.0)
+    if blender.app.version < (5, 0, 0):
+        pytest.skip(
+            "Blender 4.2's bpy module crashes as it exits (tests/conftest.py), which leaves the folder "
+            "however the helper ends; the Blender program an artist runs ends cleanly"
+        )
+    wait_for(lambda: list(temp.iterdir()) == [], timeout=5.0)
+
+
 def test_with_import_in_this_blender_only_large_meshes_still_use_the_helper(
     service: Any, jobs: Any, isolation: Any, make_engine: Any, sandbox_key: str
 ) -> None:
