@@ -140,10 +140,11 @@ class Task:
         return self.snapshot()[2]
 
 
-#: Artifacts already built, by what they are made from. The generator is deterministic, and one test
-#: process starts many sandboxes asking for the same few meshes: building one (mesh, GLB, painted
-#: preview) costs 0.1-0.5 CPU-s, which was about a tenth of a `tests/blender` run's CPU.
-BUILT_KEPT = 64
+#: Artifacts already built, by what they are made from, up to BUILT_BYTES of files (a 1.2M-triangle
+#: test grid alone is 34 MB). The generator is deterministic, and one test process starts many
+#: sandboxes asking for the same few meshes: building one (mesh, GLB, painted preview) costs
+#: 0.1-0.5 CPU-s, which was about a tenth of a `tests/blender` run's CPU.
+BUILT_BYTES = 256 << 20
 _built: OrderedDict[tuple[Any, ...], Artifacts] = OrderedDict()
 _built_lock = threading.Lock()
 
@@ -166,7 +167,7 @@ def build_artifacts(kind: Kind, resolution: int, prompt: str | None, image: Imag
     artifacts = _build(kind, resolution, prompt, image)
     with _built_lock:
         _built[key] = artifacts
-        while len(_built) > BUILT_KEPT:
+        while sum(len(kept.glb) + len(kept.png) for kept in _built.values()) > BUILT_BYTES:
             _built.popitem(last=False)
     return artifacts
 
