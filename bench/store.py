@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import addon
+from bench.reference import reference_summary, reference_work, timed_beat
 from bench.sandbox_process import KEY, sandbox_process
 from bench.stats import summary_ms
 
@@ -102,6 +103,7 @@ def run() -> dict[str, Any]:
 
     runtime, preferences = addon.module("session.runtime"), addon.module("preferences")
     results: dict[str, Any] = {"history": HISTORY}
+    work = reference_work()  # a reference beat is timed after each sample, in the same conditions
     with sandbox_process(SLOW) as base_url:
         addon.use_service(base_url, KEY)
         addon.reset_jobs()
@@ -120,29 +122,34 @@ def run() -> dict[str, Any]:
         _draw_all_panels(bpy)  # the first draw loads what later draws reuse (icons, the rows)
         some = engine.jobs()[0].id
         words = addon.module("api.words")
-        draws = []
+        draws, references = [], []
         # A running job's note changes before every draw, as while jobs run; the rows and the details
         # are drawn from it anew, the filter and the credits line only when a job's standing changes.
         for n in range(DRAWS):
             engine.book.note(some, words.message(words.catalogue.NOTE_DOWNLOADING, percent=n))
             draws.append(_time(lambda: _draw_all_panels(bpy)))
-        results["draw"] = summary_ms(draws)
+            references.append(timed_beat(work))
+        results["draw"] = {**summary_ms(draws), **reference_summary(references)}
 
-        submits = []
+        submits, references = [], []
         for n in range(SUBMITS):  # a click, then the UI goes on (back to back, other threads' GIL turns show)
             submits.append(
                 _time(lambda n=n: bpy.ops.kiln.generate_from_text(prompt=f"a chair {n}", wait=False))
             )
+            references.append(timed_beat(work))  # while the submit's sending thread wants the GIL too
             time.sleep(SUBMIT_GAP)
-        results["submit"] = summary_ms(submits)
+        results["submit"] = {**summary_ms(submits), **reference_summary(references)}
         results["submit"]["samples_ms"] = [round(t * 1000, 2) for t in submits]
 
         ready = addon.module("api.jobs").JobState.READY
         history = [job for job in engine.jobs() if job.state.value == "imported"][:IMPORTS]
         for job in history:  # made ready by this Kiln, as a download would leave them
             engine.book.put(replace(job, state=ready, owner=engine.book.owner))
-        imports = [_time(lambda j=job: engine.mark_imported(j.id, ["geometry_0"])) for job in history]
-        results["import_bookkeeping"] = summary_ms(imports)
+        imports, references = [], []
+        for job in history:
+            imports.append(_time(lambda j=job: engine.mark_imported(j.id, ["geometry_0"])))
+            references.append(timed_beat(work))
+        results["import_bookkeeping"] = {**summary_ms(imports), **reference_summary(references)}
         for job in engine.own_jobs():
             if job.state.is_active:
                 engine.cancel(job.id)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import addon
+from bench.reference import REFERENCE_BEAT_S, reference_beat, reference_summary, reference_work
 from bench.sandbox_process import KEY, sandbox_process
 from bench.stats import summary_ms
 from bench.store import seed
@@ -31,8 +32,6 @@ from bench.store import seed
 IN_FLIGHT = (1, 10, 100)
 TICKS = 250
 TICK_EVERY = 0.02
-#: What the reference beat lasts on a calm machine: a watcher beat's median there (RESULTS.md).
-REFERENCE_BEAT_S = 0.0005
 SLOW = 0.05  # sandbox speed: a task takes well over a minute
 
 CHANGING = 100
@@ -47,7 +46,7 @@ def run() -> dict[str, dict[str, float]]:
     jobs = addon.module("api.jobs")
     watcher = addon.module("session.watcher")
     results = {}
-    work = _reference_work(REFERENCE_BEAT_S)
+    work = reference_work(REFERENCE_BEAT_S)
     with sandbox_process(SLOW) as base_url:
         addon.use_service(base_url, KEY)
         for count in IN_FLIGHT:
@@ -64,14 +63,11 @@ def run() -> dict[str, dict[str, float]]:
                 samples.append(time.perf_counter() - start)
                 time.sleep(TICK_EVERY / 2)
                 start = time.perf_counter()
-                _reference_beat(work)
+                reference_beat(work)
                 reference.append(time.perf_counter() - start)
                 time.sleep(TICK_EVERY / 2)
             assert all(job.state.is_active for job in engine.jobs()), "a job finished: imports would count"
-            results[str(count)] = {
-                **summary_ms(samples),
-                **{f"reference_{name}": value for name, value in summary_ms(reference).items()},
-            }
+            results[str(count)] = {**summary_ms(samples), **reference_summary(reference)}
             for job_id in ids:
                 engine.cancel(job_id)
         addon.reset_jobs()
@@ -127,27 +123,6 @@ def run_state_changes(history: int = HISTORY) -> dict[str, float]:
         "history": float(history),
         "seconds": seconds,
     }
-
-
-def _reference_beat(work: int) -> int:
-    """Fixed work, the same every call: what the machine does to it, it does to the watcher too."""
-    total = 0
-    for i in range(work):
-        total += i * i % 7
-    return total
-
-
-def _reference_work(seconds: float) -> int:
-    """How many loop rounds of :func:`_reference_beat` last ``seconds`` here (the fastest of a few tries)."""
-    rounds = 10_000
-    fastest = min(_timed(rounds) for _ in range(20))
-    return max(1, round(rounds * seconds / fastest))
-
-
-def _timed(rounds: int) -> float:
-    start = time.perf_counter()
-    _reference_beat(rounds)
-    return time.perf_counter() - start
 
 
 def _wait_in_flight(engine: Any, ids: list[str], timeout: float = 60.0) -> None:
