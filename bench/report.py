@@ -9,6 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from bench.reference import REFERENCE_BEAT_S
+
 TICK_P99_MS, TICK_MAX_MS = 1.0, 5.0
 APPEND_STALL_S = {"65k": 0.030, "1.2M": 0.100}
 IMPORT_RATIO = 20.0
@@ -22,9 +24,6 @@ REGISTER_MS = 50.0
 #: the watcher beat's p99 against a reference beat's (sized to a calm watcher beat's median).
 REGISTER_RATIO = 12.0
 TICK_P99_RATIO = 2.0
-#: The rows timed beside reference beats (``bench.reference``, 0.5 ms on a calm machine): their target
-#: in reference beats, the absolute target over the calm reference's length.
-REFERENCE_MS = 0.5
 STALL_MS = 5.0
 WORKERS = 4  # Kiln's worker threads, each keeping one keep-alive connection
 STORE_UI_MS = 5.0  # submit, import bookkeeping, one draw of every panel, with 5,000 jobs stored
@@ -274,7 +273,8 @@ def _against_reference(
 ) -> Row:
     """A row met by its absolute figure, or where the machine moved it, by its ratio to the reference
     beats timed beside it (the longest against the longest, the median against the median)."""
-    ratio, allowed = ms / reference_ms, target_ms / REFERENCE_MS
+    # In reference beats, the target is its absolute figure over a calm reference beat's length.
+    ratio, allowed = ms / reference_ms, target_ms / (REFERENCE_BEAT_S * 1000)
     return Row(
         number,
         what,
