@@ -46,6 +46,9 @@ mount_into() {
 install_into() {
     # The mirror may serve a dated snapshot whose Release file has expired.
     echo 'Acquire::Check-Valid-Until "false";' >"$ROOT/etc/apt/apt.conf.d/99kiln-window"
+    # A cache rebuilt when damaged: dpkg's fsync after every file buys nothing here (the install
+    # took 43 s instead of 56 s on a fresh machine).
+    echo force-unsafe-io >"$ROOT/etc/dpkg/dpkg.cfg.d/99kiln-window"
     cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
     chroot "$ROOT" apt-get update -qq
     # shellcheck disable=SC2086
