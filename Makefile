@@ -103,7 +103,8 @@ pytest-lts-blender pytest-lts-system: pytest-lts-%: compiled-lts fetch-wheels $(
 # The Blender program with a real window (Debian's blender in a cached chroot, Xvfb): run once,
 # not per bpy venv. Without root it skips with one sentence (tools/window_chroot.sh why-not).
 # Two runs side by side, each on its own X displays, after the chroot is made ready once: the
-# pictures' files in one (they share the chroot's /home/artist), the rest in the other; then, alone,
+# pictures' files in one (they share the chroot's /home/artist) with the agents' (for two runs of about
+# one length: 402 and 483 s before on 2026-11-29), the rest in the other; then, alone,
 # the test that removes numpy and requests from the shared chroot for a while.
 WINDOW_ALONE := tests/window/test_distribution_blender.py
 # The window's rhythm while the helper opens a mesh (issue 47: within 2x its idle p99 + 20 ms on two
@@ -112,7 +113,7 @@ WINDOW_ALONE := tests/window/test_distribution_blender.py
 WINDOW_RHYTHM_ID := window/test_helper_import.py::test_the_window_keeps_its_rhythm_while_the_helper_opens_a_mesh
 WINDOW_RHYTHM := tests/$(WINDOW_RHYTHM_ID)
 WINDOW_FIRST := $(addprefix tests/window/,test_pictures.py test_service_pictures.py test_languages.py \
-	test_services.py test_scale.py test_sidebar_width.py test_update.py test_install.py)
+	test_services.py test_scale.py test_sidebar_width.py test_update.py test_install.py test_agents.py)
 # The other run: every other file, the autosave test's first. It waits about a minute for Blender's
 # autosave with the machine idle: at the start the rest of make test keeps both cores busy meanwhile.
 WINDOW_SECOND := tests/window/test_session_flow.py
