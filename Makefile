@@ -12,7 +12,7 @@ PY_LTS := $(VENV_LTS)/bin/python
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
 .PHONY: all venv test lint typecheck pytest pytest-plain pytest-newest pytest-newest-blender \
-	pytest-newest-system pytest-lts pytest-lts-blender pytest-lts-system compiled-newest compiled-lts fetch-wheels window-chroot window screenshots build repo demo bench clean
+	pytest-newest-system pytest-lts pytest-lts-blender pytest-lts-system compiled-newest compiled-lts fetch-wheels share-tools window-chroot window screenshots build repo demo bench clean
 
 all: test
 
@@ -82,8 +82,14 @@ pytest-plain: compiled-newest fetch-wheels $(NODE)/.stamp
 	@echo "=== pytest tests/python (plain Python, no Blender)"
 	$(BESIDE) $(PY) -m pytest tests/python $(PYTEST_ARGS)
 
+# The shared-library tests' second file system (tests/system/studio/network_share.py) needs sshd and
+# sshfs on this machine: installed where missing and this machine can (about 7 s); elsewhere those
+# tests skip with a sentence.
+share-tools:
+	-@[ -x /usr/sbin/sshd ] && command -v sshfs >/dev/null || tools/host_packages.sh install openssh-server sshfs
+
 pytest-newest: pytest-newest-blender pytest-newest-system
-pytest-newest-blender pytest-newest-system: pytest-newest-%: compiled-newest fetch-wheels $(NODE)/.stamp
+pytest-newest-blender pytest-newest-system: pytest-newest-%: compiled-newest fetch-wheels $(NODE)/.stamp share-tools
 	@echo "=== pytest tests/$* on $$($(PY) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(BESIDE) $(PY) -m pytest tests/$* $(PYTEST_ARGS)
 
@@ -96,7 +102,7 @@ NEWEST_ONLY := $(addprefix --ignore=tests/system/,jobs/test_crash_safety.py jobs
 	farm/test_openjd.py farm/test_openjd_repository.py) \
 	--deselect system/batch/test_batch_scripts.py::test_demo_writes_the_blend_the_picture_and_the_summary
 pytest-lts: pytest-lts-blender pytest-lts-system
-pytest-lts-blender pytest-lts-system: pytest-lts-%: compiled-lts fetch-wheels $(NODE)/.stamp
+pytest-lts-blender pytest-lts-system: pytest-lts-%: compiled-lts fetch-wheels $(NODE)/.stamp share-tools
 	@echo "=== pytest tests/$* on $$($(PY_LTS) -c 'import bpy; print("Blender", bpy.app.version_string)')"
 	$(BESIDE) $(PY_LTS) -m pytest tests/$* $(if $(filter system,$*),$(NEWEST_ONLY)) $(PYTEST_ARGS)
 

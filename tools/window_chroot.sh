@@ -63,7 +63,7 @@ ensure() {
         echo "$ROOT"
         return 0
     fi
-    command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
+    command -v debootstrap >/dev/null || "$(dirname "$0")/host_packages.sh" install debootstrap >&2
     mkdir -p "$(dirname "$ROOT")"
     if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
         rm -rf "$ROOT.partial"

@@ -61,13 +61,11 @@ def kiln_zip(program: Program) -> Path:
     """Kiln built by the program's own extension tool from a copy of the working tree."""
     work = program.workdir("build")
     source = work / "kiln"
-    # The manifest names Pillow wheels the build needs in the copy.
+    # The manifest names Pillow wheels the build needs in the copy. The tools' caches stay out: the
+    # other runs of make test write .wheels-site while this copies (a folder renamed mid-copy failed it).
     subprocess.run([sys.executable, str(REPO / "tools" / "fetch_wheels.py")], check=True)
-    shutil.copytree(
-        REPO,
-        source,
-        ignore=shutil.ignore_patterns(".git", ".venv*", "dist", "demo-out", "__pycache__", "out", "*.pyc"),
-    )
+    dev_only = (".git", ".venv*", ".node", ".wheels-site", ".*_cache", "dist", "demo-out", "out")
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*dev_only, "__pycache__", "*.pyc"))
     done = program.run(
         ["blender", "--command", "extension", "build", "--source-dir", program.inside(source),
          "--output-dir", program.inside(work)],
