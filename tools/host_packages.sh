@@ -9,7 +9,9 @@
 # apt-gets at once fail on dpkg's lock.
 set -euo pipefail
 
-LOCK=/run/lock/kiln-host-packages.lock
+LOCK_DIR=/run/lock
+[ -d "$LOCK_DIR" ] || LOCK_DIR=/tmp
+LOCK="$LOCK_DIR/kiln-host-packages.lock"
 
 missing() {
     local package
