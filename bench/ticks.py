@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import addon
-from bench.reference import REFERENCE_BEAT_S, reference_beat, reference_summary, reference_work
+from bench.reference import reference_summary, reference_work, timed_beat
 from bench.sandbox_process import KEY, sandbox_process
 from bench.stats import summary_ms
 from bench.store import seed
@@ -46,7 +46,7 @@ def run() -> dict[str, dict[str, float]]:
     jobs = addon.module("api.jobs")
     watcher = addon.module("session.watcher")
     results = {}
-    work = reference_work(REFERENCE_BEAT_S)
+    work = reference_work()
     with sandbox_process(SLOW) as base_url:
         addon.use_service(base_url, KEY)
         for count in IN_FLIGHT:
@@ -62,9 +62,7 @@ def run() -> dict[str, dict[str, float]]:
                 watcher.beat()
                 samples.append(time.perf_counter() - start)
                 time.sleep(TICK_EVERY / 2)
-                start = time.perf_counter()
-                reference_beat(work)
-                reference.append(time.perf_counter() - start)
+                reference.append(timed_beat(work))
                 time.sleep(TICK_EVERY / 2)
             assert all(job.state.is_active for job in engine.jobs()), "a job finished: imports would count"
             results[str(count)] = {**summary_ms(samples), **reference_summary(reference)}
