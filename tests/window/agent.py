@@ -33,7 +33,7 @@ TICK = 0.01
 #: cost an idle window about 3 % of a core (4.5-7.3 % against 2.6-2.9 at 0.2 s, measured here),
 #: and a window of the suite spends much of its life waiting on a job or a sandbox.
 IDLE_TICK, IDLE_AFTER = 0.1, 1.0
-_last_snippet = [time.monotonic()]
+_last_snippet = time.monotonic()
 
 
 def view3d() -> tuple[Any, Any]:
@@ -315,11 +315,12 @@ def no_copy_objects() -> None:
 
 
 def _tick() -> float:
+    global _last_snippet
     now = time.monotonic()
     for snippet in sorted(INBOX.glob("*.py")):
         _run(snippet)
-        _last_snippet[0] = now
-    return TICK if now - _last_snippet[0] < IDLE_AFTER else IDLE_TICK
+        _last_snippet = now
+    return TICK if now - _last_snippet < IDLE_AFTER else IDLE_TICK
 
 
 INBOX.mkdir(parents=True, exist_ok=True)
